@@ -1,0 +1,68 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+var targets: [Target] = [
+    .executableTarget(
+        name: "hibi",
+        dependencies: [
+            "HibiApp",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    .target(
+        name: "HibiApp",
+        dependencies: [
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+            .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            .product(name: "SQLKit", package: "sql-kit"),
+            .product(name: "SQLiteKit", package: "sqlite-kit"),
+            .product(name: "PostgresKit", package: "postgres-kit"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "HibiAppTests",
+        dependencies: [
+            "HibiApp",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+]
+
+// BEGIN face targets (owned by the face engine work)
+// END face targets
+
+let package = Package(
+    name: "hibi",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "hibi", targets: ["hibi"]),
+        .library(name: "HibiApp", targets: ["HibiApp"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: targets
+)

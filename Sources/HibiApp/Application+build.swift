@@ -1,0 +1,94 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+import Prometheus
+
+/// Everything the server, the CLI and the tests share: storage, keys and services, opened once.
+public struct AppCore: Sendable {
+    public let config: AppConfig
+    public let logger: Logger
+    public let database: Database
+    public let box: SealedBoxService
+    public let users: UserStore
+    public let sessions: SessionStore
+    public let tokens: TokenStore
+    public let accounts: AccountService
+
+    /// Opens the database, applies migrations, loads the data key and checks it matches the database.
+    public static func open(_ config: AppConfig, logger: Logger) async throws -> AppCore {
+        let database = try await Database.open(config.database, logger: logger)
+        do {
+            try await Migrator(database: database, logger: logger).migrate()
+            let key = try DataKeyStore.loadOrCreate(masterKey: config.masterKey, dataDirectory: config.dataDirectory)
+            let box = SealedBoxService(key: key)
+            try await KeyCheck(database: database, box: box).verifyOrRecord()
+            let users = UserStore(database: database)
+            let sessions = SessionStore(database: database, lifetime: config.sessionLifetime)
+            let tokens = TokenStore(database: database)
+            let hasher = PasswordHasher(cost: config.passwordHashCost)
+            let accounts = AccountService(
+                users: users, sessions: sessions, tokens: tokens, throttle: LoginThrottleStore(database: database),
+                hasher: hasher, policy: config.loginPolicy, logger: logger,
+                decoyHash: try await hasher.hash(Secrets.randomToken())
+            )
+            return AppCore(config: config, logger: logger, database: database, box: box, users: users, sessions: sessions,
+                           tokens: tokens, accounts: accounts)
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
+}
+
+public func makeLogger(level: Logger.Level, write: @escaping @Sendable (String) -> Void = JSONLogHandler.standardError) -> Logger {
+    Logger(label: "hibi") { label in JSONLogHandler(label: label, level: level, write: write) }
+}
+
+/// The one builder used by `hibi serve` and by every test.
+public func buildApplication(_ config: AppConfig, logger: Logger? = nil) async throws -> some ApplicationProtocol {
+    let logger = logger ?? makeLogger(level: config.logLevel)
+    let core = try await AppCore.open(config, logger: logger)
+    return buildApplication(core: core)
+}
+
+public func buildApplication(core: AppCore) -> some ApplicationProtocol {
+    let config = core.config
+    let metrics = HTTPMetrics(registry: PrometheusCollectorRegistry())
+    let router = Router(context: HibiRequestContext.self)
+
+    router.add(middleware: RequestLogMiddleware(metrics: metrics))
+    router.add(middleware: FileMiddleware(
+        (config.resourcesDirectory as NSString).appendingPathComponent("web"), urlBasePath: "/static",
+        cacheControl: assetCache(maxAge: 3600), logger: core.logger))
+    router.add(middleware: FileMiddleware(
+        (config.vendorDirectory as NSString).appendingPathComponent("web"), urlBasePath: "/vendor",
+        cacheControl: assetCache(maxAge: 86400), logger: core.logger))
+    router.add(middleware: IdentityMiddleware(users: core.users, sessions: core.sessions, tokens: core.tokens,
+                                              secureCookies: config.usesSecureCookies))
+    router.add(middleware: ErrorMiddleware())
+    router.add(middleware: CSRFMiddleware(formLimit: 64 * 1024))
+
+    let setupState = SetupState(users: core.users)
+    OperationsRoutes(database: core.database, metrics: metrics,
+                     openAPIPath: (config.resourcesDirectory as NSString).appendingPathComponent("openapi.json"))
+        .register(on: router)
+    AccountWebRoutes(accounts: core.accounts, sessions: core.sessions, tokens: core.tokens, setupState: setupState,
+                     secureCookies: config.usesSecureCookies, sessionLifetime: config.sessionLifetime)
+        .register(on: router)
+    AdminWebRoutes(accounts: core.accounts, users: core.users).register(on: router)
+    let api = router.group("api/v1")
+    AccountAPIRoutes(accounts: core.accounts, tokens: core.tokens, bodyLimit: config.maxRequestBodyBytes).register(on: api)
+
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Hibi"),
+        services: [DatabaseService(database: core.database)],
+        logger: core.logger
+    )
+}
+
+/// Static assets change only with a new release, so browsers may keep them for a while.
+func assetCache(maxAge: Int) -> CacheControl {
+    CacheControl([MediaType.Category.text, .application, .image, .font].map { (MediaType(type: $0), [.maxAge(maxAge)]) })
+}

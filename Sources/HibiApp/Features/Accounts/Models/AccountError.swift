@@ -1,0 +1,107 @@
+import Foundation
+import HTTPTypes
+
+public enum AccountError: UserFacingError, Equatable {
+    case invalidUsername
+    case usernameTaken
+    case passwordTooShort(minimum: Int)
+    case passwordTooLong
+    case passwordsDoNotMatch
+    case displayNameInvalid
+    case invalidCredentials
+    /// Too many failures for this account or address; `retryAfter` seconds until it opens again.
+    case locked(retryAfter: Int)
+    case accountDisabled
+    case setupAlreadyDone
+    case setupRequired
+    case currentPasswordWrong
+    case userNotFound
+    case tokenNotFound
+    case tokenNameInvalid
+    case invalidTimeZone
+    case invalidLanguage
+    case cannotDisableYourself
+
+    public var status: HTTPResponse.Status {
+        switch self {
+        case .invalidUsername, .passwordTooShort, .passwordTooLong, .passwordsDoNotMatch, .displayNameInvalid,
+             .tokenNameInvalid, .invalidTimeZone, .invalidLanguage, .currentPasswordWrong, .cannotDisableYourself:
+            .badRequest
+        case .usernameTaken, .setupAlreadyDone: .conflict
+        case .invalidCredentials: .unauthorized
+        case .locked: .tooManyRequests
+        case .accountDisabled: .forbidden
+        case .setupRequired: .serviceUnavailable
+        case .userNotFound, .tokenNotFound: .notFound
+        }
+    }
+
+    public var code: String {
+        switch self {
+        case .invalidUsername: "invalid_username"
+        case .usernameTaken: "username_taken"
+        case .passwordTooShort: "password_too_short"
+        case .passwordTooLong: "password_too_long"
+        case .passwordsDoNotMatch: "passwords_do_not_match"
+        case .displayNameInvalid: "invalid_display_name"
+        case .invalidCredentials: "invalid_credentials"
+        case .locked: "locked"
+        case .accountDisabled: "account_disabled"
+        case .setupAlreadyDone: "setup_done"
+        case .setupRequired: "setup_required"
+        case .currentPasswordWrong: "current_password_wrong"
+        case .userNotFound: "user_not_found"
+        case .tokenNotFound: "token_not_found"
+        case .tokenNameInvalid: "invalid_token_name"
+        case .invalidTimeZone: "invalid_time_zone"
+        case .invalidLanguage: "invalid_language"
+        case .cannotDisableYourself: "cannot_disable_self"
+        }
+    }
+
+    public func message(_ language: Language) -> String {
+        let text: Text = switch self {
+        case .invalidUsername:
+            Text(en: "Usernames are 3-32 characters: lower-case letters, digits, dot, dash or underscore, starting with a letter or digit.",
+                 ja: "ユーザー名は3〜32文字の英小文字・数字・ドット・ハイフン・アンダースコアで、英字か数字で始めてください。")
+        case .usernameTaken:
+            Text(en: "That username is already taken.", ja: "そのユーザー名はすでに使われています。")
+        case let .passwordTooShort(minimum):
+            Text(en: "Passwords need at least \(minimum) characters.", ja: "パスワードは\(minimum)文字以上にしてください。")
+        case .passwordTooLong:
+            Text(en: "Passwords can be at most 72 bytes long.", ja: "パスワードは72バイト以内にしてください。")
+        case .passwordsDoNotMatch:
+            Text(en: "The two passwords do not match.", ja: "2つのパスワードが一致しません。")
+        case .displayNameInvalid:
+            Text(en: "The display name must be 1-64 characters.", ja: "表示名は1〜64文字にしてください。")
+        case .invalidCredentials:
+            Text(en: "Wrong username or password.", ja: "ユーザー名またはパスワードが違います。")
+        case let .locked(retryAfter):
+            Text(en: "Too many failed sign-ins. Try again in \(Self.minutes(retryAfter)) minutes.",
+                 ja: "サインインの失敗が多すぎます。\(Self.minutes(retryAfter))分後にもう一度お試しください。")
+        case .accountDisabled:
+            Text(en: "This account is disabled. Ask the administrator.", ja: "このアカウントは無効です。管理者に連絡してください。")
+        case .setupAlreadyDone:
+            Text(en: "Hibi is already set up. Sign in instead.", ja: "日々はすでにセットアップ済みです。サインインしてください。")
+        case .setupRequired:
+            Text(en: "Hibi has no account yet. Open the setup page first.", ja: "アカウントがまだありません。最初にセットアップページを開いてください。")
+        case .currentPasswordWrong:
+            Text(en: "The current password is wrong.", ja: "現在のパスワードが違います。")
+        case .userNotFound:
+            Text(en: "No such user.", ja: "そのユーザーは存在しません。")
+        case .tokenNotFound:
+            Text(en: "No such token.", ja: "そのトークンは存在しません。")
+        case .tokenNameInvalid:
+            Text(en: "Token names are 1-64 characters.", ja: "トークン名は1〜64文字にしてください。")
+        case .invalidTimeZone:
+            Text(en: "Unknown time zone; use a name like Asia/Tokyo.", ja: "不明なタイムゾーンです。Asia/Tokyo のような名前を使ってください。")
+        case .invalidLanguage:
+            Text(en: "Language must be en or ja.", ja: "言語は en か ja を指定してください。")
+        case .cannotDisableYourself:
+            Text(en: "You cannot disable your own account.", ja: "自分のアカウントは無効にできません。")
+        }
+        return text(language)
+    }
+
+    static func minutes(_ seconds: Int) -> Int { max(1, (seconds + 59) / 60) }
+}

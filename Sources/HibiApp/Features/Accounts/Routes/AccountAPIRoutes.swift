@@ -1,0 +1,49 @@
+import Foundation
+import Hummingbird
+
+struct AccountAPIRoutes: Sendable {
+    let accounts: AccountService
+    let tokens: TokenStore
+    let bodyLimit: Int
+
+    func register(on api: RouterGroup<HibiRequestContext>) {
+        api.get("me") { _, context in
+            JSONBody(try context.requireUser().me)
+        }
+        api.patch("me") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let body = try await request.json(UpdateMeRequest.self, limit: bodyLimit)
+            let updated = try await accounts.updateProfile(user: user, displayName: body.displayName, language: body.language, timeZone: body.timeZone)
+            return JSONBody(updated.me)
+        }
+        api.get("tokens") { _, context in
+            let user = try context.requireUser()
+            return JSONBody(try await tokens.list(userID: user.id).map(Self.response))
+        }
+        api.post("tokens") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let body = try await request.json(CreateTokenRequest.self, limit: bodyLimit)
+            let name = try AccountRules.validateTokenName(body.name)
+            let (secret, record) = try await tokens.create(userID: user.id, name: name, now: Date())
+            return JSONBody(Self.response(record, secret: secret), status: .created)
+        }
+        api.delete("tokens/:id") { _, context in
+            let user = try context.requireUser()
+            guard try await tokens.revoke(id: try context.parameters.require("id"), userID: user.id) else {
+                throw AccountError.tokenNotFound
+            }
+            return Response(status: .noContent)
+        }
+    }
+
+    static func response(_ token: APIToken) -> TokenResponse {
+        response(token, secret: nil)
+    }
+
+    static func response(_ token: APIToken, secret: String?) -> TokenResponse {
+        TokenResponse(id: token.id, name: token.name, prefix: token.prefix, createdAt: token.createdAt,
+                      lastUsedAt: token.lastUsedAt, token: secret)
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import Synchronization
+import Hummingbird
+
+/// Pages for setup, sign-in/out, settings and language. Each handler decodes the form,
+/// calls AccountService, and renders; validation errors re-render the form with the message.
+struct AccountWebRoutes: Sendable {
+    let accounts: AccountService
+    let sessions: SessionStore
+    let tokens: TokenStore
+    let setupState: SetupState
+    let secureCookies: Bool
+    let sessionLifetime: TimeInterval
+
+    func register(on router: Router<HibiRequestContext>) {
+        router.get("/") { request, context in try await today(request, context) }
+        router.get("/setup") { request, context in try await setupPage(request, context) }
+        router.post("/setup") { request, context in try await setup(request, context) }
+        router.get("/login") { request, context in try await loginPage(request, context) }
+        router.post("/login") { request, context in try await login(request, context) }
+        router.post("/logout") { request, context in try await logout(request, context, everywhere: false) }
+        router.post("/logout/all") { request, context in try await logout(request, context, everywhere: true) }
+        router.post("/language") { request, context in try await language(request, context) }
+        router.get("/settings") { request, context in
+            let user = try context.requireUser()
+            return HTMLPage(AccountViews.settings(context: context, user: user, tokens: try await tokens.list(userID: user.id)))
+        }
+        router.post("/settings/profile") { request, context in try await profile(request, context) }
+        router.post("/settings/password") { request, context in try await password(request, context) }
+        router.post("/settings/tokens") { request, context in try await createToken(request, context) }
+        router.post("/settings/tokens/:id/revoke") { request, context in try await revokeToken(request, context) }
+    }
+
+    func today(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+        if try await setupState.needsSetup() { return .redirect(to: "/setup", type: .found) }
+        guard let user = context.user else { return .redirect(to: "/login", type: .found) }
+        return try HTMLPage(AccountViews.today(context: context, user: user, now: Date())).response(from: request, context: context)
+    }
+
+    func setupPage(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+        guard try await setupState.needsSetup() else { return .redirect(to: context.user == nil ? "/login" : "/", type: .found) }
+        return try HTMLPage(AccountViews.setup(context: context)).response(from: request, context: context)
+    }
+
+    func setup(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+        var request = request
+        let form = try await request.form()
+        let username = form["username"] ?? ""
+        do {
+            let user = try await accounts.setup(
+                username: username, displayName: form["display_name"], password: form["password"] ?? "",
+                confirmation: form["password_confirm"] ?? "", language: nil,
+                timeZone: TimeZone(identifier: form["time_zone"] ?? "") == nil ? "UTC" : form["time_zone"]!, now: Date()
+            )
+            setupState.markDone()
+            return try await signedIn(user: user, redirect: "/", context: context)
+        } catch let error as AccountError {
+            if error == .setupAlreadyDone { return .redirect(to: "/login", type: .found) }
+            return try HTMLPage(AccountViews.setup(context: context, error: error.message(context.language), username: username,
+                                                   displayName: form["display_name"] ?? ""), status: error.status)
+                .response(from: request, context: context)
+        }
+    }
+
+    func loginPage(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+        if try await setupState.needsSetup() { return .redirect(to: "/setup", type: .found) }
+        let next = Self.safeNext(request.uri.queryParameters.get("next"))
+        if context.user != nil { return .redirect(to: next, type: .found) }
+        return try HTMLPage(AccountViews.login(context: context, next: next)).response(from: request, context: context)
+    }
+
+    func login(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+        var request = request
+        let form = try await request.form()
+        let username = form["username"] ?? ""
+        let next = Self.safeNext(form["next"])
+        do {
+            let user = try await accounts.authenticate(username: username, password: form["password"] ?? "",
+                                                       clientAddress: context.clientAddress, now: Date())
+            return try await signedIn(user: user, redirect: next, context: context)
+        } catch let error as AccountError {
+            var response = try HTMLPage(AccountViews.login(context: context, error: error.message(context.language), username: username, next: next),
+                                        status: error.status).response(from: request, context: context)
+            if case let .locked(retryAfter) = error { response.headers[.retryAfter] = String(retryAfter) }
+            return response
+        }
+    }
+
+    func signedIn(user: User, redirect: String, context: HibiRequestContext) async throws -> Response {
+        let (token, _) = try await sessions.create(userID: user.id, now: Date())
+        var response = Response.redirect(to: redirect, type: .found)
+        response.setCookie(Cookie(name: Cookies.session, value: token, maxAge: Int(sessionLifetime), path: "/",
+                                  secure: secureCookies, httpOnly: true, sameSite: .lax))
+        if let language = user.language {
+            response.setCookie(Self.languageCookie(language, secure: secureCookies))
+        }
+        return response
+    }
+
+    func logout(_ request: Request, _ context: HibiRequestContext, everywhere: Bool) async throws -> Response {
+        if let identity = context.identity, case let .session(hash, _) = identity.credential {
+            if everywhere {
+                try await sessions.deleteAll(userID: identity.user.id)
+            } else {
+                try await sessions.delete(tokenHash: hash)
+            }
+        }
+        var response = Response.redirect(to: "/login", type: .found)
+        response.setCookie(Cookie(name: Cookies.session, value: "", maxAge: 0, path: "/", secure: secureCookies, httpOnly: true, sameSite: .lax))
+        return response
+    }
+
+    func language(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+        var request = request
+        let form = try await request.form()
+        guard let language = Language(rawValue: form["language"] ?? "") else { throw AccountError.invalidLanguage }
+        if let user = context.user {
+            _ = try await accounts.updateProfile(user: user, displayName: nil, language: language.rawValue, timeZone: nil)
+        }
+        let back = Self.safeNext(request.headers[.referer].flatMap { URL(string: $0) }.map { url in
+            url.path + (url.query.map { "?" + $0 } ?? "")
+        })
+        var response = Response.redirect(to: back, type: .found)
+        response.setCookie(Self.languageCookie(language, secure: secureCookies))
+        return response
+    }
+
+    func profile(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        var request = request
+        let form = try await request.form()
+        var context = context
+        do {
+            let updated = try await accounts.updateProfile(user: user, displayName: form["display_name"] ?? user.displayName,
+                                                           language: form["language"], timeZone: form["time_zone"])
+            if let language = updated.language { context.language = language }
+            context.identity = Identity(user: updated, credential: context.identity!.credential)
+            var response = try HTMLPage(AccountViews.settings(context: context, user: updated, tokens: try await tokens.list(userID: user.id),
+                                                              notices: .init(profile: (S.saved(context.language), .success))))
+                .response(from: request, context: context)
+            if let language = updated.language { response.setCookie(Self.languageCookie(language, secure: secureCookies)) }
+            return response
+        } catch let error as AccountError {
+            return try HTMLPage(AccountViews.settings(context: context, user: user, tokens: try await tokens.list(userID: user.id),
+                                                      notices: .init(profile: (error.message(context.language), .error))), status: error.status)
+                .response(from: request, context: context)
+        }
+    }
+
+    func password(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        var request = request
+        let form = try await request.form()
+        var keep: String?
+        if case let .session(hash, _) = context.identity?.credential { keep = hash }
+        let notice: (String, Layout.NoticeKind)
+        var status = HTTPResponse.Status.ok
+        do {
+            try await accounts.changePassword(user: user, current: form["current_password"] ?? "", new: form["new_password"] ?? "",
+                                              confirmation: form["new_password_confirm"] ?? "", keepSession: keep, now: Date())
+            notice = (S.passwordChanged(context.language), .success)
+        } catch let error as AccountError {
+            notice = (error.message(context.language), .error)
+            status = error.status
+        }
+        return try HTMLPage(AccountViews.settings(context: context, user: user, tokens: try await tokens.list(userID: user.id),
+                                                  notices: .init(password: notice)), status: status)
+            .response(from: request, context: context)
+    }
+
+    func createToken(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        var request = request
+        let form = try await request.form()
+        do {
+            let name = try AccountRules.validateTokenName(form["name"] ?? "")
+            let (secret, _) = try await tokens.create(userID: user.id, name: name, now: Date())
+            return try HTMLPage(AccountViews.settings(context: context, user: user, tokens: try await tokens.list(userID: user.id),
+                                                      notices: .init(newToken: secret)), status: .created)
+                .response(from: request, context: context)
+        } catch let error as AccountError {
+            return try HTMLPage(AccountViews.settings(context: context, user: user, tokens: try await tokens.list(userID: user.id),
+                                                      notices: .init(tokens: (error.message(context.language), .error))), status: error.status)
+                .response(from: request, context: context)
+        }
+    }
+
+    func revokeToken(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.parameters.require("id")
+        guard try await tokens.revoke(id: id, userID: user.id) else { throw AccountError.tokenNotFound }
+        return .redirect(to: "/settings#tokens", type: .found)
+    }
+
+    /// Only same-site relative paths, so a crafted link cannot bounce a fresh sign-in to another site.
+    static func safeNext(_ raw: String?) -> String {
+        guard let raw, raw.hasPrefix("/"), !raw.hasPrefix("//"), !raw.hasPrefix("/\\"), !raw.contains("\n") else { return "/" }
+        return raw
+    }
+
+    static func languageCookie(_ language: Language, secure: Bool) -> Cookie {
+        Cookie(name: Cookies.language, value: language.rawValue, maxAge: 365 * 24 * 3600, path: "/", secure: secure, httpOnly: true, sameSite: .lax)
+    }
+}
+
+/// Whether the first account exists yet. Once true it never goes back, so it is cached
+/// and costs no query per request after setup.
+public final class SetupState: Sendable {
+    private let done = Mutex(false)
+    let users: UserStore
+
+    init(users: UserStore) {
+        self.users = users
+    }
+
+    func needsSetup() async throws -> Bool {
+        if done.withLock({ $0 }) { return false }
+        let needs = try await users.count() == 0
+        if !needs { markDone() }
+        return needs
+    }
+
+    func markDone() {
+        done.withLock { $0 = true }
+    }
+}

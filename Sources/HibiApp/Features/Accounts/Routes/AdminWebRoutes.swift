@@ -1,0 +1,54 @@
+import Foundation
+import Hummingbird
+
+struct AdminWebRoutes: Sendable {
+    let accounts: AccountService
+    let users: UserStore
+
+    func register(on router: Router<HibiRequestContext>) {
+        router.get("/admin/users") { request, context in
+            let me = try context.requireAdmin()
+            return HTMLPage(AccountViews.admin(context: context, users: try await users.all(), me: me))
+        }
+        router.post("/admin/users") { request, context in try await addUser(request, context) }
+        router.post("/admin/users/:id/disable") { request, context in try await setDisabled(request, context, true) }
+        router.post("/admin/users/:id/enable") { request, context in try await setDisabled(request, context, false) }
+        router.post("/admin/users/:id/reset") { request, context in try await reset(request, context) }
+    }
+
+    func addUser(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+        let me = try context.requireAdmin()
+        var request = request
+        let form = try await request.form()
+        let notice: (String, Layout.NoticeKind)
+        var status = HTTPResponse.Status.created
+        do {
+            _ = try await accounts.createUser(username: form["username"] ?? "", displayName: form["display_name"],
+                                              password: form["password"] ?? "", isAdmin: form.bool("is_admin"),
+                                              language: nil, timeZone: me.timeZone, now: Date())
+            notice = (S.userAdded(context.language), .success)
+        } catch let error as AccountError {
+            notice = (error.message(context.language), .error)
+            status = error.status
+        }
+        return try HTMLPage(AccountViews.admin(context: context, users: try await users.all(), me: me, notice: notice), status: status)
+            .response(from: request, context: context)
+    }
+
+    func setDisabled(_ request: Request, _ context: HibiRequestContext, _ disabled: Bool) async throws -> Response {
+        let me = try context.requireAdmin()
+        _ = try await accounts.setDisabled(userID: try context.parameters.require("id"), disabled: disabled, actingUserID: me.id)
+        return .redirect(to: "/admin/users", type: .found)
+    }
+
+    func reset(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+        let me = try context.requireAdmin()
+        let (user, temporary) = try await accounts.resetPassword(userID: try context.parameters.require("id"), now: Date())
+        if user.id == me.id {
+            // Resetting your own password signed you out everywhere, this browser included.
+            return .redirect(to: "/login", type: .found)
+        }
+        return try HTMLPage(AccountViews.admin(context: context, users: try await users.all(), me: me, temporary: (user.username, temporary)))
+            .response(from: request, context: context)
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Logging
+
+/// Account flows: first-run setup, sign-in with throttling, password changes, admin actions.
+public struct AccountService: Sendable {
+    let users: UserStore
+    let sessions: SessionStore
+    let tokens: TokenStore
+    let throttle: LoginThrottleStore
+    let hasher: PasswordHasher
+    let policy: LoginThrottlePolicy
+    let logger: Logger
+    /// Holding a failed answer back is how sign-ins are slowed; tests may pass a recorder.
+    let pause: @Sendable (TimeInterval) async -> Void
+    /// A hash of a random secret at the configured cost, checked when the username does not exist.
+    let decoyHash: String
+
+    public init(users: UserStore, sessions: SessionStore, tokens: TokenStore, throttle: LoginThrottleStore,
+                hasher: PasswordHasher, policy: LoginThrottlePolicy, logger: Logger, decoyHash: String,
+                pause: @escaping @Sendable (TimeInterval) async -> Void = { seconds in
+                    try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+                }) {
+        self.users = users
+        self.sessions = sessions
+        self.tokens = tokens
+        self.throttle = throttle
+        self.hasher = hasher
+        self.policy = policy
+        self.logger = logger
+        self.pause = pause
+        self.decoyHash = decoyHash
+    }
+
+    public func needsSetup() async throws -> Bool {
+        try await users.count() == 0
+    }
+
+    public func createUser(username rawName: String, displayName: String?, password: String, confirmation: String? = nil,
+                           isAdmin: Bool, language: Language?, timeZone: String = "UTC", now: Date) async throws -> User {
+        let username = try AccountRules.normalizeUsername(rawName)
+        try AccountRules.validatePassword(password, confirmation: confirmation)
+        let name = try AccountRules.normalizeDisplayName(displayName, fallback: username)
+        let zone = try AccountRules.validateTimeZone(timeZone)
+        if try await users.find(username: username) != nil { throw AccountError.usernameTaken }
+        let user = User(id: UUID().uuidString.lowercased(), username: username, displayName: name,
+                        passwordHash: try await hasher.hash(password), isAdmin: isAdmin, disabled: false,
+                        language: language, timeZone: zone, createdAt: now, passwordChangedAt: now)
+        try await users.insert(user)
+        logger.notice("user created", metadata: ["admin": "\(isAdmin)"])
+        return user
+    }
+
+    /// The first account is the administrator; once any account exists this path is closed.
+    public func setup(username: String, displayName: String?, password: String, confirmation: String?,
+                      language: Language?, timeZone: String, now: Date) async throws -> User {
+        guard try await needsSetup() else { throw AccountError.setupAlreadyDone }
+        return try await createUser(username: username, displayName: displayName, password: password,
+                                    confirmation: confirmation, isAdmin: true, language: language, timeZone: timeZone, now: now)
+    }
+
+    /// Checks both the account's and the client address's failure counts before touching the password,
+    /// so a locked subject costs no bcrypt work.
+    public func authenticate(username rawName: String, password: String, clientAddress: String, now: Date) async throws -> User {
+        let username = rawName.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let subjects = ["user:" + username, "addr:" + clientAddress]
+        var worst: LoginThrottlePolicy.State?
+        for subject in subjects {
+            let state = try await throttle.state(subject: subject)
+            if let remaining = policy.lockRemaining(state, now: now) {
+                logger.warning("sign-in refused while locked", metadata: ["subject_kind": "\(subject.prefix(4))", "client_hash": "\(Self.pseudonym(clientAddress))"])
+                throw AccountError.locked(retryAfter: remaining)
+            }
+            if let state, state.failures > (worst?.failures ?? -1) { worst = state }
+        }
+        let user = try await users.find(username: username)
+        let valid: Bool
+        if let user {
+            valid = try await hasher.verify(password, hash: user.passwordHash)
+        } else {
+            // Spend the same time on unknown names so response times do not reveal which accounts exist.
+            _ = try await hasher.verify(password, hash: decoyHash)
+            valid = false
+        }
+        guard valid, let user else {
+            var highest = 0
+            var lockedFor: Int?
+            for subject in subjects {
+                let next = policy.recordingFailure(try await throttle.state(subject: subject), now: now)
+                try await throttle.save(subject: subject, state: next)
+                highest = max(highest, next.failures)
+                if let remaining = policy.lockRemaining(next, now: now) { lockedFor = remaining }
+            }
+            logger.warning("sign-in failed", metadata: ["failures": "\(highest)", "client_hash": "\(Self.pseudonym(clientAddress))", "locked": "\(lockedFor != nil)"])
+            let delay = policy.delay(afterFailures: highest)
+            if delay > 0 { await pause(delay) }
+            if let lockedFor { throw AccountError.locked(retryAfter: lockedFor) }
+            throw AccountError.invalidCredentials
+        }
+        guard !user.disabled else { throw AccountError.accountDisabled }
+        for subject in subjects { try await throttle.clear(subject: subject) }
+        return user
+    }
+
+    public func changePassword(user: User, current: String, new: String, confirmation: String?, keepSession: String?, now: Date) async throws {
+        guard try await hasher.verify(current, hash: user.passwordHash) else { throw AccountError.currentPasswordWrong }
+        try AccountRules.validatePassword(new, confirmation: confirmation)
+        var updated = user
+        updated.passwordHash = try await hasher.hash(new)
+        updated.passwordChangedAt = now
+        try await users.update(updated)
+        try await sessions.deleteAll(userID: user.id, except: keepSession)
+        logger.notice("password changed")
+    }
+
+    /// Returns a generated temporary password and signs the user out everywhere.
+    public func resetPassword(userID: String, now: Date) async throws -> (User, String) {
+        guard var user = try await users.find(id: userID) else { throw AccountError.userNotFound }
+        let temporary = Secrets.randomToken(bytes: 12)
+        user.passwordHash = try await hasher.hash(temporary)
+        user.passwordChangedAt = now
+        try await users.update(user)
+        try await sessions.deleteAll(userID: user.id)
+        try await throttle.clear(subject: "user:" + user.username)
+        logger.notice("password reset by administrator")
+        return (user, temporary)
+    }
+
+    public func setPassword(userID: String, password: String, now: Date) async throws {
+        guard var user = try await users.find(id: userID) else { throw AccountError.userNotFound }
+        try AccountRules.validatePassword(password)
+        user.passwordHash = try await hasher.hash(password)
+        user.passwordChangedAt = now
+        try await users.update(user)
+        try await sessions.deleteAll(userID: user.id)
+        try await throttle.clear(subject: "user:" + user.username)
+    }
+
+    public func setDisabled(userID: String, disabled: Bool, actingUserID: String?) async throws -> User {
+        if disabled, userID == actingUserID { throw AccountError.cannotDisableYourself }
+        guard var user = try await users.find(id: userID) else { throw AccountError.userNotFound }
+        user.disabled = disabled
+        try await users.update(user)
+        if disabled { try await sessions.deleteAll(userID: user.id) }
+        logger.notice("user \(disabled ? "disabled" : "enabled")")
+        return user
+    }
+
+    public func updateProfile(user: User, displayName: String?, language: String?, timeZone: String?) async throws -> User {
+        var updated = user
+        if let displayName { updated.displayName = try AccountRules.normalizeDisplayName(displayName, fallback: user.username) }
+        if let language {
+            if language.isEmpty {
+                updated.language = nil
+            } else {
+                guard let parsed = Language(rawValue: language) else { throw AccountError.invalidLanguage }
+                updated.language = parsed
+            }
+        }
+        if let timeZone { updated.timeZone = try AccountRules.validateTimeZone(timeZone) }
+        try await users.update(updated)
+        return updated
+    }
+
+    /// A stable short stand-in for a client address: lets an operator correlate failures without logging the address.
+    static func pseudonym(_ value: String) -> String {
+        String(Secrets.digest("hibi-client:" + value).prefix(12))
+    }
+
+}

@@ -1,0 +1,73 @@
+import Foundation
+import SQLKit
+
+public struct SessionRecord: Sendable, Equatable {
+    public let tokenHash: String
+    public let userID: String
+    public let csrfToken: String
+    public let expiresAt: Date
+    public let lastSeenAt: Date
+}
+
+/// Browser sessions. The cookie holds a random token; the table holds only its SHA-256.
+public struct SessionStore: Sendable {
+    let database: Database
+    let lifetime: TimeInterval
+
+    public init(database: Database, lifetime: TimeInterval) {
+        self.database = database
+        self.lifetime = lifetime
+    }
+
+    /// Returns the cookie value for the new session.
+    public func create(userID: String, now: Date) async throws -> (token: String, record: SessionRecord) {
+        let token = Secrets.randomToken()
+        let record = SessionRecord(tokenHash: Secrets.digest(token), userID: userID, csrfToken: Secrets.randomToken(bytes: 24),
+                                   expiresAt: now.addingTimeInterval(lifetime), lastSeenAt: now)
+        try await database.sql.insert(into: "sessions")
+            .columns("token_hash", "user_id", "csrf_token", "created_at", "last_seen_at", "expires_at")
+            .values(SQLBind(record.tokenHash), SQLBind(userID), SQLBind(record.csrfToken),
+                    SQLBind(Int64(now.timeIntervalSince1970)), SQLBind(Int64(now.timeIntervalSince1970)),
+                    SQLBind(Int64(record.expiresAt.timeIntervalSince1970)))
+            .run()
+        return (token, record)
+    }
+
+    /// Finds a live session and slides its expiry forward, at most once a minute to spare writes.
+    public func find(token: String, now: Date) async throws -> SessionRecord? {
+        let hash = Secrets.digest(token)
+        guard let row = try await database.sql.select()
+            .columns("token_hash", "user_id", "csrf_token", "expires_at", "last_seen_at")
+            .from("sessions").where("token_hash", .equal, hash).first() else { return nil }
+        let expires = Date(timeIntervalSince1970: Double(try row.decode(column: "expires_at", as: Int64.self)))
+        let lastSeen = Date(timeIntervalSince1970: Double(try row.decode(column: "last_seen_at", as: Int64.self)))
+        guard expires > now else {
+            try await delete(tokenHash: hash)
+            return nil
+        }
+        let record = SessionRecord(tokenHash: hash, userID: try row.decode(column: "user_id", as: String.self),
+                                   csrfToken: try row.decode(column: "csrf_token", as: String.self),
+                                   expiresAt: expires, lastSeenAt: lastSeen)
+        if now.timeIntervalSince(lastSeen) > 60 {
+            try await database.sql.update("sessions")
+                .set("last_seen_at", to: Int64(now.timeIntervalSince1970))
+                .set("expires_at", to: Int64(now.addingTimeInterval(lifetime).timeIntervalSince1970))
+                .where("token_hash", .equal, hash).run()
+        }
+        return record
+    }
+
+    public func delete(tokenHash: String) async throws {
+        try await database.sql.delete(from: "sessions").where("token_hash", .equal, tokenHash).run()
+    }
+
+    public func deleteAll(userID: String, except keep: String? = nil) async throws {
+        var query = database.sql.delete(from: "sessions").where("user_id", .equal, userID)
+        if let keep { query = query.where("token_hash", .notEqual, keep) }
+        try await query.run()
+    }
+
+    public func deleteExpired(now: Date) async throws {
+        try await database.sql.delete(from: "sessions").where("expires_at", .lessThan, Int64(now.timeIntervalSince1970)).run()
+    }
+}

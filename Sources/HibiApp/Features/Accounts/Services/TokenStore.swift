@@ -1,0 +1,65 @@
+import Foundation
+import SQLKit
+
+/// Personal API tokens. Like sessions, only the digest is stored; the prefix lets a user tell them apart.
+public struct TokenStore: Sendable {
+    let database: Database
+
+    public init(database: Database) {
+        self.database = database
+    }
+
+    public static let tokenPrefix = "hibi_"
+
+    public func create(userID: String, name: String, now: Date) async throws -> (token: String, record: APIToken) {
+        let secret = Self.tokenPrefix + Secrets.randomToken()
+        let record = APIToken(id: UUID().uuidString.lowercased(), userID: userID, name: name,
+                              prefix: String(secret.prefix(Self.tokenPrefix.count + 6)), createdAt: now, lastUsedAt: nil)
+        try await database.sql.insert(into: "api_tokens")
+            .columns("id", "user_id", "name", "token_hash", "prefix", "created_at")
+            .values(SQLBind(record.id), SQLBind(userID), SQLBind(name), SQLBind(Secrets.digest(secret)),
+                    SQLBind(record.prefix), SQLBind(Int64(now.timeIntervalSince1970)))
+            .run()
+        return (secret, record)
+    }
+
+    public func list(userID: String) async throws -> [APIToken] {
+        try await database.sql.select().columns("id", "user_id", "name", "prefix", "created_at", "last_used_at")
+            .from("api_tokens").where("user_id", .equal, userID).orderBy("created_at", .descending)
+            .all().map(Self.decode)
+    }
+
+    /// Scoped by user: revoking someone else's token id reports "not found", exactly like a made-up id.
+    public func revoke(id: String, userID: String) async throws -> Bool {
+        let existing = try await database.sql.select().column("id").from("api_tokens")
+            .where("id", .equal, id).where("user_id", .equal, userID).first()
+        guard existing != nil else { return false }
+        try await database.sql.delete(from: "api_tokens").where("id", .equal, id).where("user_id", .equal, userID).run()
+        return true
+    }
+
+    public func authenticate(token: String, now: Date) async throws -> APIToken? {
+        guard token.hasPrefix(Self.tokenPrefix) else { return nil }
+        let hash = Secrets.digest(token)
+        guard let row = try await database.sql.select().columns("id", "user_id", "name", "prefix", "created_at", "last_used_at")
+            .from("api_tokens").where("token_hash", .equal, hash).first() else { return nil }
+        let record = try Self.decode(row)
+        // Hourly precision is enough for "last used" and keeps authenticated reads from writing every time.
+        if record.lastUsedAt.map({ now.timeIntervalSince($0) > 3600 }) ?? true {
+            try await database.sql.update("api_tokens").set("last_used_at", to: Int64(now.timeIntervalSince1970))
+                .where("id", .equal, record.id).run()
+        }
+        return record
+    }
+
+    static func decode(_ row: any SQLRow) throws -> APIToken {
+        APIToken(
+            id: try row.decode(column: "id", as: String.self),
+            userID: try row.decode(column: "user_id", as: String.self),
+            name: try row.decode(column: "name", as: String.self),
+            prefix: try row.decode(column: "prefix", as: String.self),
+            createdAt: Date(timeIntervalSince1970: Double(try row.decode(column: "created_at", as: Int64.self))),
+            lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self).map { Date(timeIntervalSince1970: Double($0)) }
+        )
+    }
+}

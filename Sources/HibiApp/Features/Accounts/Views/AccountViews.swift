@@ -1,0 +1,254 @@
+import Foundation
+
+enum AccountViews {
+    static func setup(context: HibiRequestContext, error: String? = nil, username: String = "", displayName: String = "") -> Node {
+        let l = context.language
+        return Layout.page(title: S.setupTitle(l), context: context) {
+            el("article", .class("narrow card")) {
+                el("hgroup") {
+                    el("h1") { S.setupTitle(l) }
+                    el("p") { S.setupIntro(l) }
+                }
+                if let error { Layout.notice(error, kind: .error) }
+                el("form", .method("post"), .action("/setup"), .id("setup-form")) {
+                    Layout.csrfField(context)
+                    Layout.field(label: S.username(l), id: "username", .name("username"), .value(username), .autocomplete("username"), .required, .autofocus,
+                                 .minlength(3), .maxlength(32))
+                    Layout.field(label: S.displayName(l), id: "display_name", .name("display_name"), .value(displayName), .maxlength(64))
+                    Layout.field(label: S.password(l), id: "password", .name("password"), .type("password"), .autocomplete("new-password"), .required,
+                                 .minlength(AccountRules.minimumPasswordLength))
+                    Layout.field(label: S.passwordConfirm(l), id: "password_confirm", .name("password_confirm"), .type("password"),
+                                 .autocomplete("new-password"), .required, .minlength(AccountRules.minimumPasswordLength))
+                    input(.type("hidden"), .name("time_zone"), .value("UTC"), .data("browser-time-zone", "true"))
+                    el("button", .type("submit")) { S.createAccount(l) }
+                }
+            }
+        }
+    }
+
+    static func login(context: HibiRequestContext, error: String? = nil, username: String = "", next: String = "/") -> Node {
+        let l = context.language
+        return Layout.page(title: S.signIn(l), context: context) {
+            el("article", .class("narrow card")) {
+                el("hgroup") {
+                    el("h1") { S.signIn(l) }
+                    el("p") { S.tagline(l) }
+                }
+                if let error { Layout.notice(error, kind: .error) }
+                el("form", .method("post"), .action("/login"), .id("login-form")) {
+                    Layout.csrfField(context)
+                    input(.type("hidden"), .name("next"), .value(next))
+                    Layout.field(label: S.username(l), id: "username", .name("username"), .value(username), .autocomplete("username"), .required, .autofocus)
+                    Layout.field(label: S.password(l), id: "password", .name("password"), .type("password"), .autocomplete("current-password"), .required)
+                    el("button", .type("submit")) { S.signIn(l) }
+                }
+            }
+        }
+    }
+
+    static func today(context: HibiRequestContext, user: User, now: Date) -> Node {
+        let l = context.language
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let date = now.formatted(Date.FormatStyle(date: .complete, time: .omitted, locale: Locale(identifier: l == .ja ? "ja_JP" : "en_US"), timeZone: zone))
+        return Layout.page(title: S.today(l), context: context, current: "/") {
+            el("hgroup") {
+                el("h1") { S.goodMorning(l, user.displayName) }
+                el("p", .id("today-date")) { date }
+            }
+            el("section", .class("empty-state card")) {
+                el("p", .class("empty-icon"), .aria("hidden", "true")) { "🌱" }
+                el("h2") { S.comingSoon(l) }
+                el("p") { S.todayEmpty(l) }
+            }
+        }
+    }
+
+    struct SettingsNotices {
+        var profile: (String, Layout.NoticeKind)?
+        var password: (String, Layout.NoticeKind)?
+        var tokens: (String, Layout.NoticeKind)?
+        var newToken: String?
+    }
+
+    static func settings(context: HibiRequestContext, user: User, tokens: [APIToken], notices: SettingsNotices = .init()) -> Node {
+        let l = context.language
+        let zones = TimeZone.knownTimeZoneIdentifiers.sorted()
+        return Layout.page(title: S.settings(l), context: context) {
+            el("h1") { S.settings(l) }
+            el("section", .class("card"), .id("profile")) {
+                el("h2") { S.profile(l) }
+                if let (text, kind) = notices.profile { Layout.notice(text, kind: kind) }
+                el("form", .method("post"), .action("/settings/profile")) {
+                    Layout.csrfField(context)
+                    Layout.field(label: S.displayName(l), id: "display_name", .name("display_name"), .value(user.displayName), .maxlength(64), .required)
+                    el("div", .class("grid")) {
+                        el("label", .for("pref_language")) {
+                            S.language(l)
+                            el("select", .name("language"), .id("pref_language")) {
+                                for option in Language.allCases {
+                                    el("option", [.value(option.rawValue)] + (option == l ? [.selected] : [])) { option.nativeName }
+                                }
+                            }
+                        }
+                        el("label", .for("time_zone")) {
+                            S.timeZone(l)
+                            el("select", .name("time_zone"), .id("time_zone")) {
+                                for zone in zones {
+                                    el("option", [.value(zone)] + (zone == user.timeZone ? [.selected] : [])) { zone }
+                                }
+                            }
+                        }
+                    }
+                    el("button", .type("submit")) { S.save(l) }
+                }
+            }
+            el("section", .class("card"), .id("password-section")) {
+                el("h2") { S.changePassword(l) }
+                if let (text, kind) = notices.password { Layout.notice(text, kind: kind) }
+                el("form", .method("post"), .action("/settings/password")) {
+                    Layout.csrfField(context)
+                    Layout.field(label: S.currentPassword(l), id: "current_password", .name("current_password"), .type("password"), .autocomplete("current-password"), .required)
+                    Layout.field(label: S.newPassword(l), id: "new_password", .name("new_password"), .type("password"), .autocomplete("new-password"), .required,
+                                 .minlength(AccountRules.minimumPasswordLength))
+                    Layout.field(label: S.passwordConfirm(l), id: "new_password_confirm", .name("new_password_confirm"), .type("password"),
+                                 .autocomplete("new-password"), .required)
+                    el("button", .type("submit")) { S.changePassword(l) }
+                }
+            }
+            el("section", .class("card"), .id("tokens")) {
+                el("h2") { S.apiTokens(l) }
+                el("p", .class("muted")) { S.apiTokensIntro(l) }
+                if let (text, kind) = notices.tokens { Layout.notice(text, kind: kind) }
+                if let token = notices.newToken {
+                    el("div", .class("notice success")) {
+                        el("p") { S.tokenCreated(l) }
+                        el("code", .id("new-token"), .class("token")) { token }
+                    }
+                }
+                if tokens.isEmpty {
+                    el("p", .class("empty")) { S.noTokens(l) }
+                } else {
+                    el("div", .class("overflow-auto")) {
+                        el("table") {
+                            el("thead") {
+                                el("tr") {
+                                    el("th") { S.tokenName(l) }
+                                    el("th") { "ID" }
+                                    el("th") { S.created(l) }
+                                    el("th") { S.lastUsed(l) }
+                                    el("th") { "" }
+                                }
+                            }
+                            el("tbody") {
+                                for token in tokens {
+                                    el("tr") {
+                                        el("td") { token.name }
+                                        el("td") { el("code") { token.prefix + "…" } }
+                                        el("td") { formatDate(token.createdAt, user: user, language: l) }
+                                        el("td") { token.lastUsedAt.map { formatDate($0, user: user, language: l) } ?? S.never(l) }
+                                        el("td") {
+                                            el("form", .method("post"), .action("/settings/tokens/\(token.id)/revoke"), .class("inline")) {
+                                                Layout.csrfField(context)
+                                                el("button", .type("submit"), .class("secondary outline small")) { S.revoke(l) }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                el("form", .method("post"), .action("/settings/tokens"), .class("inline-form")) {
+                    Layout.csrfField(context)
+                    el("fieldset", .init("role", "group")) {
+                        input(.name("name"), .placeholder(S.tokenName(l)), .aria("label", S.tokenName(l)), .required, .maxlength(64))
+                        el("button", .type("submit")) { S.createToken(l) }
+                    }
+                }
+            }
+            el("section", .class("card"), .id("sessions")) {
+                el("h2") { S.dangerZone(l) }
+                el("p") { S.sessionsIntro(l) }
+                el("form", .method("post"), .action("/logout/all")) {
+                    Layout.csrfField(context)
+                    el("button", .type("submit"), .class("secondary")) { S.signOutEverywhere(l) }
+                }
+            }
+        }
+    }
+
+    static func admin(context: HibiRequestContext, users: [User], me: User, notice: (String, Layout.NoticeKind)? = nil,
+                      temporary: (String, String)? = nil) -> Node {
+        let l = context.language
+        return Layout.page(title: S.admin(l), context: context) {
+            el("h1") { S.users(l) }
+            if let (text, kind) = notice { Layout.notice(text, kind: kind) }
+            if let (name, password) = temporary {
+                el("div", .class("notice success"), .role("status")) {
+                    el("p") { S.temporaryPassword(l, name) }
+                    el("code", .id("temporary-password"), .class("token")) { password }
+                }
+            }
+            el("div", .class("overflow-auto card")) {
+                el("table", .id("users")) {
+                    el("thead") {
+                        el("tr") {
+                            el("th") { S.username(l) }
+                            el("th") { S.displayName(l) }
+                            el("th") { S.status(l) }
+                            el("th") { S.actions(l) }
+                        }
+                    }
+                    el("tbody") {
+                        for user in users {
+                            el("tr", .data("username", user.username)) {
+                                el("td") {
+                                    user.username
+                                    if user.isAdmin { el("span", .class("badge")) { S.administrator(l) } }
+                                    if user.id == me.id { el("span", .class("badge muted")) { S.you(l) } }
+                                }
+                                el("td") { user.displayName }
+                                el("td") { user.disabled ? S.disabledLabel(l) : S.activeLabel(l) }
+                                el("td", .class("actions")) {
+                                    if user.id != me.id {
+                                        el("form", .method("post"), .action("/admin/users/\(user.id)/\(user.disabled ? "enable" : "disable")"), .class("inline")) {
+                                            Layout.csrfField(context)
+                                            el("button", .type("submit"), .class("secondary outline small")) { user.disabled ? S.enable(l) : S.disable(l) }
+                                        }
+                                    }
+                                    el("form", .method("post"), .action("/admin/users/\(user.id)/reset"), .class("inline")) {
+                                        Layout.csrfField(context)
+                                        el("button", .type("submit"), .class("secondary outline small")) { S.resetPassword(l) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            el("section", .class("card")) {
+                el("h2") { S.addUser(l) }
+                el("form", .method("post"), .action("/admin/users"), .id("add-user")) {
+                    Layout.csrfField(context)
+                    el("div", .class("grid")) {
+                        Layout.field(label: S.username(l), id: "new_username", .name("username"), .required, .minlength(3), .maxlength(32))
+                        Layout.field(label: S.displayName(l), id: "new_display_name", .name("display_name"), .maxlength(64))
+                    }
+                    Layout.field(label: S.password(l), id: "new_password", .name("password"), .type("password"), .autocomplete("new-password"),
+                                 .required, .minlength(AccountRules.minimumPasswordLength))
+                    el("label") {
+                        input(.type("checkbox"), .name("is_admin"), .init("role", "switch"))
+                        S.administrator(l)
+                    }
+                    el("button", .type("submit")) { S.addUser(l) }
+                }
+            }
+        }
+    }
+
+    static func formatDate(_ date: Date, user: User, language: Language) -> String {
+        date.formatted(Date.FormatStyle(date: .abbreviated, time: .shortened,
+                                        locale: Locale(identifier: language == .ja ? "ja_JP" : "en_US"),
+                                        timeZone: TimeZone(identifier: user.timeZone) ?? .gmt))
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Logging
+
+/// Where the data lives. SQLite is the embedded default; a `postgres://` URL switches engines.
+public enum DatabaseLocation: Sendable, Equatable {
+    case sqliteFile(path: String)
+    /// A throwaway database for tests (sqlite-kit backs it with a temporary file).
+    case sqliteMemory
+    case postgres(url: String)
+
+    public var engineName: String {
+        switch self {
+        case .sqliteFile, .sqliteMemory: "sqlite"
+        case .postgres: "postgresql"
+        }
+    }
+}
+
+/// A setting that stops start-up; its description is the single line the operator sees.
+public struct ConfigError: Error, CustomStringConvertible, Equatable {
+    public let setting: String
+    public let reason: String
+    public var description: String { "Configuration error: \(setting): \(reason)" }
+}
+
+public struct AppConfig: Sendable {
+    public var dataDirectory: String
+    public var database: DatabaseLocation
+    public var host: String
+    public var port: Int
+    public var logLevel: Logger.Level
+    public var publicURL: URL?
+    /// Base64 of 32 bytes; when nil the key file in the data directory is used (created on first run).
+    public var masterKey: String?
+    /// Directory holding the project's own web assets and the OpenAPI document.
+    public var resourcesDirectory: String
+    /// Directory where set-up installs third-party web libraries (Pico.css, Chart.js, …).
+    public var vendorDirectory: String
+    public var maxRequestBodyBytes: Int
+    /// bcrypt cost. Production loading never goes below 12; tests may lower it to keep the suite fast.
+    public var passwordHashCost: UInt8
+    public var sessionLifetime: TimeInterval
+    public var loginPolicy: LoginThrottlePolicy
+
+    public var usesSecureCookies: Bool { publicURL?.scheme?.lowercased() == "https" }
+
+    public init(
+        dataDirectory: String = "./data",
+        database: DatabaseLocation? = nil,
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        logLevel: Logger.Level = .info,
+        publicURL: URL? = nil,
+        masterKey: String? = nil,
+        resourcesDirectory: String = "./Resources",
+        vendorDirectory: String = "./vendor",
+        maxRequestBodyBytes: Int = 2 * 1024 * 1024,
+        passwordHashCost: UInt8 = 12,
+        sessionLifetime: TimeInterval = 30 * 24 * 3600,
+        loginPolicy: LoginThrottlePolicy = .standard
+    ) {
+        self.dataDirectory = dataDirectory
+        self.database = database ?? .sqliteFile(path: (dataDirectory as NSString).appendingPathComponent("hibi.sqlite"))
+        self.host = host
+        self.port = port
+        self.logLevel = logLevel
+        self.publicURL = publicURL
+        self.masterKey = masterKey
+        self.resourcesDirectory = resourcesDirectory
+        self.vendorDirectory = vendorDirectory
+        self.maxRequestBodyBytes = maxRequestBodyBytes
+        self.passwordHashCost = passwordHashCost
+        self.sessionLifetime = sessionLifetime
+        self.loginPolicy = loginPolicy
+    }
+
+    /// Settings a command line flag may give; a flag wins over the environment, which wins over defaults.
+    public struct Overrides: Sendable {
+        public var dataDirectory: String?
+        public var databaseURL: String?
+        public var host: String?
+        public var port: String?
+        public var logLevel: String?
+        public var publicURL: String?
+        public init(dataDirectory: String? = nil, databaseURL: String? = nil, host: String? = nil,
+                    port: String? = nil, logLevel: String? = nil, publicURL: String? = nil) {
+            self.dataDirectory = dataDirectory
+            self.databaseURL = databaseURL
+            self.host = host
+            self.port = port
+            self.logLevel = logLevel
+            self.publicURL = publicURL
+        }
+    }
+
+    public static func load(environment: [String: String], overrides: Overrides = .init()) throws(ConfigError) -> AppConfig {
+        func value(_ flag: String?, _ name: String) -> (String, String)? {
+            if let flag { return (flag, "--\(name.dropFirst(5).lowercased().replacingOccurrences(of: "_", with: "-"))") }
+            if let env = environment[name], !env.isEmpty { return (env, name) }
+            return nil
+        }
+        var config = AppConfig()
+        if let (dir, source) = value(overrides.dataDirectory, "HIBI_DATA_DIR") {
+            guard !dir.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw ConfigError(setting: source, reason: "must not be empty")
+            }
+            config.dataDirectory = dir
+        }
+        config.database = .sqliteFile(path: (config.dataDirectory as NSString).appendingPathComponent("hibi.sqlite"))
+        if let (url, source) = value(overrides.databaseURL, "HIBI_DATABASE_URL") {
+            config.database = try parseDatabaseURL(url, source: source)
+        }
+        if let (host, source) = value(overrides.host, "HIBI_HOST") {
+            guard !host.isEmpty, !host.contains(" ") else { throw ConfigError(setting: source, reason: "\"\(host)\" is not a host name or address") }
+            config.host = host
+        }
+        if let (port, source) = value(overrides.port, "HIBI_PORT") {
+            guard let number = Int(port), (1...65535).contains(number) else {
+                throw ConfigError(setting: source, reason: "\"\(port)\" is not a port number (1-65535)")
+            }
+            config.port = number
+        }
+        if let (level, source) = value(overrides.logLevel, "HIBI_LOG_LEVEL") {
+            guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+                throw ConfigError(setting: source, reason: "\"\(level)\" is not a log level (trace, debug, info, notice, warning, error, critical)")
+            }
+            config.logLevel = parsed
+        }
+        if let (raw, source) = value(overrides.publicURL, "HIBI_PUBLIC_URL") {
+            guard let url = URL(string: raw), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+                throw ConfigError(setting: source, reason: "\"\(raw)\" is not an http(s) URL such as https://diary.example.org")
+            }
+            config.publicURL = url
+        }
+        if let key = environment["HIBI_MASTER_KEY"], !key.isEmpty {
+            guard let bytes = Data(base64Encoded: key), bytes.count == 32 else {
+                throw ConfigError(setting: "HIBI_MASTER_KEY", reason: "must be 32 bytes in base64 (make one with: openssl rand -base64 32)")
+            }
+            config.masterKey = key
+        }
+        if let dir = environment["HIBI_RESOURCES_DIR"], !dir.isEmpty { config.resourcesDirectory = dir }
+        if let dir = environment["HIBI_VENDOR_DIR"], !dir.isEmpty { config.vendorDirectory = dir }
+        if let raw = environment["HIBI_MAX_BODY_MB"], !raw.isEmpty {
+            guard let mb = Int(raw), mb > 0, mb <= 10_240 else {
+                throw ConfigError(setting: "HIBI_MAX_BODY_MB", reason: "\"\(raw)\" is not a size in megabytes (1-10240)")
+            }
+            config.maxRequestBodyBytes = mb * 1024 * 1024
+        }
+        return config
+    }
+
+    static func parseDatabaseURL(_ raw: String, source: String) throws(ConfigError) -> DatabaseLocation {
+        if raw.hasPrefix("postgres://") || raw.hasPrefix("postgresql://") {
+            guard let url = URL(string: raw), url.host != nil else {
+                throw ConfigError(setting: source, reason: "is not a valid PostgreSQL URL (postgres://user:password@host:5432/database)")
+            }
+            return .postgres(url: raw)
+        }
+        if raw == "sqlite::memory:" { return .sqliteMemory }
+        if raw.hasPrefix("sqlite://") {
+            let path = String(raw.dropFirst("sqlite://".count))
+            guard !path.isEmpty else { throw ConfigError(setting: source, reason: "sqlite:// needs a file path, e.g. sqlite:///var/lib/hibi/hibi.sqlite") }
+            return .sqliteFile(path: path)
+        }
+        if raw.hasPrefix("sqlite:") {
+            return .sqliteFile(path: String(raw.dropFirst("sqlite:".count)))
+        }
+        throw ConfigError(setting: source, reason: "unsupported database URL; use postgres://… or sqlite:PATH")
+    }
+}

@@ -1,0 +1,156 @@
+@preconcurrency import AsyncKit
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import SQLKit
+import SQLiteKit
+import SQLiteNIO
+
+public enum DatabaseEngine: String, Sendable {
+    case sqlite
+    case postgres
+}
+
+public enum DatabaseError: Error, CustomStringConvertible {
+    case schemaNewerThanBinary(database: Int, binary: Int)
+    case cannotOpen(String)
+
+    public var description: String {
+        switch self {
+        case let .schemaNewerThanBinary(database, binary):
+            "The database schema is version \(database) but this Hibi knows only up to \(binary). Upgrade Hibi or restore a backup made with this version."
+        case let .cannotOpen(reason):
+            "Cannot open the database: \(reason)"
+        }
+    }
+}
+
+/// One handle over either engine. Stores are written once against `sql` (SQLKit) and
+/// only reach for `engine` where the dialects really differ (upserts, text search).
+public final class Database: Sendable {
+    public let engine: DatabaseEngine
+    public let sql: any SQLDatabase
+    private let shutdownPool: @Sendable () async throws -> Void
+
+    init(engine: DatabaseEngine, sql: any SQLDatabase, shutdown: @escaping @Sendable () async throws -> Void) {
+        self.engine = engine
+        self.sql = sql
+        self.shutdownPool = shutdown
+    }
+
+    public static func open(_ location: DatabaseLocation, logger: Logger) async throws -> Database {
+        let group = MultiThreadedEventLoopGroup.singleton
+        switch location {
+        case .sqliteFile, .sqliteMemory:
+            let storage: SQLiteConfiguration.Storage
+            if case let .sqliteFile(path) = location {
+                let directory = (path as NSString).deletingLastPathComponent
+                if !directory.isEmpty {
+                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                }
+                storage = .file(path: path)
+            } else {
+                storage = .memory
+            }
+            let source = TunedSQLiteSource(base: SQLiteConnectionSource(configuration: .init(storage: storage, enableForeignKeys: true)))
+            // A few connections let readers run beside the writer under WAL; more only add lock contention.
+            let pool = EventLoopGroupConnectionPool(source: source, maxConnectionsPerEventLoop: 2, pruneInterval: nil, logger: logger, on: group)
+            let database = PooledSQLiteDatabase(pool: pool, logger: logger)
+            // Fail now, with the reason, rather than on the first request.
+            do {
+                try await database.raw("SELECT 1").run()
+            } catch {
+                try? await pool.shutdownAsync()
+                throw DatabaseError.cannotOpen(String(describing: error))
+            }
+            return Database(engine: .sqlite, sql: database, shutdown: { try await pool.shutdownAsync() })
+        case let .postgres(url):
+            let configuration: SQLPostgresConfiguration
+            do {
+                configuration = try SQLPostgresConfiguration(url: url)
+            } catch {
+                throw DatabaseError.cannotOpen("the PostgreSQL URL is not valid")
+            }
+            let pool = EventLoopGroupConnectionPool(
+                source: PostgresConnectionSource(sqlConfiguration: configuration),
+                maxConnectionsPerEventLoop: 4, pruneInterval: nil, logger: logger, on: group
+            )
+            let database = pool.database(logger: logger).sql()
+            do {
+                try await database.raw("SELECT 1").run()
+            } catch {
+                try? await pool.shutdownAsync()
+                throw DatabaseError.cannotOpen("PostgreSQL is not reachable (\(String(reflecting: error).prefix(200)))")
+            }
+            return Database(engine: .postgres, sql: database, shutdown: { try await pool.shutdownAsync() })
+        }
+    }
+
+    /// Runs `body` on one connection inside a transaction; any throw rolls everything back.
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let begin = engine == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
+        return try await sql.withSession { connection in
+            try await connection.raw(SQLQueryString(begin)).run()
+            do {
+                let result = try await body(connection)
+                try await connection.raw("COMMIT").run()
+                return result
+            } catch {
+                try? await connection.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    public func isReachable() async -> Bool {
+        (try? await sql.raw("SELECT 1").run()) != nil
+    }
+
+    public func shutdown() async {
+        try? await shutdownPool()
+    }
+}
+
+/// sqlite-kit's source enables foreign keys only; Hibi also wants WAL and a busy timeout on every connection.
+struct TunedSQLiteSource: ConnectionPoolSource {
+    let base: SQLiteConnectionSource
+
+    func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
+        base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
+            connection.query("PRAGMA journal_mode = WAL").flatMap { _ in
+                connection.query("PRAGMA busy_timeout = 10000")
+            }.flatMap { _ in
+                connection.query("PRAGMA synchronous = NORMAL")
+            }.map { _ in connection }
+        }
+    }
+}
+
+/// sqlite-kit offers no pooled `SQLDatabase`; this one borrows a connection per query,
+/// and holds one for a whole session (transactions).
+struct PooledSQLiteDatabase: SQLDatabase {
+    let pool: EventLoopGroupConnectionPool<TunedSQLiteSource>
+    let logger: Logger
+
+    var eventLoop: any EventLoop { pool.eventLoopGroup.any() }
+    var dialect: any SQLDialect { SQLiteDialect() }
+    var queryLogLevel: Logger.Level? { .trace }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) -> EventLoopFuture<Void> {
+        pool.withConnection(logger: logger) { connection in
+            connection.sql(queryLogLevel: .trace).execute(sql: query, onRow)
+        }
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
+        try await execute(sql: query, onRow).get()
+    }
+
+    func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        let connection = try await pool.requestConnection(logger: logger).get()
+        defer { pool.releaseConnection(connection, logger: logger) }
+        return try await closure(connection.sql(queryLogLevel: .trace))
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Logging
+import SQLKit
+
+/// One step of the schema. Steps are append-only: a released step never changes, a new one is added.
+public struct Migration: Sendable {
+    public let version: Int
+    public let name: String
+    public let apply: @Sendable (any SQLDatabase, DatabaseEngine) async throws -> Void
+
+    public init(version: Int, name: String, apply: @escaping @Sendable (any SQLDatabase, DatabaseEngine) async throws -> Void) {
+        self.version = version
+        self.name = name
+        self.apply = apply
+    }
+}
+
+public struct Migrator: Sendable {
+    let database: Database
+    let migrations: [Migration]
+    let logger: Logger
+
+    public init(database: Database, migrations: [Migration] = Schema.all, logger: Logger) {
+        self.database = database
+        self.migrations = migrations.sorted { $0.version < $1.version }
+        self.logger = logger
+    }
+
+    public var latestVersion: Int { migrations.last?.version ?? 0 }
+
+    public func currentVersion() async throws -> Int {
+        try await ensureTable()
+        let row = try await database.sql.raw("SELECT MAX(version) AS v FROM hibi_schema").first()
+        return (try? row?.decode(column: "v", as: Int?.self)) ?? 0
+    }
+
+    /// Applies every missing step, each in its own transaction, and returns the versions applied.
+    @discardableResult
+    public func migrate(now: Date = Date()) async throws -> [Int] {
+        let current = try await currentVersion()
+        if current > latestVersion {
+            throw DatabaseError.schemaNewerThanBinary(database: current, binary: latestVersion)
+        }
+        var applied: [Int] = []
+        for migration in migrations where migration.version > current {
+            let engine = database.engine
+            try await database.transaction { sql in
+                try await migration.apply(sql, engine)
+                try await sql.insert(into: "hibi_schema")
+                    .columns("version", "name", "applied_at")
+                    .values(SQLBind(migration.version), SQLBind(migration.name), SQLBind(Int64(now.timeIntervalSince1970)))
+                    .run()
+            }
+            logger.info("applied migration", metadata: ["version": "\(migration.version)", "migration": "\(migration.name)"])
+            applied.append(migration.version)
+        }
+        return applied
+    }
+
+    private func ensureTable() async throws {
+        try await database.sql.create(table: "hibi_schema")
+            .ifNotExists()
+            .column("version", type: .bigint, .primaryKey(autoIncrement: false))
+            .column("name", type: .text, .notNull)
+            .column("applied_at", type: .bigint, .notNull)
+            .run()
+    }
+}

@@ -1,0 +1,58 @@
+import SQLKit
+
+/// Every table Hibi has, as versioned steps. Conventions that keep one SQL text valid on both engines:
+/// ids are text UUIDs (no autoincrement differences), times are Unix seconds in BIGINT,
+/// encrypted values are BLOB/BYTEA, booleans use SQLKit's `.bool`.
+public enum Schema {
+    public static var all: [Migration] { [accounts] }
+
+    static let accounts = Migration(version: 1, name: "accounts") { sql, _ in
+        try await sql.create(table: "settings")
+            .column("key", type: .text, .primaryKey(autoIncrement: false))
+            .column("value", type: .text, .notNull)
+            .run()
+        try await sql.create(table: "users")
+            .column("id", type: .text, .primaryKey(autoIncrement: false))
+            .column("username", type: .text, .notNull, .unique)
+            .column("display_name", type: .text, .notNull)
+            .column("password_hash", type: .text, .notNull)
+            .column("is_admin", type: .boolean, .notNull)
+            .column("disabled", type: .boolean, .notNull)
+            .column("language", type: .text)
+            .column("time_zone", type: .text, .notNull)
+            .column("created_at", type: .bigint, .notNull)
+            .column("password_changed_at", type: .bigint, .notNull)
+            .run()
+        try await sql.create(table: "sessions")
+            .column("token_hash", type: .text, .primaryKey(autoIncrement: false))
+            .column("user_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("csrf_token", type: .text, .notNull)
+            .column("created_at", type: .bigint, .notNull)
+            .column("last_seen_at", type: .bigint, .notNull)
+            .column("expires_at", type: .bigint, .notNull)
+            .column("unlocked_at", type: .bigint)
+            .run()
+        try await sql.create(index: "sessions_user").on("sessions").column("user_id").run()
+        try await sql.create(table: "api_tokens")
+            .column("id", type: .text, .primaryKey(autoIncrement: false))
+            .column("user_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("name", type: .text, .notNull)
+            .column("token_hash", type: .text, .notNull, .unique)
+            .column("prefix", type: .text, .notNull)
+            .column("created_at", type: .bigint, .notNull)
+            .column("last_used_at", type: .bigint)
+            .run()
+        try await sql.create(index: "api_tokens_user").on("api_tokens").column("user_id").run()
+        try await sql.create(table: "login_failures")
+            .column("subject", type: .text, .primaryKey(autoIncrement: false))
+            .column("failures", type: .bigint, .notNull)
+            .column("last_failure_at", type: .bigint, .notNull)
+            .column("locked_until", type: .bigint)
+            .run()
+    }
+}
+
+extension SQLDataType {
+    /// SQLKit has no boolean type; both engines accept BOOLEAN (SQLite stores 0/1 under it).
+    static var boolean: SQLDataType { .custom(SQLRaw("BOOLEAN")) }
+}

@@ -1,0 +1,118 @@
+/// A small typed HTML tree. Text and attribute values are escaped when rendered, so a view
+/// cannot inject markup by accident; `Node.raw` exists only for trusted constant snippets.
+public indirect enum Node: Sendable {
+    case element(String, [Attribute], [Node])
+    case void(String, [Attribute])
+    case text(String)
+    case raw(String)
+    case fragment([Node])
+
+    public func render() -> String {
+        var output = ""
+        render(into: &output)
+        return output
+    }
+
+    func render(into output: inout String) {
+        switch self {
+        case let .element(tag, attributes, children):
+            output += "<\(tag)"
+            for attribute in attributes { attribute.render(into: &output) }
+            output += ">"
+            for child in children { child.render(into: &output) }
+            output += "</\(tag)>"
+        case let .void(tag, attributes):
+            output += "<\(tag)"
+            for attribute in attributes { attribute.render(into: &output) }
+            output += ">"
+        case let .text(text):
+            output += escapeHTML(text)
+        case let .raw(html):
+            output += html
+        case let .fragment(children):
+            for child in children { child.render(into: &output) }
+        }
+    }
+}
+
+public struct Attribute: Sendable {
+    let name: String
+    let value: String?
+
+    public init(_ name: String, _ value: String?) {
+        self.name = name
+        self.value = value
+    }
+
+    func render(into output: inout String) {
+        output += " \(name)"
+        if let value { output += "=\"\(escapeHTML(value))\"" }
+    }
+
+    public static func `class`(_ value: String) -> Attribute { .init("class", value) }
+    public static func id(_ value: String) -> Attribute { .init("id", value) }
+    public static func href(_ value: String) -> Attribute { .init("href", value) }
+    public static func src(_ value: String) -> Attribute { .init("src", value) }
+    public static func type(_ value: String) -> Attribute { .init("type", value) }
+    public static func name(_ value: String) -> Attribute { .init("name", value) }
+    public static func value(_ value: String) -> Attribute { .init("value", value) }
+    public static func action(_ value: String) -> Attribute { .init("action", value) }
+    public static func method(_ value: String) -> Attribute { .init("method", value) }
+    public static func `for`(_ value: String) -> Attribute { .init("for", value) }
+    public static func placeholder(_ value: String) -> Attribute { .init("placeholder", value) }
+    public static func autocomplete(_ value: String) -> Attribute { .init("autocomplete", value) }
+    public static func lang(_ value: String) -> Attribute { .init("lang", value) }
+    public static func role(_ value: String) -> Attribute { .init("role", value) }
+    public static func aria(_ name: String, _ value: String) -> Attribute { .init("aria-\(name)", value) }
+    public static func data(_ name: String, _ value: String) -> Attribute { .init("data-\(name)", value) }
+    public static var required: Attribute { .init("required", nil) }
+    public static var autofocus: Attribute { .init("autofocus", nil) }
+    public static var checked: Attribute { .init("checked", nil) }
+    public static var selected: Attribute { .init("selected", nil) }
+    public static var disabled: Attribute { .init("disabled", nil) }
+    public static func minlength(_ value: Int) -> Attribute { .init("minlength", String(value)) }
+    public static func maxlength(_ value: Int) -> Attribute { .init("maxlength", String(value)) }
+}
+
+@inline(__always)
+func escapeHTML(_ text: String) -> String {
+    var result = ""
+    result.reserveCapacity(text.utf8.count)
+    for character in text {
+        switch character {
+        case "&": result += "&amp;"
+        case "<": result += "&lt;"
+        case ">": result += "&gt;"
+        case "\"": result += "&quot;"
+        case "'": result += "&#39;"
+        default: result.append(character)
+        }
+    }
+    return result
+}
+
+@resultBuilder
+public enum NodeBuilder {
+    public static func buildBlock(_ parts: [Node]...) -> [Node] { parts.flatMap { $0 } }
+    public static func buildExpression(_ node: Node) -> [Node] { [node] }
+    public static func buildExpression(_ nodes: [Node]) -> [Node] { nodes }
+    public static func buildExpression(_ text: String) -> [Node] { [.text(text)] }
+    public static func buildOptional(_ nodes: [Node]?) -> [Node] { nodes ?? [] }
+    public static func buildEither(first nodes: [Node]) -> [Node] { nodes }
+    public static func buildEither(second nodes: [Node]) -> [Node] { nodes }
+    public static func buildArray(_ parts: [[Node]]) -> [Node] { parts.flatMap { $0 } }
+}
+
+public func el(_ tag: String, _ attributes: Attribute..., @NodeBuilder content: () -> [Node] = { [] }) -> Node {
+    .element(tag, attributes, content())
+}
+
+public func el(_ tag: String, _ attributes: [Attribute], @NodeBuilder content: () -> [Node] = { [] }) -> Node {
+    .element(tag, attributes, content())
+}
+
+public func input(_ attributes: Attribute...) -> Node { .void("input", attributes) }
+public func meta(_ attributes: Attribute...) -> Node { .void("meta", attributes) }
+public func link(_ attributes: Attribute...) -> Node { .void("link", attributes) }
+public func br() -> Node { .void("br", []) }
+public func fragment(@NodeBuilder content: () -> [Node]) -> Node { .fragment(content()) }

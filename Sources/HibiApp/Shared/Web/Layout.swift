@@ -1,0 +1,120 @@
+/// Features appear in the navigation as they land; this list is the one place that says which have.
+public struct NavItem: Sendable {
+    public let path: String
+    public let title: Text
+    public let icon: String
+}
+
+public enum Layout {
+    public static let navigation: [NavItem] = [
+        NavItem(path: "/", title: S.today, icon: "☀"),
+    ]
+
+    public static func page(title: String, context: HibiRequestContext, current: String? = nil,
+                            @NodeBuilder content: () -> [Node]) -> Node {
+        let language = context.language
+        return el("html", .lang(language.rawValue), .data("theme", "light")) {
+            el("head") {
+                meta(.init("charset", "utf-8"))
+                meta(.name("viewport"), .init("content", "width=device-width, initial-scale=1"))
+                meta(.name("color-scheme"), .init("content", "light dark"))
+                meta(.name("csrf-token"), .init("content", context.csrfToken))
+                el("title") { "\(title) · \(S.appName(language))" }
+                link(.init("rel", "stylesheet"), .href("/vendor/pico/pico.min.css"))
+                link(.init("rel", "stylesheet"), .href("/static/app.css"))
+                link(.init("rel", "icon"), .href("/static/icon.svg"), .type("image/svg+xml"))
+            }
+            el("body") {
+                el("a", .class("skip"), .href("#main")) { S.skipToContent(language) }
+                header(context: context, current: current)
+                el("main", .class("container"), .id("main")) { content() }
+                footer(context: context)
+                el("script", .src("/static/app.js"), .init("defer", nil))
+            }
+        }
+    }
+
+    static func header(context: HibiRequestContext, current: String?) -> Node {
+        let language = context.language
+        return el("header", .class("site-header")) {
+            el("nav", .class("container")) {
+                el("ul") {
+                    el("li") {
+                        el("a", .href("/"), .class("brand")) {
+                            el("span", .class("brand-mark"), .aria("hidden", "true")) { "日" }
+                            el("strong") { S.appName(language) }
+                        }
+                    }
+                }
+                if let user = context.user {
+                    el("ul", .class("main-nav")) {
+                        for item in navigation {
+                            el("li") {
+                                el("a", [.href(item.path)] + (current == item.path ? [.aria("current", "page")] : [])) {
+                                    el("span", .class("nav-icon"), .aria("hidden", "true")) { item.icon }
+                                    el("span") { item.title(language) }
+                                }
+                            }
+                        }
+                        el("li") {
+                            el("details", .class("dropdown user-menu")) {
+                                el("summary") { user.displayName }
+                                el("ul", .init("dir", "rtl")) {
+                                    el("li") { el("a", .href("/settings")) { S.settings(language) } }
+                                    if user.isAdmin {
+                                        el("li") { el("a", .href("/admin/users")) { S.admin(language) } }
+                                    }
+                                    el("li") {
+                                        el("form", .method("post"), .action("/logout"), .class("inline")) {
+                                            csrfField(context)
+                                            el("button", .type("submit"), .class("linklike"), .id("sign-out")) { S.signOut(language) }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static func footer(context: HibiRequestContext) -> Node {
+        let language = context.language
+        return el("footer", .class("container site-footer")) {
+            el("form", .method("post"), .action("/language"), .class("language-switch")) {
+                csrfField(context)
+                el("label", .for("language-select")) { S.language(language) }
+                el("select", .name("language"), .id("language-select"), .data("autosubmit", "true")) {
+                    for option in Language.allCases {
+                        el("option", [.value(option.rawValue)] + (option == language ? [.selected] : [])) { option.nativeName }
+                    }
+                }
+                el("button", .type("submit"), .class("secondary outline"), .id("language-apply")) { S.save(language) }
+            }
+            el("small", .class("muted")) { S.tagline(language) }
+        }
+    }
+
+    public static func csrfField(_ context: HibiRequestContext) -> Node {
+        input(.type("hidden"), .name("_csrf"), .value(context.csrfToken))
+    }
+
+    /// A message box for form feedback; `role=alert` makes screen readers announce errors.
+    public static func notice(_ text: String, kind: NoticeKind) -> Node {
+        el("p", .class("notice \(kind.rawValue)"), .role(kind == .error ? "alert" : "status")) { text }
+    }
+
+    public enum NoticeKind: String, Sendable {
+        case error
+        case success
+        case info
+    }
+
+    public static func field(label: String, id: String, _ attributes: Attribute...) -> Node {
+        el("label", .for(id)) {
+            label
+            Node.void("input", [.id(id)] + attributes)
+        }
+    }
+}

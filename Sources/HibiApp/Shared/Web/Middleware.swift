@@ -1,0 +1,196 @@
+import Foundation
+import Hummingbird
+import HTTPTypes
+import Logging
+import NIOCore
+
+/// Outermost: one JSON log line per request (path without query), metrics, and a last-resort 500.
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = HibiRequestContext
+    let metrics: HTTPMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            // Errors should have been mapped inside; reaching here means an internal fault.
+            context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error).prefix(500))"])
+            response = ErrorRenderer.render(status: .internalServerError, code: "internal_error",
+                                            message: S.errorTitle(context.language), path: request.uri.path,
+                                            context: context)
+        }
+        let elapsed = ContinuousClock.now - start
+        metrics.record(method: request.method.rawValue, status: response.status.code, elapsed: elapsed)
+        context.logger.info("request", metadata: [
+            "method": "\(request.method.rawValue)",
+            "path": "\(LogRedaction.path(request.uri.path))",
+            "status": "\(response.status.code)",
+            "ms": "\(Double(elapsed.components.attoseconds / 1_000_000_000_000_000 + elapsed.components.seconds * 1000))",
+        ])
+        return response
+    }
+}
+
+/// Works out who is asking (session cookie or Bearer token) and in which language to answer.
+struct IdentityMiddleware: RouterMiddleware {
+    typealias Context = HibiRequestContext
+    let users: UserStore
+    let sessions: SessionStore
+    let tokens: TokenStore
+    let secureCookies: Bool
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        let now = Date()
+        // A wrong or revoked Bearer token must not fall back to a session cookie: the caller meant the token.
+        var bearerFailed = false
+        if let authorization = request.headers[.authorization] {
+            let parts = authorization.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer",
+               let token = try await tokens.authenticate(token: String(parts[1]), now: now),
+               let user = try await users.find(id: token.userID), !user.disabled {
+                context.identity = Identity(user: user, credential: .apiToken(id: token.id))
+            } else {
+                bearerFailed = true
+            }
+        }
+        if context.identity == nil, !bearerFailed, let cookie = request.cookies[Cookies.session]?.value,
+           let session = try await sessions.find(token: cookie, now: now),
+           let user = try await users.find(id: session.userID), !user.disabled {
+            context.identity = Identity(user: user, credential: .session(tokenHash: session.tokenHash, csrfToken: session.csrfToken))
+        }
+        let languageCookie = request.cookies[Cookies.language].flatMap { Language(rawValue: $0.value) }
+        context.language = context.user?.language ?? languageCookie ?? Language.negotiate(acceptLanguage: request.headers[.acceptLanguage])
+        if case let .session(_, csrf) = context.identity?.credential {
+            context.csrfToken = csrf
+        }
+        var newCSRFCookie: String?
+        if context.csrfToken.isEmpty {
+            if let existing = request.cookies[Cookies.csrf]?.value, existing.count >= 20 {
+                context.csrfToken = existing
+            } else {
+                newCSRFCookie = Secrets.randomToken(bytes: 24)
+                context.csrfToken = newCSRFCookie!
+            }
+        }
+        var response = try await next(request, context)
+        if let newCSRFCookie {
+            response.setCookie(Cookie(name: Cookies.csrf, value: newCSRFCookie, path: "/", secure: secureCookies, httpOnly: true, sameSite: .strict))
+        }
+        return response
+    }
+}
+
+/// Every state-changing request made with a browser session must prove it came from Hibi's own page:
+/// forms carry `_csrf`, scripts send `X-CSRF-Token`. Bearer-token API calls carry no ambient credential and are exempt.
+struct CSRFMiddleware: RouterMiddleware {
+    typealias Context = HibiRequestContext
+    let formLimit: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard ![.get, .head, .options].contains(request.method) else { return try await next(request, context) }
+        if case .apiToken = context.identity?.credential { return try await next(request, context) }
+        let isAPI = request.uri.path.hasPrefix("/api/")
+        if isAPI, context.identity == nil {
+            // Unauthenticated API writes are refused by the route itself with 401.
+            return try await next(request, context)
+        }
+        var request = request
+        var presented = request.headers[HTTPField.Name("X-CSRF-Token")!]
+        if presented == nil, !isAPI,
+           request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
+            presented = try await request.form(limit: formLimit)["_csrf"]
+        }
+        guard let presented, !context.csrfToken.isEmpty, Secrets.constantTimeEquals(presented, context.csrfToken) else {
+            throw RequestError.csrfFailed
+        }
+        return try await next(request, context)
+    }
+}
+
+/// Maps every error to the right status: JSON `{error: {code, message}}` under /api, a friendly page elsewhere.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = HibiRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as any UserFacingError {
+            if error.status.code >= 500 {
+                context.logger.error("request failed", metadata: ["code": "\(error.code)"])
+            }
+            var response = ErrorRenderer.render(status: error.status, code: error.code, message: error.message(context.language),
+                                                path: request.uri.path, context: context)
+            if case let AccountError.locked(retryAfter) = error {
+                response.headers[.retryAfter] = String(retryAfter)
+            }
+            // A browser without a session asking for a page goes to sign-in instead of a bare 401 page.
+            if case RequestError.unauthenticated = error, !request.uri.path.hasPrefix("/api/"), request.method == .get {
+                let next = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+                return .redirect(to: "/login?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"), type: .found)
+            }
+            return response
+        } catch let error as any HTTPResponseError {
+            let mapped: RequestError? = switch error.status {
+            case .notFound: .notFound
+            case .methodNotAllowed: .methodNotAllowed
+            case .contentTooLarge: .bodyTooLarge(limitBytes: context.maxUploadSize)
+            case .unauthorized: .unauthenticated
+            default: nil
+            }
+            if let mapped {
+                return ErrorRenderer.render(status: mapped.status, code: mapped.code, message: mapped.message(context.language),
+                                            path: request.uri.path, context: context)
+            }
+            if error.status.code >= 500 {
+                context.logger.error("request failed", metadata: ["status": "\(error.status.code)"])
+                return ErrorRenderer.render(status: error.status, code: "internal_error", message: S.errorTitle(context.language),
+                                            path: request.uri.path, context: context)
+            }
+            return ErrorRenderer.render(status: error.status, code: "bad_request",
+                                        message: Text(en: "The request could not be processed.", ja: "リクエストを処理できませんでした。")(context.language),
+                                        path: request.uri.path, context: context)
+        } catch is NIOTooManyBytesError {
+            let mapped = RequestError.bodyTooLarge(limitBytes: context.maxUploadSize)
+            return ErrorRenderer.render(status: mapped.status, code: mapped.code, message: mapped.message(context.language),
+                                        path: request.uri.path, context: context)
+        } catch is EncryptionError {
+            context.logger.critical("encrypted data could not be opened; check the data key")
+            return ErrorRenderer.render(status: .internalServerError, code: "data_key_mismatch",
+                                        message: Text(en: "Stored data could not be decrypted. The administrator must check the data key.",
+                                                      ja: "保存データを復号できませんでした。管理者はデータキーを確認してください。")(context.language),
+                                        path: request.uri.path, context: context)
+        }
+    }
+}
+
+struct APIErrorBody: Codable, Sendable {
+    struct Detail: Codable, Sendable {
+        let code: String
+        let message: String
+    }
+    let error: Detail
+}
+
+enum ErrorRenderer {
+    static func render(status: HTTPResponse.Status, code: String, message: String, path: String, context: HibiRequestContext) -> Response {
+        if path.hasPrefix("/api/") || path == "/healthz" {
+            let body = (try? JSONCoding.encoder.encode(APIErrorBody(error: .init(code: code, message: message)))) ?? Data()
+            return Response(status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        let page = Layout.page(title: status == .notFound ? S.notFoundTitle(context.language) : S.errorTitle(context.language),
+                               context: context) {
+            el("article", .class("error-page")) {
+                el("h1") { status == .notFound ? S.notFoundTitle(context.language) : S.errorTitle(context.language) }
+                el("p", .class("error-message"), .role("alert")) { message }
+                el("p", .class("muted")) { "HTTP \(status.code)" }
+                el("a", .href("/"), .role("button")) { S.backHome(context.language) }
+            }
+        }
+        return Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                        body: .init(byteBuffer: ByteBuffer(string: "<!doctype html>" + page.render())))
+    }
+}

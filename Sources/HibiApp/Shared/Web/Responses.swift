@@ -1,0 +1,134 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// An HTML page as a response. Pages are never cached: they show personal data.
+public struct HTMLPage: ResponseGenerator {
+    let node: Node
+    let status: HTTPResponse.Status
+
+    public init(_ node: Node, status: HTTPResponse.Status = .ok) {
+        self.node = node
+        self.status = status
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: "<!doctype html>" + node.render()))
+        )
+    }
+}
+
+/// JSON with a chosen status, encoded with ISO-8601 dates like every API answer.
+public struct JSONBody<Value: Encodable & Sendable>: ResponseGenerator {
+    let value: Value
+    let status: HTTPResponse.Status
+
+    public init(_ value: Value, status: HTTPResponse.Status = .ok) {
+        self.value = value
+        self.status = status
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let data = try JSONCoding.encoder.encode(value)
+        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+public enum JSONCoding {
+    public static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    public static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
+
+/// Fields of an application/x-www-form-urlencoded body.
+public struct FormData: Sendable {
+    public let fields: [String: String]
+
+    public init(fields: [String: String]) {
+        self.fields = fields
+    }
+
+    public init(body: String) {
+        var fields: [String: String] = [:]
+        for pair in body.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = Self.decode(parts[0])
+            let value = parts.count > 1 ? Self.decode(parts[1]) : ""
+            if fields[key] == nil { fields[key] = value }
+        }
+        self.fields = fields
+    }
+
+    static func decode(_ part: Substring) -> String {
+        let spaced = part.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+
+    public subscript(_ name: String) -> String? { fields[name] }
+
+    /// A field the form must carry; missing or blank is the user's 400, not a crash.
+    public func required(_ name: String) throws -> String {
+        guard let value = fields[name], !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw RequestError.missingField(name)
+        }
+        return value
+    }
+
+    public func bool(_ name: String) -> Bool {
+        guard let value = fields[name] else { return false }
+        return ["on", "true", "1", "yes"].contains(value.lowercased())
+    }
+}
+
+extension Request {
+    /// Collects and parses a form body, within the size limit.
+    public mutating func form(limit: Int = 64 * 1024) async throws -> FormData {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw RequestError.bodyTooLarge(limitBytes: limit)
+        }
+        return FormData(body: String(buffer: buffer))
+    }
+
+    /// Decodes a JSON body, turning every decoding failure into a 4xx that names the field.
+    public mutating func json<T: Decodable>(_ type: T.Type, limit: Int) async throws -> T {
+        if let contentType = headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
+            throw RequestError.unsupportedMediaType
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw RequestError.bodyTooLarge(limitBytes: limit)
+        }
+        do {
+            return try JSONCoding.decoder.decode(T.self, from: Data(buffer: buffer))
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw RequestError.missingField(key.stringValue)
+        } catch let DecodingError.valueNotFound(_, context) {
+            throw RequestError.missingField(context.codingPath.map(\.stringValue).joined(separator: "."))
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw RequestError.invalidField(context.codingPath.map(\.stringValue).joined(separator: "."),
+                                            Text(en: "has the wrong type", ja: "型が正しくありません"))
+        } catch let DecodingError.dataCorrupted(context) {
+            if context.codingPath.isEmpty { throw RequestError.malformedJSON("syntax error") }
+            throw RequestError.invalidField(context.codingPath.map(\.stringValue).joined(separator: "."),
+                                            Text(en: "is not valid", ja: "値が正しくありません"))
+        }
+    }
+}

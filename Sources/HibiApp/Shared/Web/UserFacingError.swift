@@ -1,0 +1,76 @@
+import HTTPTypes
+
+/// Feature errors conform to this so one middleware can turn any of them into JSON under /api
+/// or a friendly page on the web, in the user's language, without leaking internals.
+public protocol UserFacingError: Error {
+    var status: HTTPResponse.Status { get }
+    /// Stable machine-readable code for API clients, e.g. "invalid_credentials".
+    var code: String { get }
+    func message(_ language: Language) -> String
+}
+
+/// Errors of the HTTP layer itself, common to every feature.
+public enum RequestError: UserFacingError, Equatable {
+    case malformedJSON(String)
+    case missingField(String)
+    case invalidField(String, Text)
+    case bodyTooLarge(limitBytes: Int)
+    case notFound
+    case methodNotAllowed
+    case unauthenticated
+    case forbidden
+    case csrfFailed
+    case unsupportedMediaType
+
+    public var status: HTTPResponse.Status {
+        switch self {
+        case .malformedJSON, .missingField, .invalidField: .badRequest
+        case .bodyTooLarge: .contentTooLarge
+        case .notFound: .notFound
+        case .methodNotAllowed: .methodNotAllowed
+        case .unauthenticated: .unauthorized
+        case .forbidden, .csrfFailed: .forbidden
+        case .unsupportedMediaType: .unsupportedMediaType
+        }
+    }
+
+    public var code: String {
+        switch self {
+        case .malformedJSON: "malformed_json"
+        case .missingField: "missing_field"
+        case .invalidField: "invalid_field"
+        case .bodyTooLarge: "body_too_large"
+        case .notFound: "not_found"
+        case .methodNotAllowed: "method_not_allowed"
+        case .unauthenticated: "unauthenticated"
+        case .forbidden: "forbidden"
+        case .csrfFailed: "csrf_failed"
+        case .unsupportedMediaType: "unsupported_media_type"
+        }
+    }
+
+    public func message(_ language: Language) -> String {
+        switch self {
+        case let .malformedJSON(detail):
+            Text(en: "The request body is not valid JSON (\(detail)).", ja: "リクエスト本文が正しい JSON ではありません(\(detail))。")(language)
+        case let .missingField(field):
+            Text(en: "The field \"\(field)\" is required.", ja: "項目「\(field)」は必須です。")(language)
+        case let .invalidField(field, reason):
+            Text(en: "\(field): \(reason.en)", ja: "\(field): \(reason.ja)")(language)
+        case let .bodyTooLarge(limit):
+            Text(en: "The request is too large (limit \(limit / 1024) KB).", ja: "リクエストが大きすぎます(上限 \(limit / 1024) KB)。")(language)
+        case .notFound:
+            Text(en: "Not found.", ja: "見つかりません。")(language)
+        case .methodNotAllowed:
+            Text(en: "This method is not allowed here.", ja: "このメソッドは使用できません。")(language)
+        case .unauthenticated:
+            Text(en: "Sign in first (or send a valid API token).", ja: "サインインしてください(または有効な API トークンを送ってください)。")(language)
+        case .forbidden:
+            Text(en: "You are not allowed to do this.", ja: "この操作は許可されていません。")(language)
+        case .csrfFailed:
+            Text(en: "The form expired or came from another site. Reload the page and try again.", ja: "フォームの有効期限が切れたか、別のサイトから送信されました。ページを再読み込みしてやり直してください。")(language)
+        case .unsupportedMediaType:
+            Text(en: "Send the body as application/json.", ja: "本文は application/json で送ってください。")(language)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+public let hibiVersion = "0.1.0"

@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import HibiApp
+import Logging
+
+@main
+struct Hibi: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hibi",
+        abstract: "Hibi (日々): a private life journal on your own server.",
+        version: hibiVersion,
+        subcommands: [Serve.self, Migrate.self, UserCommand.self, Version.self] + extraCommands
+    )
+}
+
+/// Options every command that touches the data shares; flags win over HIBI_* variables.
+struct ConfigOptions: ParsableArguments {
+    @Option(name: .customLong("data-dir"), help: "Data directory (HIBI_DATA_DIR, default ./data)")
+    var dataDirectory: String?
+    @Option(name: .customLong("database-url"), help: "sqlite:PATH or postgres://… (HIBI_DATABASE_URL)")
+    var databaseURL: String?
+    @Option(help: "Address to listen on (HIBI_HOST, default 127.0.0.1)")
+    var host: String?
+    @Option(help: "Port to listen on (HIBI_PORT, default 8080)")
+    var port: String?
+    @Option(name: .customLong("log-level"), help: "trace|debug|info|notice|warning|error|critical (HIBI_LOG_LEVEL)")
+    var logLevel: String?
+    @Option(name: .customLong("public-url"), help: "URL users reach Hibi at; https makes cookies Secure (HIBI_PUBLIC_URL)")
+    var publicURL: String?
+
+    func load() throws -> AppConfig {
+        do {
+            return try AppConfig.load(
+                environment: ProcessInfo.processInfo.environment,
+                overrides: .init(dataDirectory: dataDirectory, databaseURL: databaseURL, host: host, port: port,
+                                 logLevel: logLevel, publicURL: publicURL)
+            )
+        } catch {
+            throw Fatal(error.description)
+        }
+    }
+
+    /// Opens storage for a one-off command, turning known start-up failures into one clear line.
+    func openCore(logLevel: Logger.Level? = nil) async throws -> AppCore {
+        var config = try load()
+        if let logLevel { config.logLevel = logLevel }
+        do {
+            return try await AppCore.open(config, logger: makeLogger(level: config.logLevel))
+        } catch let error as any CustomStringConvertible where error is DatabaseError || error is EncryptionError {
+            throw Fatal(error.description)
+        }
+    }
+}
+
+/// An error whose message is the whole story: printed as one line, exit status 1.
+struct Fatal: Error, CustomStringConvertible {
+    let description: String
+    init(_ message: String) { description = message }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the web server (migrates the database first).")
+    @OptionGroup var options: ConfigOptions
+
+    func run() async throws {
+        let config = try options.load()
+        let logger = makeLogger(level: config.logLevel)
+        let core: AppCore
+        do {
+            try preflight(config)
+            core = try await AppCore.open(config, logger: logger)
+        } catch let error as Fatal {
+            printError(error.description)
+            throw ExitCode.failure
+        } catch let error as any CustomStringConvertible where error is DatabaseError || error is EncryptionError || error is ConfigError {
+            printError(error.description)
+            throw ExitCode.failure
+        }
+        logger.notice("Hibi \(hibiVersion) listening on http://\(config.host):\(config.port) (database: \(config.database.engineName))")
+        let app = buildApplication(core: core)
+        try await app.runService()
+    }
+}
+
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Apply database migrations and print the schema version.")
+    @OptionGroup var options: ConfigOptions
+
+    func run() async throws {
+        let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
+        defer { Task { await core.database.shutdown() } }
+        let version = try await Migrator(database: core.database, logger: core.logger).currentVersion()
+        print("Database schema is at version \(version) (\(core.config.database.engineName)).")
+        await core.database.shutdown()
+    }
+}
+
+struct Version: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the version.")
+    func run() { print("hibi \(hibiVersion)") }
+}
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+/// Runs `body`; a `Fatal` becomes its one line on stderr and exit status 1 instead of a stack of context.
+func runReportingFatal<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as Fatal {
+        printError(error.description)
+        throw ExitCode.failure
+    } catch let error as AccountError {
+        printError(error.message(.en))
+        throw ExitCode.failure
+    }
+}
+
+/// Checks that must pass before the server binds: feature modules add theirs here.
+func preflight(_ config: AppConfig) throws {
+    let openAPI = (config.resourcesDirectory as NSString).appendingPathComponent("openapi.json")
+    guard FileManager.default.fileExists(atPath: openAPI) else {
+        throw Fatal("Resources not found at \(config.resourcesDirectory) (no openapi.json); run Hibi from its folder or set HIBI_RESOURCES_DIR.")
+    }
+}

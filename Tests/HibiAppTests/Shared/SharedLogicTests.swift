@@ -1,0 +1,119 @@
+import Crypto
+import Foundation
+import Logging
+import Testing
+@testable import HibiApp
+
+@Suite struct LanguageTests {
+    @Test func negotiatesByQuality() {
+        #expect(Language.negotiate(acceptLanguage: "ja-JP,ja;q=0.9,en;q=0.8") == .ja)
+        #expect(Language.negotiate(acceptLanguage: "en-US,ja;q=0.5") == .en)
+        #expect(Language.negotiate(acceptLanguage: "fr-FR,ja;q=0.3") == .ja)
+        #expect(Language.negotiate(acceptLanguage: "de") == .en)
+        #expect(Language.negotiate(acceptLanguage: nil) == .en)
+    }
+}
+
+@Suite struct HTMLTests {
+    @Test func textAndAttributesAreEscaped() {
+        let node = el("p", .class("a\"b")) { "<script>alert('x')</script> & co" }
+        #expect(node.render() == #"<p class="a&quot;b">&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; co</p>"#)
+    }
+}
+
+@Suite struct FormDataTests {
+    @Test func decodesPlusAndPercent() throws {
+        let form = FormData(body: "name=Aiko+Tanaka&note=%E6%97%A5%E3%80%85&empty=&flag=on")
+        #expect(form["name"] == "Aiko Tanaka")
+        #expect(form["note"] == "日々")
+        #expect(form.bool("flag"))
+        #expect(throws: RequestError.missingField("empty")) { try form.required("empty") }
+    }
+}
+
+@Suite struct LogRedactionTests {
+    @Test func personalKeysAndValuesNeverReachTheLine() throws {
+        let lines = LineCollector()
+        var logger = Logger(label: "t") { label in JSONLogHandler(label: label, level: .debug, write: { lines.append($0) }) }
+        logger.logLevel = .debug
+        logger.info("sign-in by aiko@example.com with Bearer hibi_abcdefghijklmnopqrstuvwxyz",
+                    metadata: ["username": "aiko", "password": "secret!", "path": "/settings", "note": "今日は楽しかった"])
+        let line = try #require(lines.all.first)
+        #expect(!line.contains("aiko@example.com"))
+        #expect(!line.contains("secret!"))
+        #expect(!line.contains("楽しかった"))
+        #expect(!line.contains("abcdefghijklmnop"))
+        #expect(!line.contains("\"aiko\""))
+        #expect(line.contains("/settings"))
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        #expect(object?["level"] as? String == "info")
+        #expect(object?["username"] as? String == LogRedaction.placeholder)
+    }
+
+    @Test func queryStringsAreDroppedFromPaths() {
+        #expect(LogRedaction.path("/diary/search?q=secret") == "/diary/search")
+    }
+}
+
+final class LineCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
+    var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+}
+
+@Suite struct ConfigTests {
+    @Test func defaultsAreEmbeddedSQLiteOnLoopback() throws {
+        let config = try AppConfig.load(environment: [:])
+        #expect(config.host == "127.0.0.1")
+        #expect(config.port == 8080)
+        #expect(config.database == .sqliteFile(path: "./data/hibi.sqlite"))
+        #expect(!config.usesSecureCookies)
+    }
+
+    @Test func flagsWinOverEnvironment() throws {
+        let config = try AppConfig.load(environment: ["HIBI_PORT": "9000", "HIBI_DATA_DIR": "/srv/hibi"],
+                                        overrides: .init(port: "9100"))
+        #expect(config.port == 9100)
+        #expect(config.database == .sqliteFile(path: "/srv/hibi/hibi.sqlite"))
+    }
+
+    @Test func badSettingsNameTheSettingAndTheReason() {
+        #expect(throws: ConfigError(setting: "HIBI_PORT", reason: "\"eighty\" is not a port number (1-65535)")) {
+            try AppConfig.load(environment: ["HIBI_PORT": "eighty"])
+        }
+        #expect(throws: ConfigError.self) { try AppConfig.load(environment: ["HIBI_DATABASE_URL": "mysql://x"]) }
+        #expect(throws: ConfigError.self) { try AppConfig.load(environment: ["HIBI_MASTER_KEY": "short"]) }
+        #expect(throws: ConfigError.self) { try AppConfig.load(environment: ["HIBI_PUBLIC_URL": "ftp://x"]) }
+        #expect(throws: ConfigError.self) { try AppConfig.load(environment: ["HIBI_LOG_LEVEL": "loud"]) }
+    }
+
+    @Test func httpsPublicURLMakesCookiesSecure() throws {
+        let config = try AppConfig.load(environment: ["HIBI_PUBLIC_URL": "https://diary.example.org"])
+        #expect(config.usesSecureCookies)
+        #expect(try AppConfig.load(environment: ["HIBI_DATABASE_URL": "postgres://u:p@db:5432/hibi"]).database == .postgres(url: "postgres://u:p@db:5432/hibi"))
+    }
+}
+
+@Suite struct SealedBoxTests {
+    @Test func roundTripsAndRefusesAnotherKeyOrContext() throws {
+        let box = SealedBoxService(key: SymmetricKey(size: .bits256))
+        let sealed = try box.sealString("今日の日記", context: "diary:1")
+        #expect(!sealed.contains(Data("今日の日記".utf8)))
+        #expect(try box.openString(sealed, context: "diary:1") == "今日の日記")
+        #expect(throws: EncryptionError.wrongKey) { try box.open(sealed, context: "diary:2") }
+        let other = SealedBoxService(key: SymmetricKey(size: .bits256))
+        #expect(throws: EncryptionError.wrongKey) { try other.open(sealed, context: "diary:1") }
+        #expect(throws: EncryptionError.corrupted) { try box.open(Data([9, 9, 9]), context: "diary:1") }
+    }
+
+    @Test func keyFileIsCreatedPrivateAndReused() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hibi-key-\(UUID().uuidString)").path
+        let first = try DataKeyStore.loadOrCreate(masterKey: nil, dataDirectory: directory)
+        let path = directory + "/" + DataKeyStore.fileName
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let second = try DataKeyStore.loadOrCreate(masterKey: nil, dataDirectory: directory)
+        #expect(first == second)
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PostgresKit
+@testable import HibiApp
+
+/// Builds the real application on a fresh database: in-memory SQLite by default, or a brand-new
+/// PostgreSQL database when HIBI_TEST_POSTGRES_URL is set (the same tests then run on both engines).
+enum TestApp {
+    static var postgresURL: String? {
+        ProcessInfo.processInfo.environment["HIBI_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static func config(dataDirectory: String? = nil, database: DatabaseLocation? = nil) async throws -> AppConfig {
+        let directory = dataDirectory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("hibi-test-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let location: DatabaseLocation
+        if let database {
+            location = database
+        } else if let postgresURL {
+            location = .postgres(url: try await freshPostgresDatabase(serverURL: postgresURL))
+        } else {
+            location = .sqliteMemory
+        }
+        var config = AppConfig(dataDirectory: directory, database: location, logLevel: .warning,
+                               resourcesDirectory: resourcesDirectory, passwordHashCost: 4)
+        // Same rules as production, but without making the suite sleep through the slowed answers.
+        config.loginPolicy.delayPerFailure = 0.01
+        return config
+    }
+
+    static var resourcesDirectory: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Resources").path
+    }
+
+    static func freshPostgresDatabase(serverURL: String) async throws -> String {
+        let name = "hibi_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        let admin = try await Database.open(.postgres(url: serverURL), logger: Logger(label: "test"))
+        try await admin.sql.raw("CREATE DATABASE \(unsafeRaw: String(name))").run()
+        await admin.shutdown()
+        var components = URLComponents(string: serverURL)!
+        components.path = "/" + name
+        return components.string!
+    }
+
+    static let quietLogger: Logger = {
+        var logger = Logger(label: "hibi-test") { _ in SwiftLogNoOpLogHandler() }
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    static func build(_ config: AppConfig) async throws -> some ApplicationProtocol {
+        try await buildApplication(config, logger: quietLogger)
+    }
+
+    /// Runs `body` against a fresh app through the real router, in process.
+    static func run<T>(config: AppConfig? = nil, _ body: @escaping @Sendable (Browser) async throws -> T) async throws -> T {
+        let config = if let config { config } else { try await Self.config() }
+        let app = try await build(config)
+        return try await app.test(.router) { client in
+            try await body(Browser(client: client))
+        }
+    }
+}
+
+/// A tiny browser over the test client: keeps cookies, finds CSRF tokens in pages, follows nothing by itself.
+final class Browser: @unchecked Sendable {
+    let client: any TestClientProtocol
+    private(set) var cookies: [String: String] = [:]
+    var acceptLanguage = "en"
+    var csrf: String?
+
+    init(client: any TestClientProtocol) {
+        self.client = client
+    }
+
+    struct Page {
+        let status: HTTPResponse.Status
+        let headers: HTTPFields
+        let body: String
+        var location: String? { headers[.location] }
+    }
+
+    @discardableResult
+    func get(_ uri: String, headers extra: HTTPFields = [:]) async throws -> Page {
+        try await send(uri, method: .get, headers: extra, body: nil)
+    }
+
+    @discardableResult
+    func post(_ uri: String, form: [String: String], includeCSRF: Bool = true) async throws -> Page {
+        var fields = form
+        if includeCSRF, fields["_csrf"] == nil, let csrf { fields["_csrf"] = csrf }
+        let body = fields.map { key, value in
+            "\(Self.encode(key))=\(Self.encode(value))"
+        }.joined(separator: "&")
+        return try await send(uri, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                              body: ByteBuffer(string: body))
+    }
+
+    func send(_ uri: String, method: HTTPRequest.Method, headers extra: HTTPFields = [:], body: ByteBuffer?) async throws -> Page {
+        var headers = extra
+        headers[.acceptLanguage] = acceptLanguage
+        if !cookies.isEmpty {
+            headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")
+        }
+        let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: body)
+        for field in response.headers[values: .setCookie] {
+            let pair = field.split(separator: ";").first.map(String.init) ?? ""
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { continue }
+            if parts[1].isEmpty || field.contains("Max-Age=0") {
+                cookies[parts[0]] = nil
+            } else {
+                cookies[parts[0]] = parts[1]
+            }
+        }
+        let text = String(buffer: response.body)
+        if let token = Self.csrfToken(in: text) { csrf = token }
+        return Page(status: response.status, headers: response.headers, body: text)
+    }
+
+    func setCookie(_ name: String, _ value: String?) {
+        cookies[name] = value
+    }
+
+    static func csrfToken(in html: String) -> String? {
+        guard let range = html.range(of: #"name="_csrf" value=""#) else { return nil }
+        let rest = html[range.upperBound...]
+        return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+    }
+
+    static func encode(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    // MARK: flows used by many tests
+
+    static let password = "correct horse battery"
+
+    /// Creates the first (admin) account through the setup page and leaves this browser signed in.
+    func setUp(username: String = "aiko", password: String = Browser.password) async throws {
+        try await get("/setup")
+        let page = try await post("/setup", form: ["username": username, "password": password, "password_confirm": password,
+                                                   "display_name": "Aiko", "time_zone": "Asia/Tokyo"])
+        precondition(page.status == .found, "setup failed: \(page.status) \(page.body.prefix(300))")
+        try await get("/")
+    }
+
+    func signIn(username: String, password: String = Browser.password) async throws -> Page {
+        try await get("/login")
+        let page = try await post("/login", form: ["username": username, "password": password])
+        if page.status == .found { try await get("/") }
+        return page
+    }
+
+    func signOut() async throws {
+        try await post("/logout", form: [:])
+    }
+
+    /// Creates an API token through the settings page and returns its secret.
+    func createToken(name: String = "script") async throws -> String {
+        try await get("/settings")
+        let page = try await post("/settings/tokens", form: ["name": name])
+        guard let start = page.body.range(of: #"<code id="new-token" class="token">"#),
+              let end = page.body[start.upperBound...].range(of: "</code>") else {
+            throw TestFailure("no token on page: \(page.status)")
+        }
+        return String(page.body[start.upperBound..<end.lowerBound])
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// JSON calls with a bearer token.
+struct APIClient {
+    let browser: Browser
+    let token: String?
+
+    func call(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, contentType: String = "application/json") async throws -> Browser.Page {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if json != nil { headers[.contentType] = contentType }
+        let saved = browser.cookies
+        // Bearer calls carry no cookies, like a script would.
+        for name in saved.keys { browser.setCookie(name, nil) }
+        defer { for (name, value) in saved { browser.setCookie(name, value) } }
+        return try await browser.send(uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ page: Browser.Page) throws -> T {
+        try JSONCoding.decoder.decode(T.self, from: Data(page.body.utf8))
+    }
+}
