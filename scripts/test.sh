@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 export HIBI_RESOURCES_DIR="$ROOT/Resources" HIBI_VENDOR_DIR="$ROOT/vendor"
 WORK=$(mktemp -d /tmp/hibi-test.XXXXXX)
+chmod 755 "$WORK"  # the postgres user must reach its data dir inside
 PIDS=()
 PGDATA=""
 cleanup() {
@@ -19,7 +20,8 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 stage() { printf '\n== %s ==\n' "$*"; }
 
 stage "build"
-swift build --build-tests
+# Progress lines are dropped; warnings and errors stay. A failed build fails the run (pipefail).
+swift build --build-tests 2>&1 | { grep -vE "^\[[0-9]+/[0-9]+\]" || true; }
 
 stage "Swift tests (SQLite)"
 swift test --skip-build
@@ -36,7 +38,7 @@ HIBI=$(swift build --show-bin-path)/hibi
 
 start_server() { # data-dir port [database-url]
   local url=${3:-}
-  HIBI_DATA_DIR="$1" HIBI_PORT="$2" HIBI_LOG_LEVEL=warning ${url:+HIBI_DATABASE_URL=$url} "$HIBI" serve >"$1/server.log" 2>&1 &
+  env HIBI_DATA_DIR="$1" HIBI_PORT="$2" HIBI_LOG_LEVEL=warning ${url:+HIBI_DATABASE_URL=$url} "$HIBI" serve >"$1/server.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 1 100); do
     curl -fsS "http://127.0.0.1:$2/healthz" >/dev/null 2>&1 && return 0

@@ -14,9 +14,13 @@ public struct AppCore: Sendable {
     public let sessions: SessionStore
     public let tokens: TokenStore
     public let accounts: AccountService
+    public let openAPIDocument: Data
 
     /// Opens the database, applies migrations, loads the data key and checks it matches the database.
     public static func open(_ config: AppConfig, logger: Logger) async throws -> AppCore {
+        // Resources first: a server that cannot describe its own API should not start.
+        let openAPIDocument = try OpenAPIDocument.compose(
+            directory: (config.resourcesDirectory as NSString).appendingPathComponent("openapi"))
         let database = try await Database.open(config.database, logger: logger)
         do {
             try await Migrator(database: database, logger: logger).migrate()
@@ -33,7 +37,7 @@ public struct AppCore: Sendable {
                 decoyHash: try await hasher.hash(Secrets.randomToken())
             )
             return AppCore(config: config, logger: logger, database: database, box: box, users: users, sessions: sessions,
-                           tokens: tokens, accounts: accounts)
+                           tokens: tokens, accounts: accounts, openAPIDocument: openAPIDocument)
         } catch {
             await database.shutdown()
             throw error
@@ -58,21 +62,20 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     let router = Router(context: HibiRequestContext.self)
 
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
+    router.add(middleware: IdentityMiddleware(users: core.users, sessions: core.sessions, tokens: core.tokens,
+                                              secureCookies: config.usesSecureCookies))
+    router.add(middleware: ErrorMiddleware())
+    // Inside ErrorMiddleware: FileMiddleware serves a file when the inner router answers 404 by throwing.
     router.add(middleware: FileMiddleware(
         (config.resourcesDirectory as NSString).appendingPathComponent("web"), urlBasePath: "/static",
         cacheControl: assetCache(maxAge: 3600), logger: core.logger))
     router.add(middleware: FileMiddleware(
         (config.vendorDirectory as NSString).appendingPathComponent("web"), urlBasePath: "/vendor",
         cacheControl: assetCache(maxAge: 86400), logger: core.logger))
-    router.add(middleware: IdentityMiddleware(users: core.users, sessions: core.sessions, tokens: core.tokens,
-                                              secureCookies: config.usesSecureCookies))
-    router.add(middleware: ErrorMiddleware())
     router.add(middleware: CSRFMiddleware(formLimit: 64 * 1024))
 
     let setupState = SetupState(users: core.users)
-    OperationsRoutes(database: core.database, metrics: metrics,
-                     openAPIPath: (config.resourcesDirectory as NSString).appendingPathComponent("openapi.json"))
-        .register(on: router)
+    OperationsRoutes(database: core.database, metrics: metrics, openAPIDocument: core.openAPIDocument).register(on: router)
     AccountWebRoutes(accounts: core.accounts, sessions: core.sessions, tokens: core.tokens, setupState: setupState,
                      secureCookies: config.usesSecureCookies, sessionLifetime: config.sessionLifetime)
         .register(on: router)

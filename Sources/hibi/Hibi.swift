@@ -72,7 +72,8 @@ struct Serve: AsyncParsableCommand {
         } catch let error as Fatal {
             printError(error.description)
             throw ExitCode.failure
-        } catch let error as any CustomStringConvertible where error is DatabaseError || error is EncryptionError || error is ConfigError {
+        } catch let error as any CustomStringConvertible where error is DatabaseError || error is EncryptionError || error is ConfigError
+                    || error is OpenAPIDocument.CompositionError {
             printError(error.description)
             throw ExitCode.failure
         }
@@ -119,8 +120,8 @@ func runReportingFatal<T>(_ body: () async throws -> T) async throws -> T {
 
 /// Checks that must pass before the server binds: feature modules add theirs here.
 func preflight(_ config: AppConfig) throws {
-    let openAPI = (config.resourcesDirectory as NSString).appendingPathComponent("openapi.json")
+    let openAPI = (config.resourcesDirectory as NSString).appendingPathComponent("openapi/base.json")
     guard FileManager.default.fileExists(atPath: openAPI) else {
-        throw Fatal("Resources not found at \(config.resourcesDirectory) (no openapi.json); run Hibi from its folder or set HIBI_RESOURCES_DIR.")
+        throw Fatal("Resources not found at \(config.resourcesDirectory) (no openapi/base.json); run Hibi from its folder or set HIBI_RESOURCES_DIR.")
     }
 }

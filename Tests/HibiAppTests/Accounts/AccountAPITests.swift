@@ -131,6 +131,11 @@ import Testing
             try await browser.get("/api/v1/nope")
             let metrics = try await browser.get("/metrics")
             #expect(metrics.body.contains(#"hibi_http_requests_total{method="GET",status="404"}"#))
+            let css = try await browser.get("/static/app.css")
+            #expect(css.status == .ok)
+            #expect(css.body.contains("--hibi-accent"))
+            let traversal = try await browser.get("/static/../Package.swift")
+            #expect(!traversal.body.contains("swift-tools-version"), "status \(traversal.status)")
             let spec = try await browser.get("/api/v1/openapi.json")
             let object = try JSONSerialization.jsonObject(with: Data(spec.body.utf8)) as? [String: Any]
             #expect(object?["openapi"] as? String == "3.1.0")

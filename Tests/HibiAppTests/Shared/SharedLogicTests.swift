@@ -117,3 +117,22 @@ final class LineCollector: @unchecked Sendable {
         #expect(first == second)
     }
 }
+
+@Suite struct OpenAPICompositionTests {
+    @Test func fragmentsAreMergedAndDuplicatesRefused() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("openapi-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try #"{"openapi":"3.1.0","paths":{"/healthz":{}},"components":{"schemas":{"Error":{}}}}"#.write(toFile: directory + "/base.json", atomically: true, encoding: .utf8)
+        try #"{"paths":{"/api/v1/a":{}},"components":{"schemas":{"A":{}}}}"#.write(toFile: directory + "/a.json", atomically: true, encoding: .utf8)
+        let merged = try JSONSerialization.jsonObject(with: OpenAPIDocument.compose(directory: directory)) as? [String: Any]
+        #expect(Set((merged?["paths"] as? [String: Any] ?? [:]).keys) == ["/healthz", "/api/v1/a"])
+        try #"{"components":{"schemas":{"Error":{}}}}"#.write(toFile: directory + "/b.json", atomically: true, encoding: .utf8)
+        #expect(throws: OpenAPIDocument.CompositionError.self) { try OpenAPIDocument.compose(directory: directory) }
+    }
+
+    @Test func theShippedDocumentComposes() throws {
+        let data = try OpenAPIDocument.compose(directory: TestApp.resourcesDirectory + "/openapi")
+        let document = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        #expect((document?["paths"] as? [String: Any])?["/api/v1/me"] != nil)
+    }
+}

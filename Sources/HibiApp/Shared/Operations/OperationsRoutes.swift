@@ -13,7 +13,7 @@ struct HealthStatus: Codable, Sendable {
 struct OperationsRoutes: Sendable {
     let database: Database
     let metrics: HTTPMetrics
-    let openAPIPath: String
+    let openAPIDocument: Data
 
     func register(on router: Router<HibiRequestContext>) {
         router.get("/healthz") { _, _ in
@@ -27,9 +27,8 @@ struct OperationsRoutes: Sendable {
                      body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
         }
         router.get("/api/v1/openapi.json") { _, _ in
-            guard let data = FileManager.default.contents(atPath: openAPIPath) else { throw RequestError.notFound }
-            return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: openAPIDocument)))
         }
     }
 }
@@ -41,5 +40,48 @@ struct DatabaseService: Service {
     func run() async throws {
         try? await gracefulShutdown()
         await database.shutdown()
+    }
+}
+
+/// The OpenAPI document is kept beside each feature's routes as one fragment per feature
+/// (`Resources/openapi/*.json`); `base.json` holds info, security and shared components.
+/// Fragments add `paths` and `components.schemas`/`components.responses`; a duplicate name is an error.
+public enum OpenAPIDocument {
+    public struct CompositionError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func compose(directory: String) throws -> Data {
+        let manager = FileManager.default
+        let basePath = (directory as NSString).appendingPathComponent("base.json")
+        guard let baseData = manager.contents(atPath: basePath),
+              var document = try JSONSerialization.jsonObject(with: baseData) as? [String: Any] else {
+            throw CompositionError(description: "OpenAPI base document missing or invalid at \(basePath)")
+        }
+        let fragments = try manager.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") && $0 != "base.json" }.sorted()
+        var paths = document["paths"] as? [String: Any] ?? [:]
+        var components = document["components"] as? [String: Any] ?? [:]
+        for name in fragments {
+            let path = (directory as NSString).appendingPathComponent(name)
+            guard let data = manager.contents(atPath: path),
+                  let fragment = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw CompositionError(description: "OpenAPI fragment \(name) is not a JSON object")
+            }
+            for (key, value) in fragment["paths"] as? [String: Any] ?? [:] {
+                guard paths[key] == nil else { throw CompositionError(description: "OpenAPI path \(key) defined twice (\(name))") }
+                paths[key] = value
+            }
+            for (section, entries) in fragment["components"] as? [String: Any] ?? [:] {
+                var merged = components[section] as? [String: Any] ?? [:]
+                for (key, value) in entries as? [String: Any] ?? [:] {
+                    guard merged[key] == nil else { throw CompositionError(description: "OpenAPI component \(section).\(key) defined twice (\(name))") }
+                    merged[key] = value
+                }
+                components[section] = merged
+            }
+        }
+        document["paths"] = paths
+        document["components"] = components
+        return try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
     }
 }

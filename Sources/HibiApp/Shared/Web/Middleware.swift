@@ -42,6 +42,10 @@ struct IdentityMiddleware: RouterMiddleware {
     let secureCookies: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // Assets are the same for everyone: no session lookup for them.
+        if request.uri.path.hasPrefix("/static/") || request.uri.path.hasPrefix("/vendor/") {
+            return try await next(request, context)
+        }
         var context = context
         let now = Date()
         // A wrong or revoked Bearer token must not fall back to a session cookie: the caller meant the token.

@@ -72,7 +72,8 @@ enum AccountViews {
 
     static func settings(context: HibiRequestContext, user: User, tokens: [APIToken], notices: SettingsNotices = .init()) -> Node {
         let l = context.language
-        let zones = TimeZone.knownTimeZoneIdentifiers.sorted()
+        // Foundation's list lacks "UTC", the default for accounts made from the shell.
+        let zones = Set(TimeZone.knownTimeZoneIdentifiers + ["UTC", user.timeZone]).sorted()
         return Layout.page(title: S.settings(l), context: context) {
             el("h1") { S.settings(l) }
             el("section", .class("card"), .id("profile")) {
