@@ -15,6 +15,9 @@ public struct AppCore: Sendable {
     public let tokens: TokenStore
     public let accounts: AccountService
     public let openAPIDocument: Data
+    /// Set by the builder when the face engine's models are loaded; tests may put a fake here.
+    public var moodEstimator: (any MoodEstimating)?
+    public var faceAnalyzer: (any FaceAnalyzing)?
 
     /// Opens the database, applies migrations, loads the data key and checks it matches the database.
     public static func open(_ config: AppConfig, logger: Logger) async throws -> AppCore {
@@ -72,7 +75,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     router.add(middleware: FileMiddleware(
         (config.vendorDirectory as NSString).appendingPathComponent("web"), urlBasePath: "/vendor",
         cacheControl: assetCache(maxAge: 86400), logger: core.logger))
-    router.add(middleware: CSRFMiddleware(formLimit: 64 * 1024))
+    router.add(middleware: CSRFMiddleware(formLimit: 64 * 1024, multipartLimit: 12 * 1024 * 1024))
 
     let setupState = SetupState(users: core.users)
     OperationsRoutes(database: core.database, metrics: metrics, openAPIDocument: core.openAPIDocument).register(on: router)
@@ -82,6 +85,20 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     AdminWebRoutes(accounts: core.accounts, users: core.users).register(on: router)
     let api = router.group("api/v1")
     AccountAPIRoutes(accounts: core.accounts, tokens: core.tokens, bodyLimit: config.maxRequestBodyBytes).register(on: api)
+
+    let diaryStore = DiaryStore(database: core.database, box: core.box)
+    let photos = PhotoStore(dataDirectory: config.dataDirectory, box: core.box)
+    let diary = DiaryService(store: diaryStore, photos: photos, search: DiarySearchIndex(), moods: core.moodEstimator, logger: core.logger)
+    let transfer = DiaryTransfer(store: diaryStore, photos: photos)
+    let diaryLock = DiaryLock(database: core.database)
+    let diaryUpload = 12 * 1024 * 1024
+    DiaryWebRoutes(diary: diary, transfer: transfer, lock: diaryLock, maxUpload: diaryUpload).register(on: router)
+    DiaryAPIRoutes(diary: diary, transfer: transfer, lock: diaryLock, maxUpload: diaryUpload).register(on: api)
+    let faceTemplates = FaceTemplateStore(database: core.database, box: core.box)
+    DiaryUnlockRoutes(lock: diaryLock, accounts: core.accounts, faces: faceTemplates, faceAvailable: core.faceAnalyzer != nil).register(on: router)
+    let faceAuth = FaceAuthService(engine: core.faceAnalyzer, templates: faceTemplates, database: core.database,
+                                   throttle: LoginThrottleStore(database: core.database), policy: config.loginPolicy, logger: core.logger)
+    FaceRoutes(faces: faceAuth, lock: diaryLock, maxUpload: diaryUpload).register(on: router, api: api)
 
     return Application(
         router: router,

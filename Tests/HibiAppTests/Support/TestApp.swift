@@ -59,9 +59,12 @@ enum TestApp {
     }
 
     /// Runs `body` against a fresh app through the real router, in process.
-    static func run<T>(config: AppConfig? = nil, _ body: @escaping @Sendable (Browser) async throws -> T) async throws -> T {
+    static func run<T>(config: AppConfig? = nil, moods: (any MoodEstimating)? = FakeMoodEstimator(),
+                       _ body: @escaping @Sendable (Browser) async throws -> T) async throws -> T {
         let config = if let config { config } else { try await Self.config() }
-        let app = try await build(config)
+        var core = try await AppCore.open(config, logger: quietLogger)
+        core.moodEstimator = moods
+        let app = buildApplication(core: core)
         return try await app.test(.router) { client in
             try await body(Browser(client: client))
         }
@@ -199,5 +202,51 @@ struct APIClient {
 
     static func decode<T: Decodable>(_ type: T.Type, _ page: Browser.Page) throws -> T {
         try JSONCoding.decoder.decode(T.self, from: Data(page.body.utf8))
+    }
+}
+
+/// Stands in for the face engine where a test is about the diary, not the models:
+/// JPEG bytes read as happy, PNG as surprised, and a JPEG ending in "NOFACE" has no face.
+struct FakeMoodEstimator: MoodEstimating {
+    func estimateMood(imageData: Data) async throws -> MoodScores? {
+        if imageData.suffix(6) == Data("NOFACE".utf8) { return nil }
+        let top: Mood = imageData.first == 0x89 ? .surprise : .happiness
+        var values = Dictionary(uniqueKeysWithValues: Mood.allCases.map { ($0, 0.05) })
+        values[top] = 0.7
+        return MoodScores(values)
+    }
+}
+
+enum TestImages {
+    static let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data("fake jpeg body".utf8)
+    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data("fake png body".utf8)
+    static let noFace = jpeg + Data("NOFACE".utf8)
+}
+
+extension Browser {
+    /// Posts a multipart form with optional files, as a browser's file input does.
+    @discardableResult
+    func postMultipart(_ uri: String, fields: [String: String], files: [String: (String, Data)] = [:]) async throws -> Page {
+        let boundary = "hibi-test-\(UUID().uuidString)"
+        var body = ByteBuffer()
+        var all = fields
+        if all["_csrf"] == nil, let csrf { all["_csrf"] = csrf }
+        for (name, value) in all {
+            body.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n")
+        }
+        for (name, (filename, data)) in files {
+            body.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\nContent-Type: application/octet-stream\r\n\r\n")
+            body.writeBytes(data)
+            body.writeString("\r\n")
+        }
+        body.writeString("--\(boundary)--\r\n")
+        return try await send(uri, method: .post, headers: [.contentType: "multipart/form-data; boundary=\(boundary)"], body: body)
+    }
+
+    /// Unlocks the diary with the password (a new session always starts locked).
+    func unlockDiary(password: String = Browser.password) async throws {
+        try await get("/diary/unlock")
+        let page = try await post("/diary/unlock", form: ["password": password, "next": "/diary"])
+        precondition(page.status == .found, "unlock failed: \(page.status)")
     }
 }

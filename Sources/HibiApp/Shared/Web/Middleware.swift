@@ -92,6 +92,8 @@ struct IdentityMiddleware: RouterMiddleware {
 struct CSRFMiddleware: RouterMiddleware {
     typealias Context = HibiRequestContext
     let formLimit: Int
+    /// Multipart forms (photo uploads) may be larger; their `_csrf` field is read from the parsed body.
+    let multipartLimit: Int
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard ![.get, .head, .options].contains(request.method) else { return try await next(request, context) }
@@ -106,6 +108,8 @@ struct CSRFMiddleware: RouterMiddleware {
         if presented == nil, !isAPI,
            request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
             presented = try await request.form(limit: formLimit)["_csrf"]
+        } else if presented == nil, !isAPI, request.isMultipart {
+            presented = try await request.multipart(limit: multipartLimit)["_csrf"]
         }
         guard let presented, !context.csrfToken.isEmpty, Secrets.constantTimeEquals(presented, context.csrfToken) else {
             throw RequestError.csrfFailed
@@ -121,6 +125,8 @@ struct ErrorMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let redirect as Redirect {
+            return .redirect(to: redirect.location, type: .found)
         } catch let error as any UserFacingError {
             if error.status.code >= 500 {
                 context.logger.error("request failed", metadata: ["code": "\(error.code)"])

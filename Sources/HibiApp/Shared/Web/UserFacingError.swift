@@ -74,3 +74,12 @@ public enum RequestError: UserFacingError, Equatable {
         }
     }
 }
+
+/// Thrown where a browser should be sent elsewhere (e.g. to unlock the diary) rather than shown an error.
+public struct Redirect: Error, Equatable {
+    public let location: String
+
+    public init(to location: String) {
+        self.location = location
+    }
+}

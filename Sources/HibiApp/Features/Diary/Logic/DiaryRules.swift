@@ -1,0 +1,89 @@
+import Foundation
+
+public enum DiaryRules {
+    public static let maxTextLength = 20_000
+    public static let maxTags = 10
+    public static let maxPhotoBytes = 8 * 1024 * 1024
+
+    /// Trims, lower-cases for comparison, drops duplicates; keeps the user's spelling of the first occurrence.
+    public static func normalizeTags(_ raw: [String]) throws(DiaryError) -> [String] {
+        var seen = Set<String>()
+        var tags: [String] = []
+        for tag in raw {
+            let trimmed = tag.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "#", with: "")
+            if trimmed.isEmpty { continue }
+            guard trimmed.count <= 32, !trimmed.contains(","), !trimmed.contains(where: \.isNewline) else { throw .tagInvalid }
+            if seen.insert(trimmed.lowercased()).inserted { tags.append(trimmed) }
+        }
+        guard tags.count <= maxTags else { throw .tooManyTags(limit: maxTags) }
+        return tags
+    }
+
+    public static func parseTagList(_ text: String) throws(DiaryError) -> [String] {
+        try normalizeTags(text.split(whereSeparator: { $0 == "," || $0 == "、" || $0 == " " || $0 == "　" }).map(String.init))
+    }
+
+    public static func validateText(_ text: String, hasPhoto: Bool) throws(DiaryError) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.count <= maxTextLength else { throw .textTooLong(limit: maxTextLength) }
+        guard !trimmed.isEmpty || hasPhoto else { throw .textEmpty }
+        return trimmed
+    }
+
+    /// A few minutes of slack for clocks that run ahead of the server's.
+    public static func validateDate(_ date: Date, now: Date) throws(DiaryError) -> Date {
+        guard date.timeIntervalSince(now) < 10 * 60 else { throw .dateInFuture }
+        guard date.timeIntervalSince1970 > 0 else { throw .invalidDate }
+        return date
+    }
+
+    /// Reads the web form's separate date and time fields as a moment in the user's time zone.
+    public static func parseLocalDateTime(date: String, time: String?, timeZone: TimeZone) throws(DiaryError) -> Date {
+        let parts = date.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { throw .invalidDate }
+        var hour = 12, minute = 0
+        if let time, !time.isEmpty {
+            let clock = time.split(separator: ":").compactMap { Int($0) }
+            guard clock.count >= 2, (0...23).contains(clock[0]), (0...59).contains(clock[1]) else { throw .invalidDate }
+            (hour, minute) = (clock[0], clock[1])
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let components = DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: hour, minute: minute)
+        guard (1...12).contains(parts[1]), (1...31).contains(parts[2]), components.isValidDate(in: calendar),
+              let result = calendar.date(from: components) else { throw .invalidDate }
+        return result
+    }
+
+    /// Recognises the three formats browsers send by their first bytes, not by the declared type.
+    public static func isSupportedImage(_ data: Data) -> Bool {
+        let bytes = [UInt8](data.prefix(12))
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return true }
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return true }
+        if bytes.count >= 12, bytes[0..<4] == [0x52, 0x49, 0x46, 0x46], bytes[8..<12] == [0x57, 0x45, 0x42, 0x50] { return true }
+        return false
+    }
+
+    public static func imageContentType(_ data: Data) -> String {
+        let bytes = [UInt8](data.prefix(4))
+        if bytes.starts(with: [0xFF, 0xD8]) { return "image/jpeg" }
+        if bytes.starts(with: [0x89, 0x50]) { return "image/png" }
+        return "image/webp"
+    }
+}
+
+/// Case- and width-insensitive substring match, so "ｈｉｂｉ" finds "Hibi" and "カフェ" finds "かふぇ" is NOT assumed.
+public enum DiarySearch {
+    public static func normalize(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+    }
+
+    /// Every word of the query must occur (AND), in any order.
+    public static func matches(normalizedText: String, query: [String]) -> Bool {
+        query.allSatisfy { normalizedText.contains($0) }
+    }
+
+    public static func terms(_ query: String) -> [String] {
+        query.split(whereSeparator: { $0 == " " || $0 == "　" }).map { normalize(String($0)) }.filter { !$0.isEmpty }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+
+/// Seed 000's MoodStatistics.
+public struct MoodStatistics: Sendable, Equatable, Codable {
+    public let moodDistribution: [String: Int]
+    public let totalEntries: Int
+    public let mostFrequentMood: Mood?
+    /// Entries divided by calendar days from the first to the last entry, both included, in the user's time zone.
+    public let averageEntriesPerDay: Double
+    public let dateRange: DateRange?
+
+    public struct DateRange: Sendable, Equatable, Codable {
+        public let start: Date
+        public let end: Date
+    }
+
+    public func count(_ mood: Mood) -> Int { moodDistribution[mood.rawValue] ?? 0 }
+}
+
+public enum AnalyticsPeriod: String, Sendable, CaseIterable, Codable {
+    case week, month, year
+}
+
+public struct DayMood: Sendable, Equatable, Codable {
+    /// Local calendar day, "YYYY-MM-DD".
+    public let day: String
+    public let mood: Mood
+    public let entries: Int
+}
+
+/// Pure mood statistics. Days are calendar days in the user's time zone, never UTC days.
+public enum MoodAnalytics {
+    public static func statistics(_ points: [MoodPoint], timeZone: TimeZone) -> MoodStatistics {
+        guard let first = points.map(\.date).min(), let last = points.map(\.date).max() else {
+            return MoodStatistics(moodDistribution: [:], totalEntries: 0, mostFrequentMood: nil, averageEntriesPerDay: 0, dateRange: nil)
+        }
+        var distribution: [Mood: Int] = [:]
+        for point in points {
+            if let mood = point.mood { distribution[mood, default: 0] += 1 }
+        }
+        let days = calendarDays(from: first, to: last, timeZone: timeZone)
+        return MoodStatistics(
+            moodDistribution: Dictionary(uniqueKeysWithValues: distribution.map { ($0.key.rawValue, $0.value) }),
+            totalEntries: points.count,
+            mostFrequentMood: mostFrequent(distribution),
+            averageEntriesPerDay: Double(points.count) / Double(days),
+            dateRange: .init(start: first, end: last)
+        )
+    }
+
+    /// Days touched from `start` to `end` inclusive: 23:00 and 01:00 the next day are two days.
+    public static func calendarDays(from start: Date, to end: Date, timeZone: TimeZone) -> Int {
+        let calendar = gregorian(timeZone)
+        let a = calendar.startOfDay(for: start), b = calendar.startOfDay(for: end)
+        return (calendar.dateComponents([.day], from: a, to: b).day ?? 0) + 1
+    }
+
+    /// Highest count wins; a tie goes to the mood first in `Mood.allCases` so the answer never flickers.
+    static func mostFrequent(_ distribution: [Mood: Int]) -> Mood? {
+        distribution.max { a, b in a.value == b.value ? a.key > b.key : a.value < b.value }?.key
+    }
+
+    /// Where a trend period starts: this week (from the locale's first weekday, Monday here), this month, or one year back.
+    public static func periodStart(_ period: AnalyticsPeriod, now: Date, timeZone: TimeZone) -> Date {
+        var calendar = gregorian(timeZone)
+        calendar.firstWeekday = 2
+        switch period {
+        case .week:
+            return calendar.dateInterval(of: .weekOfYear, for: now)?.start ?? calendar.startOfDay(for: now)
+        case .month:
+            return calendar.dateInterval(of: .month, for: now)?.start ?? calendar.startOfDay(for: now)
+        case .year:
+            return calendar.startOfDay(for: calendar.date(byAdding: .year, value: -1, to: now) ?? now)
+        }
+    }
+
+    /// One mood per day. A day with several entries is summarised by its most frequent confirmed mood;
+    /// when moods tie, the one of the latest entry among them wins (the seed let the last entry overwrite,
+    /// which lets one late entry outvote a whole day). Days without a confirmed mood are left out.
+    public static func trend(_ points: [MoodPoint], period: AnalyticsPeriod, now: Date, timeZone: TimeZone) -> [DayMood] {
+        let start = periodStart(period, now: now, timeZone: timeZone)
+        return daily(points.filter { $0.date >= start && $0.date <= now }, timeZone: timeZone)
+    }
+
+    public static func daily(_ points: [MoodPoint], timeZone: TimeZone) -> [DayMood] {
+        var byDay: [String: [MoodPoint]] = [:]
+        for point in points { byDay[dayKey(point.date, timeZone: timeZone), default: []].append(point) }
+        return byDay.keys.sorted().compactMap { day in
+            let entries = byDay[day]!
+            let confirmed = entries.filter { $0.mood != nil }.sorted { $0.date < $1.date }
+            guard !confirmed.isEmpty else { return nil }
+            var counts: [Mood: Int] = [:]
+            var latest: [Mood: Date] = [:]
+            for point in confirmed {
+                counts[point.mood!, default: 0] += 1
+                latest[point.mood!] = point.date
+            }
+            let best = counts.max { a, b in
+                a.value == b.value ? latest[a.key]! < latest[b.key]! : a.value < b.value
+            }!.key
+            return DayMood(day: day, mood: best, entries: entries.count)
+        }
+    }
+
+    public static func dayKey(_ date: Date, timeZone: TimeZone) -> String {
+        let c = gregorian(timeZone).dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!)
+    }
+
+    /// The month grid: weeks of seven optional day numbers starting Monday, with each day's mood.
+    public struct MonthGrid: Sendable, Equatable {
+        public let year: Int
+        public let month: Int
+        public let weeks: [[Int?]]
+        public let moods: [Int: DayMood]
+    }
+
+    public static func monthGrid(year: Int, month: Int, days: [DayMood], timeZone: TimeZone) -> MonthGrid {
+        let calendar = gregorian(timeZone)
+        let first = calendar.date(from: DateComponents(year: year, month: month, day: 1))!
+        let count = calendar.range(of: .day, in: .month, for: first)!.count
+        let weekday = calendar.component(.weekday, from: first)
+        let leading = (weekday + 5) % 7
+        var cells: [Int?] = Array(repeating: nil, count: leading) + (1...count).map { Optional($0) }
+        while cells.count % 7 != 0 { cells.append(nil) }
+        let prefix = String(format: "%04d-%02d-", year, month)
+        var moods: [Int: DayMood] = [:]
+        for day in days where day.day.hasPrefix(prefix) {
+            if let number = Int(day.day.suffix(2)) { moods[number] = day }
+        }
+        return MonthGrid(year: year, month: month, weeks: stride(from: 0, to: cells.count, by: 7).map { Array(cells[$0..<$0 + 7]) }, moods: moods)
+    }
+
+    /// "On this day": same month and day in earlier years; 29 February shows on 28 February in other years.
+    public static func isOnThisDay(_ date: Date, today: Date, timeZone: TimeZone) -> Bool {
+        let calendar = gregorian(timeZone)
+        let a = calendar.dateComponents([.year, .month, .day], from: date)
+        let b = calendar.dateComponents([.year, .month, .day], from: today)
+        guard a.year! < b.year! else { return false }
+        if a.month == b.month, a.day == b.day { return true }
+        let todayIsLeap = calendar.range(of: .day, in: .month, for: calendar.date(from: DateComponents(year: b.year, month: 2))!)!.count == 29
+        return a.month == 2 && a.day == 29 && b.month == 2 && b.day == 28 && !todayIsLeap
+    }
+
+    static func gregorian(_ timeZone: TimeZone) -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// The seven moods of seed 000 (and of the FER2013 emotion model).
+public enum Mood: String, Sendable, CaseIterable, Codable, Comparable {
+    case happiness, sadness, anger, surprise, fear, disgust, neutral
+
+    public var label: Text {
+        switch self {
+        case .happiness: Text(en: "Happy", ja: "喜び")
+        case .sadness: Text(en: "Sad", ja: "悲しみ")
+        case .anger: Text(en: "Angry", ja: "怒り")
+        case .surprise: Text(en: "Surprised", ja: "驚き")
+        case .fear: Text(en: "Afraid", ja: "恐れ")
+        case .disgust: Text(en: "Disgusted", ja: "嫌悪")
+        case .neutral: Text(en: "Calm", ja: "平静")
+        }
+    }
+
+    public var emoji: String {
+        switch self {
+        case .happiness: "😊"
+        case .sadness: "😢"
+        case .anger: "😠"
+        case .surprise: "😮"
+        case .fear: "😨"
+        case .disgust: "🤢"
+        case .neutral: "😐"
+        }
+    }
+
+    /// Calendar and chart colour; chosen to stay distinguishable for common colour-vision deficiencies.
+    public var color: String {
+        switch self {
+        case .happiness: "#f59f00"
+        case .sadness: "#1c7ed6"
+        case .anger: "#e03131"
+        case .surprise: "#ae3ec9"
+        case .fear: "#5c940d"
+        case .disgust: "#0ca678"
+        case .neutral: "#868e96"
+        }
+    }
+
+    /// Fixed order so ties are broken the same way everywhere.
+    public static func < (a: Mood, b: Mood) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+/// Scores for the seven moods, summing to 1 (from the face engine).
+public struct MoodScores: Sendable, Codable, Equatable {
+    public var values: [Mood: Double]
+
+    public init(_ values: [Mood: Double]) {
+        self.values = values
+    }
+
+    /// The suggestion offered to the user: the highest score, ties by the fixed mood order.
+    public var top: (mood: Mood, confidence: Double)? {
+        values.max { a, b in a.value == b.value ? a.key > b.key : a.value < b.value }.map { ($0.key, $0.value) }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let raw = try [String: Double](from: decoder)
+        var values: [Mood: Double] = [:]
+        for (key, value) in raw {
+            guard let mood = Mood(rawValue: key) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown mood \(key)"))
+            }
+            values[mood] = value
+        }
+        self.values = values
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try Dictionary(uniqueKeysWithValues: values.map { ($0.key.rawValue, $0.value) }).encode(to: encoder)
+    }
+}

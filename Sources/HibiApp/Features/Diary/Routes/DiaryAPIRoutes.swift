@@ -1,0 +1,121 @@
+import Foundation
+import Hummingbird
+
+struct DiaryAPIRoutes: Sendable {
+    let diary: DiaryService
+    let transfer: DiaryTransfer
+    let lock: DiaryLock
+    let maxUpload: Int
+
+    func register(on api: RouterGroup<HibiRequestContext>) {
+        api.get("diary/entries") { request, context in
+            let user = try await lock.require(context, request)
+            let query = request.uri.queryParameters
+            let page = try Self.int(query.get("page"), name: "page", range: 1...1_000_000) ?? 1
+            let perPage = try Self.int(query.get("perPage"), name: "perPage", range: 1...200) ?? 20
+            let filter = DiaryStore.Filter(
+                mood: try query.get("mood").map { raw in guard let mood = Mood(rawValue: raw) else { throw DiaryError.invalidMood }; return mood },
+                tag: query.get("tag").flatMap { $0.isEmpty ? nil : $0 },
+                from: try Self.date(query.get("from"), name: "from"), to: try Self.date(query.get("to"), name: "to"))
+            let (entries, total) = try await diary.list(userID: user.id, query: query.get("q"), filter: filter, page: page, perPage: perPage)
+            return JSONBody(DiaryEntryPage(entries: entries.map(DiaryEntryResponse.init), total: total, page: page, perPage: perPage))
+        }
+        api.post("diary/entries") { request, context in
+            let user = try await lock.require(context, request)
+            var request = request
+            let input = try await request.json(DiaryEntryInput.self, limit: maxUpload)
+            let entry = try await diary.create(userID: user.id, draft: .init(
+                date: input.date ?? Date(), text: input.text, tags: input.tags ?? [], confirmedMood: input.confirmedMood,
+                photo: try input.photo.map(Self.photo)), now: Date())
+            return JSONBody(DiaryEntryResponse(entry), status: .created)
+        }
+        api.get("diary/entries/:id") { request, context in
+            let user = try await lock.require(context, request)
+            return JSONBody(DiaryEntryResponse(try await diary.entry(userID: user.id, id: try context.parameters.require("id"))))
+        }
+        api.patch("diary/entries/:id") { request, context in
+            let user = try await lock.require(context, request)
+            var request = request
+            let patch = try await request.json(DiaryEntryPatch.self, limit: maxUpload)
+            let mood: Mood?? = patch.clearConfirmedMood == true ? .some(nil) : patch.confirmedMood.map { .some($0) }
+            let entry = try await diary.update(userID: user.id, id: try context.parameters.require("id"), change: .init(
+                date: patch.date, text: patch.text, tags: patch.tags, confirmedMood: mood), now: Date())
+            return JSONBody(DiaryEntryResponse(entry))
+        }
+        api.delete("diary/entries/:id") { request, context in
+            let user = try await lock.require(context, request)
+            try await diary.delete(userID: user.id, id: try context.parameters.require("id"))
+            return Response(status: .noContent)
+        }
+        api.get("diary/entries/:id/photo") { request, context in
+            let user = try await lock.require(context, request)
+            return DiaryWebRoutes.photoResponse(try await diary.photo(userID: user.id, id: try context.parameters.require("id")))
+        }
+        api.get("diary/statistics") { request, context in
+            let user = try await lock.require(context, request)
+            let query = request.uri.queryParameters
+            let from = try Self.date(query.get("from"), name: "from"), to = try Self.date(query.get("to"), name: "to")
+            if let from, let to, from > to { throw DiaryError.invalidDateRange }
+            return JSONBody(try await diary.statistics(userID: user.id, timeZone: Self.zone(user), from: from, to: to))
+        }
+        api.get("diary/trend") { request, context in
+            let user = try await lock.require(context, request)
+            guard let period = AnalyticsPeriod(rawValue: request.uri.queryParameters.get("period") ?? "month") else {
+                throw RequestError.invalidField("period", Text(en: "must be week, month or year", ja: "week・month・year のいずれかです"))
+            }
+            return JSONBody(TrendResponse(period: period, days: try await diary.trend(userID: user.id, period: period, timeZone: Self.zone(user), now: Date())))
+        }
+        api.post("diary/mood-estimate") { request, context in
+            _ = try await lock.require(context, request)
+            var request = request
+            let input = try await request.json(PhotoInput.self, limit: maxUpload)
+            let scores = try await diary.checkAndEstimate(try Self.photo(input.photo))
+            let top = scores?.top
+            return JSONBody(MoodEstimateResponse(faceFound: scores != nil, moodScores: scores, suggestedMood: top?.mood, confidence: top?.confidence))
+        }
+        api.get("diary/export") { request, context in
+            let user = try await lock.require(context, request)
+            return JSONBody(try await transfer.export(userID: user.id, now: Date()))
+        }
+        api.post("diary/import") { request, context in
+            let user = try await lock.require(context, request)
+            var request = request
+            let buffer = try await request.collectBody(upTo: 256 * 1024 * 1024)
+            return JSONBody(ImportResponse(imported: try await transfer.importExport(Data(buffer: buffer), userID: user.id, now: Date())))
+        }
+    }
+
+    struct PhotoInput: Codable, Sendable { var photo: String }
+    struct TrendResponse: Codable, Sendable { let period: AnalyticsPeriod; let days: [DayMood] }
+    struct ImportResponse: Codable, Sendable { let imported: Int }
+    struct MoodEstimateResponse: Codable, Sendable {
+        let faceFound: Bool
+        let moodScores: MoodScores?
+        let suggestedMood: Mood?
+        let confidence: Double?
+    }
+
+    static func photo(_ base64: String) throws -> Data {
+        // Accept a data: URL as a browser canvas produces, or bare base64.
+        let payload = base64.range(of: "base64,").map { String(base64[$0.upperBound...]) } ?? base64
+        guard let data = Data(base64Encoded: payload, options: .ignoreUnknownCharacters), !data.isEmpty else { throw DiaryError.photoNotAnImage }
+        return data
+    }
+
+    static func int(_ raw: String?, name: String, range: ClosedRange<Int>) throws -> Int? {
+        guard let raw else { return nil }
+        guard let value = Int(raw), range.contains(value) else {
+            throw RequestError.invalidField(name, Text(en: "must be a number from \(range.lowerBound) to \(range.upperBound)",
+                                                       ja: "\(range.lowerBound)〜\(range.upperBound) の数値にしてください"))
+        }
+        return value
+    }
+
+    static func date(_ raw: String?, name: String) throws -> Date? {
+        guard let raw, !raw.isEmpty else { return nil }
+        guard let date = try? Date(raw, strategy: .iso8601) else { throw DiaryError.invalidDate }
+        return date
+    }
+
+    static func zone(_ user: User) -> TimeZone { TimeZone(identifier: user.timeZone) ?? .gmt }
+}

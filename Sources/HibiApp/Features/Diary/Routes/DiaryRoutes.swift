@@ -1,0 +1,183 @@
+import Foundation
+import Hummingbird
+
+/// Web pages of the diary. Every handler first checks the diary is unlocked for this session.
+struct DiaryWebRoutes: Sendable {
+    let diary: DiaryService
+    let transfer: DiaryTransfer
+    let lock: DiaryLock
+    let maxUpload: Int
+
+    func register(on router: Router<HibiRequestContext>) {
+        router.get("/diary") { request, context in try await list(request, context) }
+        router.get("/diary/new") { request, context in
+            let user = try await lock.require(context, request)
+            let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+            let now = Date()
+            return HTMLPage(DiaryViews.form(context: context, state: .init(
+                date: MoodAnalytics.dayKey(now, timeZone: zone), time: Self.clock(now, zone), text: "", tags: "", mood: nil)))
+        }
+        router.post("/diary/new") { request, context in try await save(request, context, id: nil) }
+        router.get("/diary/entries/:id") { request, context in
+            let user = try await lock.require(context, request)
+            let entry = try await diary.entry(userID: user.id, id: try context.parameters.require("id"))
+            let notice: (String, Layout.NoticeKind)? = request.uri.queryParameters.get("saved") != nil ? (DS.saved(context.language), .success) : nil
+            return HTMLPage(DiaryViews.detail(context: context, user: user, entry: entry, notice: notice))
+        }
+        router.get("/diary/entries/:id/edit") { request, context in
+            let user = try await lock.require(context, request)
+            let entry = try await diary.entry(userID: user.id, id: try context.parameters.require("id"))
+            let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+            return HTMLPage(DiaryViews.form(context: context, state: .init(
+                entry: entry, date: MoodAnalytics.dayKey(entry.date, timeZone: zone), time: Self.clock(entry.date, zone),
+                text: entry.text, tags: entry.tags.joined(separator: ", "), mood: entry.confirmedMood)))
+        }
+        router.post("/diary/entries/:id/edit") { request, context in
+            try await save(request, context, id: try context.parameters.require("id"))
+        }
+        router.post("/diary/entries/:id/mood") { request, context in
+            let user = try await lock.require(context, request)
+            var request = request
+            let form = try await request.form()
+            let id = try context.parameters.require("id")
+            guard let mood = Mood(rawValue: form["mood"] ?? "") else { throw DiaryError.invalidMood }
+            _ = try await diary.update(userID: user.id, id: id, change: .init(confirmedMood: .some(mood)), now: Date())
+            return Response.redirect(to: "/diary/entries/\(id)?saved=1", type: .found)
+        }
+        router.post("/diary/entries/:id/delete") { request, context in
+            let user = try await lock.require(context, request)
+            try await diary.delete(userID: user.id, id: try context.parameters.require("id"))
+            return Response.redirect(to: "/diary?deleted=1", type: .found)
+        }
+        router.get("/diary/entries/:id/photo") { request, context in
+            let user = try await lock.require(context, request)
+            return Self.photoResponse(try await diary.photo(userID: user.id, id: try context.parameters.require("id")))
+        }
+        router.get("/diary/stats") { request, context in
+            let user = try await lock.require(context, request)
+            let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+            let period = AnalyticsPeriod(rawValue: request.uri.queryParameters.get("period") ?? "") ?? .month
+            let now = Date()
+            return HTMLPage(DiaryStatsViews.stats(
+                context: context, user: user, statistics: try await diary.statistics(userID: user.id, timeZone: zone),
+                period: period, trend: try await diary.trend(userID: user.id, period: period, timeZone: zone, now: now),
+                trendStart: MoodAnalytics.periodStart(period, now: now, timeZone: zone), now: now,
+                onThisDay: try await diary.onThisDay(userID: user.id, today: now, timeZone: zone)))
+        }
+        router.get("/diary/calendar") { request, context in
+            let user = try await lock.require(context, request)
+            let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+            let (year, month) = try Self.month(request.uri.queryParameters.get("month"), now: Date(), zone: zone)
+            return HTMLPage(DiaryStatsViews.calendar(context: context, user: user,
+                                                     grid: try await diary.month(userID: user.id, year: year, month: month, timeZone: zone)))
+        }
+        router.get("/diary/data") { request, context in
+            _ = try await lock.require(context, request)
+            return HTMLPage(DiaryDataViews.page(context: context))
+        }
+        router.get("/diary/export.json") { request, context in
+            let user = try await lock.require(context, request)
+            let export = try await transfer.export(userID: user.id, now: Date())
+            var response = try JSONBody(export).response(from: request, context: context)
+            response.headers[.contentDisposition] = "attachment; filename=\"hibi-diary-\(MoodAnalytics.dayKey(Date(), timeZone: .gmt)).json\""
+            return response
+        }
+        router.post("/diary/import") { request, context in
+            let user = try await lock.require(context, request)
+            var request = request
+            let form = try await request.multipart(limit: maxUpload)
+            guard let file = form.file("file") else { throw RequestError.missingField("file") }
+            do {
+                let added = try await transfer.importExport(file.data, userID: user.id, now: Date())
+                return try HTMLPage(DiaryDataViews.page(context: context, notice: (DS.imported(context.language, String(added)), .success)))
+                    .response(from: request, context: context)
+            } catch let error as DiaryError {
+                return try HTMLPage(DiaryDataViews.page(context: context, notice: (error.message(context.language), .error)), status: error.status)
+                    .response(from: request, context: context)
+            }
+        }
+    }
+
+    func list(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+        let user = try await lock.require(context, request)
+        let query = request.uri.queryParameters
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let page = max(1, Int(query.get("page") ?? "") ?? 1)
+        let mood = query.get("mood").flatMap { $0.isEmpty ? nil : Mood(rawValue: $0) }
+        let from = query.get("from") ?? "", to = query.get("to") ?? ""
+        let filter = DiaryStore.Filter(
+            mood: mood, tag: (query.get("tag") ?? "").isEmpty ? nil : query.get("tag"),
+            from: from.isEmpty ? nil : try DiaryRules.parseLocalDateTime(date: from, time: "00:00", timeZone: zone),
+            to: to.isEmpty ? nil : try DiaryRules.parseLocalDateTime(date: to, time: "23:59", timeZone: zone).addingTimeInterval(59))
+        let q = query.get("q") ?? ""
+        let (entries, total) = try await diary.list(userID: user.id, query: q, filter: filter, page: page, perPage: 20)
+        var notice: (String, Layout.NoticeKind)?
+        if query.get("deleted") != nil { notice = (DS.deleted(context.language), .success) }
+        return try HTMLPage(DiaryViews.list(context: context, user: user, state: .init(
+            entries: entries, total: total, page: page, perPage: 20, query: q, mood: mood, tag: query.get("tag") ?? "",
+            from: from, to: to, allTags: try await diary.store.tags(userID: user.id).map(\.tag), notice: notice)))
+            .response(from: request, context: context)
+    }
+
+    /// Create or edit from the entry form (multipart when a photo is attached).
+    func save(_ request: Request, _ context: HibiRequestContext, id: String?) async throws -> Response {
+        let user = try await lock.require(context, request)
+        var request = request
+        let form: FormData
+        var photo: Data?
+        if request.isMultipart {
+            let multipart = try await request.multipart(limit: maxUpload)
+            form = multipart.asForm
+            photo = multipart.file("photo")?.data
+        } else {
+            form = try await request.form()
+        }
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        var existing: DiaryEntry?
+        if let id { existing = try await diary.entry(userID: user.id, id: id) }
+        let mood = (form["mood"] ?? "").isEmpty ? nil : Mood(rawValue: form["mood"]!)
+        do {
+            if let raw = form["mood"], !raw.isEmpty, mood == nil { throw DiaryError.invalidMood }
+            let date = try DiaryRules.parseLocalDateTime(date: form["date"] ?? "", time: form["time"], timeZone: zone)
+            let tags = try DiaryRules.parseTagList(form["tags"] ?? "")
+            let entry: DiaryEntry
+            if let id {
+                entry = try await diary.update(userID: user.id, id: id, change: .init(
+                    date: date, text: form["text"] ?? "", tags: tags, confirmedMood: .some(mood), photo: photo,
+                    removePhoto: form.bool("remove_photo")), now: Date())
+            } else {
+                entry = try await diary.create(userID: user.id, draft: .init(date: date, text: form["text"] ?? "", tags: tags,
+                                                                          confirmedMood: mood, photo: photo), now: Date())
+            }
+            return .redirect(to: "/diary/entries/\(entry.id)?saved=1", type: .found)
+        } catch let error as any UserFacingError {
+            // Everything typed comes back with the message, so nothing is lost.
+            return try HTMLPage(DiaryViews.form(context: context, state: .init(
+                entry: existing, date: form["date"] ?? "", time: form["time"] ?? "", text: form["text"] ?? "",
+                tags: form["tags"] ?? "", mood: mood, error: error.message(context.language))), status: error.status)
+                .response(from: request, context: context)
+        }
+    }
+
+    static func photoResponse(_ data: Data) -> Response {
+        Response(status: .ok, headers: [.contentType: DiaryRules.imageContentType(data), .cacheControl: "private, no-store"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func clock(_ date: Date, _ zone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let c = calendar.dateComponents([.hour, .minute], from: date)
+        return String(format: "%02d:%02d", c.hour!, c.minute!)
+    }
+
+    static func month(_ raw: String?, now: Date, zone: TimeZone) throws -> (Int, Int) {
+        if let raw, !raw.isEmpty {
+            let parts = raw.split(separator: "-").compactMap { Int($0) }
+            guard parts.count == 2, (1...12).contains(parts[1]), (1970...9999).contains(parts[0]) else { throw DiaryError.invalidDate }
+            return (parts[0], parts[1])
+        }
+        let key = MoodAnalytics.dayKey(now, timeZone: zone).split(separator: "-").compactMap { Int($0) }
+        return (key[0], key[1])
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Hummingbird
+
+struct DiaryUnlockRoutes: Sendable {
+    let lock: DiaryLock
+    let accounts: AccountService
+    let faces: FaceTemplateStore
+    let faceAvailable: Bool
+
+    func register(on router: Router<HibiRequestContext>) {
+        router.get("/diary/unlock") { request, context in
+            let user = try context.requireUser()
+            let next = AccountWebRoutes.safeNext(request.uri.queryParameters.get("next") ?? "/diary")
+            return HTMLPage(UnlockViews.unlock(context: context, next: next, enrolled: try await faces.count(userID: user.id) > 0,
+                                               faceAvailable: faceAvailable))
+        }
+        router.post("/diary/unlock") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let form = try await request.form()
+            let next = AccountWebRoutes.safeNext(form["next"] ?? "/diary")
+            do {
+                // Same throttling as sign-in: the password path must not become a way around the lockout.
+                _ = try await accounts.authenticate(username: user.username, password: form["password"] ?? "",
+                                                    clientAddress: context.clientAddress, now: Date())
+                try await lock.unlock(context, now: Date())
+                return Response.redirect(to: next, type: .found)
+            } catch let error as AccountError {
+                return try HTMLPage(UnlockViews.unlock(context: context, next: next, enrolled: try await faces.count(userID: user.id) > 0,
+                                                       faceAvailable: faceAvailable, error: error.message(context.language)),
+                                    status: error.status).response(from: request, context: context)
+            }
+        }
+        router.post("/diary/lock") { _, context in
+            _ = try context.requireUser()
+            try await lock.lock(context)
+            return Response.redirect(to: "/diary/unlock", type: .found)
+        }
+    }
+}

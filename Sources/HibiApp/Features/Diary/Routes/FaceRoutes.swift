@@ -1,0 +1,79 @@
+import Foundation
+import Hummingbird
+
+struct FaceRoutes: Sendable {
+    let faces: FaceAuthService
+    let lock: DiaryLock
+    let maxUpload: Int
+
+    struct PhotoList: Codable, Sendable { var photos: [String] }
+    struct UnlockRequest: Codable, Sendable { var challengeId: String; var frames: [String] }
+    struct FaceStatus: Codable, Sendable { let enrolledPhotos: Int; let available: Bool }
+    struct Unlocked: Codable, Sendable { let unlocked: Bool }
+    struct Checked: Codable, Sendable { let accepted: Bool }
+
+    func register(on router: Router<HibiRequestContext>, api: RouterGroup<HibiRequestContext>) {
+        router.get("/diary/settings") { request, context in
+            let user = try await lock.require(context, request)
+            return HTMLPage(FaceViews.settings(context: context, lockMinutes: try await lock.lockMinutes(userID: user.id),
+                                               enrolled: try await faces.templates.count(userID: user.id), available: faces.engine != nil,
+                                               notice: request.uri.queryParameters.get("deleted") != nil ? (US.faceDeleted(context.language), .success)
+                                                   : request.uri.queryParameters.get("saved") != nil ? (DS.saved(context.language), .success) : nil))
+        }
+        router.post("/diary/settings/lock") { request, context in
+            let user = try await lock.require(context, request)
+            var request = request
+            let form = try await request.form()
+            guard let minutes = Int(form["lock_minutes"] ?? "") else { throw RequestError.missingField("lock_minutes") }
+            try await lock.setLockMinutes(userID: user.id, minutes: minutes)
+            return Response.redirect(to: "/diary/settings?saved=1", type: .found)
+        }
+        router.post("/diary/face/delete") { request, context in
+            let user = try await lock.require(context, request)
+            try await faces.deleteFaceData(userID: user.id)
+            return Response.redirect(to: "/diary/settings?deleted=1", type: .found)
+        }
+        router.get("/diary/enroll") { request, context in
+            _ = try await lock.require(context, request)
+            return HTMLPage(FaceViews.enroll(context: context, available: faces.engine != nil))
+        }
+
+        api.get("diary/face") { request, context in
+            let user = try context.requireUser()
+            return JSONBody(FaceStatus(enrolledPhotos: try await faces.templates.count(userID: user.id), available: faces.engine != nil))
+        }
+        // Enrollment changes who can open the diary, so it needs an unlocked diary first.
+        api.post("diary/face/check") { request, context in
+            _ = try await lock.require(context, request)
+            var request = request
+            let input = try await request.json(DiaryAPIRoutes.PhotoInput.self, limit: maxUpload)
+            try await faces.checkEnrollmentPhoto(try DiaryAPIRoutes.photo(input.photo))
+            return JSONBody(Checked(accepted: true))
+        }
+        api.post("diary/face/enroll") { request, context in
+            let user = try await lock.require(context, request)
+            var request = request
+            let input = try await request.json(PhotoList.self, limit: maxUpload * 4)
+            try await faces.enroll(userID: user.id, photos: try input.photos.map(DiaryAPIRoutes.photo), now: Date())
+            return JSONBody(FaceStatus(enrolledPhotos: input.photos.count, available: true), status: .created)
+        }
+        api.delete("diary/face") { request, context in
+            let user = try await lock.require(context, request)
+            try await faces.deleteFaceData(userID: user.id)
+            return Response(status: .noContent)
+        }
+        // Unlocking is what a locked session does, so these two only need a signed-in user.
+        api.post("diary/face/challenge") { _, context in
+            let user = try context.requireUser()
+            return JSONBody(try await faces.challenge(userID: user.id, now: Date()), status: .created)
+        }
+        api.post("diary/face/unlock") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let input = try await request.json(UnlockRequest.self, limit: maxUpload * 4)
+            try await faces.unlock(userID: user.id, challengeID: input.challengeId, frames: try input.frames.map(DiaryAPIRoutes.photo), now: Date())
+            try await lock.unlock(context, now: Date())
+            return JSONBody(Unlocked(unlocked: true))
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+import SQLKit
+
+/// The diary locks on every new session and after the user's idle time; it opens with the face or the password.
+/// A personal API token is a deliberate grant to a script, so Bearer requests are not asked to unlock.
+public struct DiaryLock: Sendable {
+    let database: Database
+    public static let defaultLockMinutes = 10
+
+    public init(database: Database) {
+        self.database = database
+    }
+
+    public func lockMinutes(userID: String) async throws -> Int {
+        let row = try await database.sql.select().column("lock_minutes").from("diary_settings").where("user_id", .equal, userID).first()
+        return try row.map { Int(try $0.decode(column: "lock_minutes", as: Int64.self)) } ?? Self.defaultLockMinutes
+    }
+
+    public func setLockMinutes(userID: String, minutes: Int) async throws {
+        guard (1...24 * 60).contains(minutes) else {
+            throw RequestError.invalidField("lock_minutes", Text(en: "must be 1-1440 minutes", ja: "1〜1440分にしてください"))
+        }
+        try await database.transaction { sql in
+            try await sql.delete(from: "diary_settings").where("user_id", .equal, userID).run()
+            try await sql.insert(into: "diary_settings").columns("user_id", "lock_minutes").values(SQLBind(userID), SQLBind(Int64(minutes))).run()
+        }
+    }
+
+    /// The signed-in user if their diary is open in this session (sliding the idle timer); otherwise
+    /// a redirect to the unlock page for browsers, or `diaryLocked` for scripts.
+    public func require(_ context: HibiRequestContext, _ request: Request, now: Date = Date()) async throws -> User {
+        let user = try context.requireUser()
+        guard case let .session(tokenHash, _) = context.identity?.credential else { return user }
+        let row = try await database.sql.select().column("unlocked_at").from("sessions").where("token_hash", .equal, tokenHash).first()
+        let unlockedAt = try row?.decode(column: "unlocked_at", as: Int64?.self).map { Date(timeIntervalSince1970: Double($0)) }
+        let idle = TimeInterval(try await lockMinutes(userID: user.id) * 60)
+        if let unlockedAt, now.timeIntervalSince(unlockedAt) < idle {
+            if now.timeIntervalSince(unlockedAt) > 15 { try await touch(tokenHash: tokenHash, now: now) }
+            return user
+        }
+        if request.method == .get, !request.uri.path.hasPrefix("/api/") {
+            let next = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+            throw Redirect(to: "/diary/unlock?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/diary"))
+        }
+        throw DiaryError.diaryLocked
+    }
+
+    public func unlock(_ context: HibiRequestContext, now: Date) async throws {
+        guard case let .session(tokenHash, _) = context.identity?.credential else { return }
+        try await touch(tokenHash: tokenHash, now: now)
+    }
+
+    public func lock(_ context: HibiRequestContext) async throws {
+        guard case let .session(tokenHash, _) = context.identity?.credential else { return }
+        try await database.sql.update("sessions").set("unlocked_at", to: Int64?.none).where("token_hash", .equal, tokenHash).run()
+    }
+
+    func touch(tokenHash: String, now: Date) async throws {
+        try await database.sql.update("sessions").set("unlocked_at", to: Int64(now.timeIntervalSince1970))
+            .where("token_hash", .equal, tokenHash).run()
+    }
+}

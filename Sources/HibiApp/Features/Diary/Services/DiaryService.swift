@@ -1,0 +1,174 @@
+import Foundation
+import Logging
+
+public struct DiaryService: Sendable {
+    let store: DiaryStore
+    let photos: PhotoStore
+    let search: DiarySearchIndex
+    let moods: (any MoodEstimating)?
+    let logger: Logger
+
+    public init(store: DiaryStore, photos: PhotoStore, search: DiarySearchIndex, moods: (any MoodEstimating)?, logger: Logger) {
+        self.store = store
+        self.photos = photos
+        self.search = search
+        self.moods = moods
+        self.logger = logger
+    }
+
+    public struct Draft: Sendable {
+        public var date: Date
+        public var text: String
+        public var tags: [String]
+        public var confirmedMood: Mood?
+        public var photo: Data?
+
+        public init(date: Date, text: String, tags: [String], confirmedMood: Mood?, photo: Data?) {
+            self.date = date
+            self.text = text
+            self.tags = tags
+            self.confirmedMood = confirmedMood
+            self.photo = photo
+        }
+    }
+
+    /// Validates everything before writing anything, so a bad photo never leaves a half-made entry.
+    public func create(userID: String, draft: Draft, now: Date) async throws -> DiaryEntry {
+        let scores = try await checkAndEstimate(draft.photo)
+        let entry = DiaryEntry(
+            id: UUID().uuidString.lowercased(), userID: userID,
+            date: try DiaryRules.validateDate(draft.date, now: now),
+            text: try DiaryRules.validateText(draft.text, hasPhoto: draft.photo != nil),
+            tags: try DiaryRules.normalizeTags(draft.tags), moodScores: scores, confirmedMood: draft.confirmedMood,
+            hasPhoto: draft.photo != nil, createdAt: now, updatedAt: now
+        )
+        if let photo = draft.photo { try photos.save(photo, userID: userID, entryID: entry.id) }
+        do {
+            try await store.insert(entry)
+        } catch {
+            photos.delete(userID: userID, entryID: entry.id)
+            throw error
+        }
+        return entry
+    }
+
+    public struct Change: Sendable {
+        public var date: Date?
+        public var text: String?
+        public var tags: [String]?
+        /// `.some(nil)` clears the confirmed mood.
+        public var confirmedMood: Mood??
+        public var photo: Data?
+        public var removePhoto: Bool
+
+        public init(date: Date? = nil, text: String? = nil, tags: [String]? = nil, confirmedMood: Mood?? = nil,
+                    photo: Data? = nil, removePhoto: Bool = false) {
+            self.date = date
+            self.text = text
+            self.tags = tags
+            self.confirmedMood = confirmedMood
+            self.photo = photo
+            self.removePhoto = removePhoto
+        }
+    }
+
+    public func update(userID: String, id: String, change: Change, now: Date) async throws -> DiaryEntry {
+        guard var entry = try await store.find(id: id, userID: userID) else { throw DiaryError.entryNotFound }
+        let newScores = try await checkAndEstimate(change.photo)
+        if let date = change.date { entry.date = try DiaryRules.validateDate(date, now: now) }
+        let hasPhoto = change.photo != nil || (entry.hasPhoto && !change.removePhoto)
+        if let text = change.text { entry.text = try DiaryRules.validateText(text, hasPhoto: hasPhoto) }
+        if let tags = change.tags { entry.tags = try DiaryRules.normalizeTags(tags) }
+        if let mood = change.confirmedMood { entry.confirmedMood = mood }
+        if change.photo != nil {
+            entry.moodScores = newScores
+        } else if change.removePhoto {
+            entry.moodScores = nil
+        }
+        entry.hasPhoto = hasPhoto
+        entry.updatedAt = max(now, entry.updatedAt.addingTimeInterval(1))
+        if let photo = change.photo { try photos.save(photo, userID: userID, entryID: id) }
+        try await store.update(entry)
+        if change.removePhoto && change.photo == nil { photos.delete(userID: userID, entryID: id) }
+        return entry
+    }
+
+    public func delete(userID: String, id: String) async throws {
+        guard try await store.delete(id: id, userID: userID) else { throw DiaryError.entryNotFound }
+        photos.delete(userID: userID, entryID: id)
+    }
+
+    public func entry(userID: String, id: String) async throws -> DiaryEntry {
+        guard let entry = try await store.find(id: id, userID: userID) else { throw DiaryError.entryNotFound }
+        return entry
+    }
+
+    public func photo(userID: String, id: String) async throws -> Data {
+        let entry = try await entry(userID: userID, id: id)
+        guard entry.hasPhoto, let data = try photos.load(userID: userID, entryID: entry.id) else { throw DiaryError.entryNotFound }
+        return data
+    }
+
+    /// A page of entries; with a query the sealed text is searched in memory (see DiarySearchIndex).
+    public func list(userID: String, query: String?, filter: DiaryStore.Filter, page: Int, perPage: Int) async throws -> (entries: [DiaryEntry], total: Int) {
+        if let from = filter.from, let to = filter.to, from > to { throw DiaryError.invalidDateRange }
+        let offset = max(0, page - 1) * perPage
+        let terms = DiarySearch.terms(query ?? "")
+        guard !terms.isEmpty else {
+            return try await store.list(userID: userID, filter: filter, limit: perPage, offset: offset)
+        }
+        let matching = try await search.search(userID: userID, terms: terms, store: store)
+        if filter == .init() {
+            let pageIDs = Array(matching.dropFirst(offset).prefix(perPage))
+            return (try await store.entries(ids: pageIDs, userID: userID), matching.count)
+        }
+        // Search and filters together: filter the matches in SQL, a bounded batch at a time.
+        var kept: [DiaryEntry] = []
+        for batch in stride(from: 0, to: matching.count, by: 500) {
+            let ids = Array(matching[batch..<min(batch + 500, matching.count)])
+            kept += try await store.entries(ids: ids, userID: userID).filter { entry in
+                (filter.mood == nil || entry.confirmedMood == filter.mood)
+                    && (filter.tag == nil || entry.tags.contains { $0.lowercased() == filter.tag!.lowercased() })
+                    && (filter.from == nil || entry.date >= filter.from!) && (filter.to == nil || entry.date <= filter.to!)
+            }
+        }
+        return (Array(kept.dropFirst(offset).prefix(perPage)), kept.count)
+    }
+
+    public func statistics(userID: String, timeZone: TimeZone, from: Date? = nil, to: Date? = nil) async throws -> MoodStatistics {
+        MoodAnalytics.statistics(try await store.moodPoints(userID: userID, from: from, to: to), timeZone: timeZone)
+    }
+
+    public func trend(userID: String, period: AnalyticsPeriod, timeZone: TimeZone, now: Date) async throws -> [DayMood] {
+        let start = MoodAnalytics.periodStart(period, now: now, timeZone: timeZone)
+        return MoodAnalytics.trend(try await store.moodPoints(userID: userID, from: start, to: now), period: period, now: now, timeZone: timeZone)
+    }
+
+    public func month(userID: String, year: Int, month: Int, timeZone: TimeZone) async throws -> MoodAnalytics.MonthGrid {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        guard let start = calendar.date(from: DateComponents(year: year, month: month, day: 1)),
+              let end = calendar.date(byAdding: DateComponents(month: 1, second: -1), to: start) else { throw DiaryError.invalidDate }
+        let points = try await store.moodPoints(userID: userID, from: start, to: end)
+        return MoodAnalytics.monthGrid(year: year, month: month, days: MoodAnalytics.daily(points, timeZone: timeZone), timeZone: timeZone)
+    }
+
+    public func onThisDay(userID: String, today: Date, timeZone: TimeZone) async throws -> [DiaryEntry] {
+        let points = try await store.moodPoints(userID: userID, to: today)
+        let dates = Set(points.filter { MoodAnalytics.isOnThisDay($0.date, today: today, timeZone: timeZone) }.map(\.date))
+        guard !dates.isEmpty else { return [] }
+        var found: [DiaryEntry] = []
+        for date in dates {
+            found += try await store.list(userID: userID, filter: .init(from: date, to: date), limit: 20, offset: 0).entries
+        }
+        return Array(Set(found.map(\.id))).compactMap { id in found.first { $0.id == id } }.sorted { $0.date > $1.date }
+    }
+
+    func checkAndEstimate(_ photo: Data?) async throws -> MoodScores? {
+        guard let photo else { return nil }
+        guard photo.count <= DiaryRules.maxPhotoBytes else { throw DiaryError.photoTooLarge(limitMB: DiaryRules.maxPhotoBytes / 1_048_576) }
+        guard DiaryRules.isSupportedImage(photo) else { throw DiaryError.photoNotAnImage }
+        guard let moods else { return nil }
+        return try await moods.estimateMood(imageData: photo)
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import SQLKit
+
+/// Diary rows. Text is sealed per entry (context "diary-text:<id>"), so a row copied to another
+/// entry or user does not open; moods and dates stay plain so statistics need no decryption.
+public struct DiaryStore: Sendable {
+    let database: Database
+    let box: SealedBoxService
+
+    public init(database: Database, box: SealedBoxService) {
+        self.database = database
+        self.box = box
+    }
+
+    public struct Filter: Sendable, Equatable {
+        public var mood: Mood?
+        public var tag: String?
+        public var from: Date?
+        public var to: Date?
+
+        public init(mood: Mood? = nil, tag: String? = nil, from: Date? = nil, to: Date? = nil) {
+            self.mood = mood
+            self.tag = tag
+            self.from = from
+            self.to = to
+        }
+    }
+
+    static func textContext(_ id: String) -> String { "diary-text:\(id)" }
+
+    public func insert(_ entry: DiaryEntry) async throws {
+        try await insert([entry])
+    }
+
+    /// All or nothing: several entries (an import) go in one transaction.
+    public func insert(_ entries: [DiaryEntry]) async throws {
+        let rows = try entries.map { entry in
+            (entry, try box.sealString(entry.text, context: Self.textContext(entry.id)),
+             try entry.moodScores.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) })
+        }
+        try await database.transaction { sql in
+            for (entry, sealed, scores) in rows {
+                try await sql.insert(into: "diary_entries")
+                    .columns("id", "user_id", "entry_at", "text_sealed", "mood_scores", "confirmed_mood", "has_photo", "created_at", "updated_at")
+                    .values(SQLBind(entry.id), SQLBind(entry.userID), SQLBind(Int64(entry.date.timeIntervalSince1970)), SQLBind(sealed),
+                            SQLBind(scores), SQLBind(entry.confirmedMood?.rawValue), SQLBind(entry.hasPhoto),
+                            SQLBind(Int64(entry.createdAt.timeIntervalSince1970)), SQLBind(Int64(entry.updatedAt.timeIntervalSince1970)))
+                    .run()
+                try await Self.writeTags(sql, entryID: entry.id, userID: entry.userID, tags: entry.tags)
+            }
+        }
+    }
+
+    public func update(_ entry: DiaryEntry) async throws {
+        let sealed = try box.sealString(entry.text, context: Self.textContext(entry.id))
+        let scores = try entry.moodScores.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        try await database.transaction { sql in
+            try await sql.update("diary_entries")
+                .set("entry_at", to: Int64(entry.date.timeIntervalSince1970))
+                .set("text_sealed", to: sealed)
+                .set("mood_scores", to: scores)
+                .set("confirmed_mood", to: entry.confirmedMood?.rawValue)
+                .set("has_photo", to: entry.hasPhoto)
+                .set("updated_at", to: Int64(entry.updatedAt.timeIntervalSince1970))
+                .where("id", .equal, entry.id).where("user_id", .equal, entry.userID)
+                .run()
+            try await sql.delete(from: "diary_tags").where("entry_id", .equal, entry.id).run()
+            try await Self.writeTags(sql, entryID: entry.id, userID: entry.userID, tags: entry.tags)
+        }
+    }
+
+    static func writeTags(_ sql: any SQLDatabase, entryID: String, userID: String, tags: [String]) async throws {
+        for tag in tags {
+            try await sql.insert(into: "diary_tags").columns("entry_id", "user_id", "tag", "tag_key")
+                .values(SQLBind(entryID), SQLBind(userID), SQLBind(tag), SQLBind(tag.lowercased())).run()
+        }
+    }
+
+    public func delete(id: String, userID: String) async throws -> Bool {
+        guard try await find(id: id, userID: userID) != nil else { return false }
+        try await database.sql.delete(from: "diary_entries").where("id", .equal, id).where("user_id", .equal, userID).run()
+        return true
+    }
+
+    /// Whether any user has an entry with this id (ids are global primary keys).
+    public func exists(id: String) async throws -> Bool {
+        try await database.sql.select().column("id").from("diary_entries").where("id", .equal, id).first() != nil
+    }
+
+    public func find(id: String, userID: String) async throws -> DiaryEntry? {
+        guard let row = try await baseSelect(userID: userID).where("id", .equal, id).first() else { return nil }
+        return try await decode([row]).first
+    }
+
+    public func list(userID: String, filter: Filter, limit: Int, offset: Int) async throws -> (entries: [DiaryEntry], total: Int) {
+        let count = try await apply(filter, to: database.sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
+            .from("diary_entries").where("user_id", .equal, userID), userID: userID).first()
+        let total = try count?.decode(column: "n", as: Int.self) ?? 0
+        let rows = try await apply(filter, to: baseSelect(userID: userID), userID: userID)
+            .orderBy("entry_at", .descending).orderBy("id").limit(limit).offset(offset).all()
+        return (try await decode(rows), total)
+    }
+
+    /// Full rows for the given ids, newest first (used after an in-memory search picked them).
+    public func entries(ids: [String], userID: String) async throws -> [DiaryEntry] {
+        guard !ids.isEmpty else { return [] }
+        let rows = try await baseSelect(userID: userID).where("id", .in, ids).orderBy("entry_at", .descending).all()
+        return try await decode(rows)
+    }
+
+    /// Dates and confirmed moods only: what statistics, trends and the calendar need.
+    public func moodPoints(userID: String, from: Date? = nil, to: Date? = nil) async throws -> [MoodPoint] {
+        var query = database.sql.select().columns("entry_at", "confirmed_mood").from("diary_entries").where("user_id", .equal, userID)
+        if let from { query = query.where("entry_at", .greaterThanOrEqual, Int64(from.timeIntervalSince1970)) }
+        if let to { query = query.where("entry_at", .lessThanOrEqual, Int64(to.timeIntervalSince1970)) }
+        return try await query.all().map { row in
+            MoodPoint(date: Date(timeIntervalSince1970: Double(try row.decode(column: "entry_at", as: Int64.self))),
+                      mood: try row.decode(column: "confirmed_mood", as: String?.self).flatMap(Mood.init(rawValue:)))
+        }
+    }
+
+    /// Everything the search index needs, text decrypted, for one user.
+    public func searchRecords(userID: String) async throws -> [DiarySearchIndex.Record] {
+        let rows = try await database.sql.select().columns("id", "entry_at", "text_sealed").from("diary_entries")
+            .where("user_id", .equal, userID).all()
+        var records: [DiarySearchIndex.Record] = []
+        records.reserveCapacity(rows.count)
+        for row in rows {
+            let id = try row.decode(column: "id", as: String.self)
+            let text = try box.openString(try row.decode(column: "text_sealed", as: Data.self), context: Self.textContext(id))
+            records.append(.init(id: id, date: Date(timeIntervalSince1970: Double(try row.decode(column: "entry_at", as: Int64.self))),
+                                 text: DiarySearch.normalize(text)))
+        }
+        return records
+    }
+
+    /// A cheap fingerprint of a user's diary: changes whenever an entry is added, edited or removed.
+    public func fingerprint(userID: String) async throws -> String {
+        let row = try await database.sql.raw("""
+            SELECT COUNT(*) AS n, COALESCE(MAX(updated_at), 0) AS u FROM diary_entries WHERE user_id = \(bind: userID)
+            """).first()
+        return "\(try row?.decode(column: "n", as: Int.self) ?? 0):\(try row?.decode(column: "u", as: Int64.self) ?? 0)"
+    }
+
+    public func tags(userID: String) async throws -> [(tag: String, count: Int)] {
+        try await database.sql.raw("""
+            SELECT MIN(tag) AS tag, COUNT(*) AS n FROM diary_tags WHERE user_id = \(bind: userID) GROUP BY tag_key ORDER BY n DESC, tag_key
+            """).all().map { (try $0.decode(column: "tag", as: String.self), try $0.decode(column: "n", as: Int.self)) }
+    }
+
+    func baseSelect(userID: String) -> SQLSelectBuilder {
+        database.sql.select()
+            .columns("id", "user_id", "entry_at", "text_sealed", "mood_scores", "confirmed_mood", "has_photo", "created_at", "updated_at")
+            .from("diary_entries").where("user_id", .equal, userID)
+    }
+
+    func apply(_ filter: Filter, to query: SQLSelectBuilder, userID: String) -> SQLSelectBuilder {
+        var query = query
+        if let mood = filter.mood { query = query.where("confirmed_mood", .equal, mood.rawValue) }
+        if let from = filter.from { query = query.where("entry_at", .greaterThanOrEqual, Int64(from.timeIntervalSince1970)) }
+        if let to = filter.to { query = query.where("entry_at", .lessThanOrEqual, Int64(to.timeIntervalSince1970)) }
+        if let tag = filter.tag {
+            query = query.where(SQLIdentifier("id"), .in, SQLGroupExpression(
+                SQLQueryString("SELECT entry_id FROM diary_tags WHERE user_id = \(bind: userID) AND tag_key = \(bind: tag.lowercased())")))
+        }
+        return query
+    }
+
+    func decode(_ rows: [any SQLRow]) async throws -> [DiaryEntry] {
+        guard !rows.isEmpty else { return [] }
+        let ids = try rows.map { try $0.decode(column: "id", as: String.self) }
+        var tags: [String: [String]] = [:]
+        for row in try await database.sql.select().columns("entry_id", "tag").from("diary_tags").where("entry_id", .in, ids).orderBy("tag").all() {
+            tags[try row.decode(column: "entry_id", as: String.self), default: []].append(try row.decode(column: "tag", as: String.self))
+        }
+        return try rows.map { row in
+            let id = try row.decode(column: "id", as: String.self)
+            let scores = try row.decode(column: "mood_scores", as: String?.self).map { try JSONDecoder().decode(MoodScores.self, from: Data($0.utf8)) }
+            return DiaryEntry(
+                id: id, userID: try row.decode(column: "user_id", as: String.self),
+                date: Date(timeIntervalSince1970: Double(try row.decode(column: "entry_at", as: Int64.self))),
+                text: try box.openString(try row.decode(column: "text_sealed", as: Data.self), context: Self.textContext(id)),
+                tags: tags[id] ?? [], moodScores: scores,
+                confirmedMood: try row.decode(column: "confirmed_mood", as: String?.self).flatMap(Mood.init(rawValue:)),
+                hasPhoto: try row.decode(column: "has_photo", as: Bool.self),
+                createdAt: Date(timeIntervalSince1970: Double(try row.decode(column: "created_at", as: Int64.self))),
+                updatedAt: Date(timeIntervalSince1970: Double(try row.decode(column: "updated_at", as: Int64.self)))
+            )
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import SQLKit
+
+/// Enrolled face embeddings, sealed one by one ("face-template:<id>"); the photos they came from are not kept.
+public struct FaceTemplateStore: Sendable {
+    let database: Database
+    let box: SealedBoxService
+
+    public init(database: Database, box: SealedBoxService) {
+        self.database = database
+        self.box = box
+    }
+
+    static func context(_ id: String) -> String { "face-template:\(id)" }
+
+    public func count(userID: String) async throws -> Int {
+        let row = try await database.sql.raw("SELECT COUNT(*) AS n FROM face_templates WHERE user_id = \(bind: userID)").first()
+        return try row?.decode(column: "n", as: Int.self) ?? 0
+    }
+
+    /// Replaces the user's templates in one transaction: a failed re-enrollment keeps the old face.
+    public func replace(userID: String, embeddings: [[Float]], now: Date) async throws {
+        let rows = try embeddings.map { embedding -> (String, Data) in
+            let id = UUID().uuidString.lowercased()
+            return (id, try box.seal(Self.encode(embedding), context: Self.context(id)))
+        }
+        try await database.transaction { sql in
+            try await sql.delete(from: "face_templates").where("user_id", .equal, userID).run()
+            for (id, sealed) in rows {
+                try await sql.insert(into: "face_templates").columns("id", "user_id", "embedding_sealed", "created_at")
+                    .values(SQLBind(id), SQLBind(userID), SQLBind(sealed), SQLBind(Int64(now.timeIntervalSince1970))).run()
+            }
+        }
+    }
+
+    public func embeddings(userID: String) async throws -> [[Float]] {
+        try await database.sql.select().columns("id", "embedding_sealed").from("face_templates").where("user_id", .equal, userID).all().map { row in
+            let id = try row.decode(column: "id", as: String.self)
+            return Self.decode(try box.open(try row.decode(column: "embedding_sealed", as: Data.self), context: Self.context(id)))
+        }
+    }
+
+    public func delete(userID: String) async throws {
+        try await database.sql.delete(from: "face_templates").where("user_id", .equal, userID).run()
+    }
+
+    static func encode(_ embedding: [Float]) -> Data {
+        embedding.withUnsafeBufferPointer { Data(buffer: $0) }
+    }
+
+    static func decode(_ data: Data) -> [Float] {
+        data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+}

@@ -1,0 +1,278 @@
+import Foundation
+
+enum DiaryViews {
+    struct ListState {
+        var entries: [DiaryEntry]
+        var total: Int
+        var page: Int
+        var perPage: Int
+        var query: String
+        var mood: Mood?
+        var tag: String
+        var from: String
+        var to: String
+        var allTags: [String]
+        var notice: (String, Layout.NoticeKind)?
+    }
+
+    static func head(_ context: HibiRequestContext) -> Node {
+        link(.init("rel", "stylesheet"), .href("/static/diary.css"))
+    }
+
+    static func subnav(_ context: HibiRequestContext, current: String) -> Node {
+        let l = context.language
+        let items: [(String, Text)] = [("/diary", DS.entries), ("/diary/stats", DS.statistics), ("/diary/calendar", DS.calendar), ("/diary/data", DS.export), ("/diary/settings", US.settings)]
+        return el("nav", .class("subnav"), .aria("label", S.diary(l))) {
+            el("ul") {
+                for (path, title) in items {
+                    el("li") { el("a", [.href(path)] + (current == path ? [.aria("current", "page")] : [])) { title(l) } }
+                }
+                el("li", .class("push")) { el("a", .href("/diary/new"), .role("button"), .id("new-entry")) { "＋ " + DS.newEntry(l) } }
+            }
+        }
+    }
+
+    static func list(context: HibiRequestContext, user: User, state: ListState) -> Node {
+        let l = context.language
+        let filtered = !state.query.isEmpty || state.mood != nil || !state.tag.isEmpty || !state.from.isEmpty || !state.to.isEmpty
+        return Layout.page(title: S.diary(l), context: context, current: "/diary") {
+            head(context)
+            subnav(context, current: "/diary")
+            if let (text, kind) = state.notice { Layout.notice(text, kind: kind) }
+            el("form", .method("get"), .action("/diary"), .class("diary-filters card"), .role("search")) {
+                input(.type("search"), .name("q"), .value(state.query), .placeholder(DS.searchPlaceholder(l)), .aria("label", DS.search(l)), .id("search"))
+                el("div", .class("grid")) {
+                    el("select", .name("mood"), .aria("label", DS.mood(l))) {
+                        el("option", .value("")) { DS.anyMood(l) }
+                        for mood in Mood.allCases {
+                            el("option", [.value(mood.rawValue)] + (state.mood == mood ? [.selected] : [])) { "\(mood.emoji) \(mood.label(l))" }
+                        }
+                    }
+                    el("select", .name("tag"), .aria("label", DS.tag(l))) {
+                        el("option", .value("")) { DS.tags(l) }
+                        for tag in state.allTags {
+                            el("option", [.value(tag)] + (state.tag.lowercased() == tag.lowercased() ? [.selected] : [])) { "#" + tag }
+                        }
+                    }
+                    input(.type("date"), .name("from"), .value(state.from), .aria("label", DS.from(l)))
+                    input(.type("date"), .name("to"), .value(state.to), .aria("label", DS.to(l)))
+                }
+                el("div", .class("filter-actions")) {
+                    el("button", .type("submit")) { DS.filter(l) }
+                    if filtered { el("a", .href("/diary"), .role("button"), .class("secondary outline")) { DS.clear(l) } }
+                }
+            }
+            if state.entries.isEmpty {
+                el("section", .class("empty-state card")) {
+                    el("p", .class("empty-icon"), .aria("hidden", "true")) { "📔" }
+                    el("p") { filtered ? DS.noResults(l) : DS.emptyDiary(l) }
+                    if !filtered { el("a", .href("/diary/new"), .role("button")) { DS.newEntry(l) } }
+                }
+            } else {
+                el("ol", .class("entry-list"), .id("entries")) {
+                    for entry in state.entries { entryCard(entry, user: user, language: l) }
+                }
+                pagination(state: state, language: l)
+            }
+        }
+    }
+
+    static func entryCard(_ entry: DiaryEntry, user: User, language l: Language) -> Node {
+        el("li", .class("entry-card card"), .data("entry-id", entry.id)) {
+            el("a", .href("/diary/entries/\(entry.id)"), .class("entry-link")) {
+                el("div", .class("entry-mood"), .init("style", "--mood: \(entry.confirmedMood?.color ?? "#ced4da")"), .aria("hidden", "true")) {
+                    entry.confirmedMood?.emoji ?? "·"
+                }
+                el("div", .class("entry-body")) {
+                    el("time", .init("datetime", ISO8601DateFormatter().string(from: entry.date))) { formatDate(entry.date, user: user, language: l) }
+                    el("p", .class("entry-excerpt")) { excerpt(entry.text) }
+                    if !entry.tags.isEmpty {
+                        el("p", .class("tags")) { for tag in entry.tags { el("span", .class("tag")) { "#" + tag } } }
+                    }
+                }
+                if entry.hasPhoto { el("span", .class("photo-flag"), .aria("label", DS.photo(l))) { "📷" } }
+            }
+        }
+    }
+
+    static func pagination(state: ListState, language l: Language) -> Node {
+        let pages = max(1, (state.total + state.perPage - 1) / state.perPage)
+        func link(_ page: Int) -> String {
+            var items = [URLQueryItem(name: "page", value: String(page))]
+            if !state.query.isEmpty { items.append(.init(name: "q", value: state.query)) }
+            if let mood = state.mood { items.append(.init(name: "mood", value: mood.rawValue)) }
+            if !state.tag.isEmpty { items.append(.init(name: "tag", value: state.tag)) }
+            if !state.from.isEmpty { items.append(.init(name: "from", value: state.from)) }
+            if !state.to.isEmpty { items.append(.init(name: "to", value: state.to)) }
+            var components = URLComponents()
+            components.queryItems = items
+            return "/diary" + (components.string ?? "")
+        }
+        return el("nav", .class("pagination"), .aria("label", "pagination")) {
+            if state.page > 1 { el("a", .href(link(state.page - 1)), .init("rel", "prev")) { "← " + DS.previous(l) } } else { el("span") { "" } }
+            el("span", .class("muted")) { DS.pageOf(l, "\(state.page) / \(pages)") + " · \(state.total)" }
+            if state.page < pages { el("a", .href(link(state.page + 1)), .init("rel", "next")) { DS.next(l) + " →" } } else { el("span") { "" } }
+        }
+    }
+
+    struct FormState {
+        var entry: DiaryEntry?
+        var date: String
+        var time: String
+        var text: String
+        var tags: String
+        var mood: Mood?
+        var error: String?
+    }
+
+    static func form(context: HibiRequestContext, state: FormState) -> Node {
+        let l = context.language
+        let editing = state.entry != nil
+        let action = state.entry.map { "/diary/entries/\($0.id)/edit" } ?? "/diary/new"
+        return Layout.page(title: editing ? DS.editEntry(l) : DS.newEntry(l), context: context, current: "/diary") {
+            head(context)
+            el("article", .class("card entry-form")) {
+                el("h1") { editing ? DS.editEntry(l) : DS.newEntry(l) }
+                if let error = state.error { Layout.notice(error, kind: .error) }
+                el("form", .method("post"), .action(action), .init("enctype", "multipart/form-data"), .id("entry-form")) {
+                    Layout.csrfField(context)
+                    el("div", .class("grid")) {
+                        Layout.field(label: DS.date(l), id: "date", .name("date"), .type("date"), .value(state.date), .required)
+                        Layout.field(label: DS.time(l), id: "time", .name("time"), .type("time"), .value(state.time))
+                    }
+                    el("label", .for("text")) {
+                        DS.text(l)
+                        el("textarea", .id("text"), .name("text"), .init("rows", "8"), .maxlength(DiaryRules.maxTextLength)) { state.text }
+                    }
+                    Layout.field(label: DS.tags(l), id: "tags", .name("tags"), .value(state.tags), .placeholder(DS.tagsHint(l)))
+                    el("label", .for("photo")) {
+                        DS.photo(l)
+                        input(.type("file"), .id("photo"), .name("photo"), .init("accept", "image/jpeg,image/png,image/webp"), .init("capture", "user"))
+                        el("small", .class("muted")) { DS.photoHint(l) }
+                    }
+                    if state.entry?.hasPhoto == true {
+                        el("img", .src("/diary/entries/\(state.entry!.id)/photo"), .class("entry-photo small"), .init("alt", DS.photo(l)))
+                        el("label") {
+                            input(.type("checkbox"), .name("remove_photo"))
+                            DS.removePhoto(l)
+                        }
+                    }
+                    el("p", .id("mood-suggestion"), .class("notice info"), .init("hidden", nil), .aria("live", "polite")) { "" }
+                    moodPicker(selected: state.mood, language: l, name: "mood")
+                    el("div", .class("form-actions")) {
+                        el("button", .type("submit"), .id("save-entry")) { DS.save(l) }
+                        el("a", .href(state.entry.map { "/diary/entries/\($0.id)" } ?? "/diary"), .role("button"), .class("secondary outline")) { DS.cancel(l) }
+                    }
+                }
+            }
+            el("script", .src("/static/diary.js"), .init("defer", nil))
+        }
+    }
+
+    static func moodPicker(selected: Mood?, language l: Language, name: String) -> Node {
+        el("fieldset", .class("mood-picker")) {
+            el("legend") { DS.mood(l) }
+            el("label", .class("mood-option none")) {
+                Node.void("input", [.type("radio"), .name(name), .value("")] + (selected == nil ? [.checked] : []))
+                el("span") { DS.noMood(l) }
+            }
+            for mood in Mood.allCases {
+                el("label", .class("mood-option"), .init("style", "--mood: \(mood.color)")) {
+                    Node.void("input", [.type("radio"), .name(name), .value(mood.rawValue), .id("mood-\(mood.rawValue)")] + (selected == mood ? [.checked] : []))
+                    el("span") { "\(mood.emoji) \(mood.label(l))" }
+                }
+            }
+        }
+    }
+
+    static func detail(context: HibiRequestContext, user: User, entry: DiaryEntry, notice: (String, Layout.NoticeKind)? = nil) -> Node {
+        let l = context.language
+        return Layout.page(title: formatDate(entry.date, user: user, language: l), context: context, current: "/diary") {
+            head(context)
+            subnav(context, current: "")
+            if let (text, kind) = notice { Layout.notice(text, kind: kind) }
+            el("article", .class("card entry-detail"), .id("entry")) {
+                el("header") {
+                    el("time", .init("datetime", ISO8601DateFormatter().string(from: entry.date))) { formatDate(entry.date, user: user, language: l) }
+                    if let mood = entry.confirmedMood {
+                        el("p", .class("confirmed-mood"), .id("confirmed-mood"), .init("style", "--mood: \(mood.color)")) {
+                            DS.confirmed(l) + ": \(mood.emoji) \(mood.label(l))"
+                        }
+                    } else {
+                        el("p", .class("muted"), .id("confirmed-mood")) { DS.notConfirmed(l) }
+                    }
+                }
+                if entry.hasPhoto {
+                    el("img", .src("/diary/entries/\(entry.id)/photo"), .class("entry-photo"), .init("alt", DS.photo(l)))
+                }
+                el("div", .class("entry-text")) {
+                    for paragraph in entry.text.components(separatedBy: "\n") { el("p") { paragraph } }
+                }
+                if !entry.tags.isEmpty {
+                    el("p", .class("tags")) { for tag in entry.tags { el("a", .href("/diary?tag=\(tag.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"), .class("tag")) { "#" + tag } } }
+                }
+                if entry.hasPhoto { moodConfirmation(context: context, entry: entry) }
+                el("footer", .class("form-actions")) {
+                    el("a", .href("/diary/entries/\(entry.id)/edit"), .role("button"), .class("secondary")) { DS.edit(l) }
+                    el("form", .method("post"), .action("/diary/entries/\(entry.id)/delete"), .class("inline"), .data("confirm", DS.deleteConfirm(l))) {
+                        Layout.csrfField(context)
+                        el("button", .type("submit"), .class("secondary outline danger")) { DS.delete(l) }
+                    }
+                }
+            }
+            el("script", .src("/static/diary.js"), .init("defer", nil))
+        }
+    }
+
+    /// The estimate is a suggestion: bars for all seven scores, one button to confirm the top mood, or pick another.
+    static func moodConfirmation(context: HibiRequestContext, entry: DiaryEntry) -> Node {
+        let l = context.language
+        guard let scores = entry.moodScores, let top = scores.top else {
+            return el("p", .class("muted")) { DS.noFaceFound(l) }
+        }
+        return el("section", .class("mood-estimate"), .id("mood-estimate")) {
+            el("h2") { DS.estimate(l) }
+            el("p", .id("suggestion")) {
+                DS.suggested(l, "\(top.mood.emoji) \(top.mood.label(l))")
+                " (\(DS.confidence(l)) \(Int((top.confidence * 100).rounded()))%)"
+            }
+            moodBars(scores: scores, language: l)
+            el("form", .method("post"), .action("/diary/entries/\(entry.id)/mood"), .id("confirm-mood")) {
+                Layout.csrfField(context)
+                el("button", .type("submit"), .name("mood"), .value(top.mood.rawValue), .id("confirm-suggestion")) { DS.confirmMood(l) }
+                el("p", .class("muted")) { DS.pickAnother(l) }
+                el("div", .class("mood-buttons")) {
+                    for mood in Mood.allCases where mood != top.mood {
+                        el("button", .type("submit"), .name("mood"), .value(mood.rawValue), .class("secondary outline small"), .init("style", "--mood: \(mood.color)")) {
+                            "\(mood.emoji) \(mood.label(l))"
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static func moodBars(scores: MoodScores, language l: Language) -> Node {
+        el("ul", .class("mood-bars")) {
+            for mood in Mood.allCases {
+                let value = scores.values[mood] ?? 0
+                el("li") {
+                    el("span", .class("bar-label")) { "\(mood.emoji) \(mood.label(l))" }
+                    el("span", .class("bar"), .init("style", "--value: \(String(format: "%.3f", value)); --mood: \(mood.color)"), .role("img"),
+                       .aria("label", "\(mood.label(l)) \(Int((value * 100).rounded()))%")) { "" }
+                    el("span", .class("bar-value")) { "\(Int((value * 100).rounded()))%" }
+                }
+            }
+        }
+    }
+
+    static func excerpt(_ text: String) -> String {
+        let line = text.replacingOccurrences(of: "\n", with: " ")
+        return line.count > 160 ? String(line.prefix(160)) + "…" : line
+    }
+
+    static func formatDate(_ date: Date, user: User, language: Language) -> String {
+        date.formatted(Date.FormatStyle(date: .complete, time: .shortened, locale: Locale(identifier: language == .ja ? "ja_JP" : "en_US"),
+                                        timeZone: TimeZone(identifier: user.timeZone) ?? .gmt))
+    }
+}

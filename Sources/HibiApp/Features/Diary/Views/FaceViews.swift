@@ -1,0 +1,80 @@
+enum FS {
+    static let enrollTitle = Text(en: "Enroll your face", ja: "顔を登録")
+    static let enrollIntro = Text(en: "Take at least 3 photos looking straight at the camera, in good light. Each one is checked before it counts. The photos are not kept; only a numeric template, encrypted.",
+                                  ja: "明るい場所でカメラを正面から見て、3枚以上撮影してください。1枚ずつ確認します。写真は保存されず、暗号化された数値のテンプレートだけを保存します。")
+    static let takePhoto = Text(en: "Take photo", ja: "撮影")
+    static let finish = Text(en: "Save face", ja: "顔を保存")
+    static let accepted = Text(en: "Photo %@ accepted", ja: "%@ 枚目を受け付けました")
+    static let enrolledDone = Text(en: "Your face is enrolled. Next time, unlock with it.", ja: "顔を登録しました。次回から顔で解除できます。")
+    static let unavailable = Text(en: "Face recognition is not available on this server.", ja: "このサーバーでは顔認識を利用できません。")
+}
+
+enum FaceViews {
+    static func settings(context: HibiRequestContext, lockMinutes: Int, enrolled: Int, available: Bool, notice: (String, Layout.NoticeKind)?) -> Node {
+        let l = context.language
+        return Layout.page(title: US.settings(l), context: context, current: "/diary") {
+            DiaryViews.head(context)
+            DiaryViews.subnav(context, current: "/diary/settings")
+            if let (text, kind) = notice { Layout.notice(text, kind: kind) }
+            el("section", .class("card")) {
+                el("h2") { US.settings(l) }
+                el("form", .method("post"), .action("/diary/settings/lock"), .id("lock-form")) {
+                    Layout.csrfField(context)
+                    Layout.field(label: US.lockAfter(l), id: "lock_minutes", .name("lock_minutes"), .type("number"), .init("min", "1"),
+                                 .init("max", "1440"), .value(String(lockMinutes)), .required)
+                    el("button", .type("submit")) { S.save(l) }
+                }
+                el("form", .method("post"), .action("/diary/lock")) {
+                    Layout.csrfField(context)
+                    el("button", .type("submit"), .class("secondary outline"), .id("lock-now")) { "🔒 " + US.lockNow(l) }
+                }
+            }
+            el("section", .class("card"), .id("face-settings")) {
+                el("h2") { US.face(l) }
+                if !available {
+                    el("p", .class("muted")) { FS.unavailable(l) }
+                } else if enrolled > 0 {
+                    el("p", .id("face-status")) { US.enrolled(l, String(enrolled)) }
+                    el("div", .class("form-actions")) {
+                        el("a", .href("/diary/enroll"), .role("button"), .class("secondary")) { US.reenroll(l) }
+                        el("form", .method("post"), .action("/diary/face/delete"), .class("inline")) {
+                            Layout.csrfField(context)
+                            el("button", .type("submit"), .class("secondary outline danger"), .id("delete-face")) { US.deleteFace(l) }
+                        }
+                    }
+                } else {
+                    el("p", .id("face-status")) { US.notEnrolled(l) }
+                    el("a", .href("/diary/enroll"), .role("button"), .id("enroll-link")) { US.enroll(l) }
+                }
+            }
+        }
+    }
+
+    static func enroll(context: HibiRequestContext, available: Bool) -> Node {
+        let l = context.language
+        return Layout.page(title: FS.enrollTitle(l), context: context, current: "/diary") {
+            DiaryViews.head(context)
+            el("article", .class("card narrow unlock"), .id("enroll"), .data("minimum", String(FaceAuthService.minimumEnrollmentPhotos))) {
+                el("h1") { FS.enrollTitle(l) }
+                if !available {
+                    Layout.notice(FS.unavailable(l), kind: .error)
+                } else {
+                    el("p") { FS.enrollIntro(l) }
+                    el("div", .class("camera")) {
+                        el("video", .id("camera"), .init("autoplay", nil), .init("playsinline", nil), .init("muted", nil)) { "" }
+                    }
+                    el("p", .id("face-status"), .class("status"), .role("status"), .data("state", "ready")) { US.ready(l) }
+                    el("ol", .class("enroll-shots"), .id("shots")) { "" }
+                    el("div", .class("form-actions")) {
+                        el("button", .type("button"), .id("take-photo")) { "📸 " + FS.takePhoto(l) }
+                        el("button", .type("button"), .id("finish-enroll"), .disabled) { FS.finish(l) }
+                    }
+                    el("script", .type("application/json"), .id("unlock-strings")) {
+                        Node.raw(UnlockScriptStrings.json(l, extra: [("accepted", FS.accepted), ("done", FS.enrolledDone)]))
+                    }
+                }
+            }
+            el("script", .src("/static/face.js"), .init("defer", nil))
+        }
+    }
+}
