@@ -22,14 +22,14 @@ import Testing
         }
         let port = Mutex<Int?>(nil)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port } },
+                              onServerRunning: { channel in inbox.port.withLock { $0 = channel.localAddress?.port } },
                               logger: TestApp.quietLogger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.runService() }
             var listening: Int?
             for _ in 0..<100 where listening == nil {
                 try await Task.sleep(for: .milliseconds(20))
-                listening = port.withLock { $0 }
+                listening = inbox.port.withLock { $0 }
             }
             let hookPort = try #require(listening)
 

@@ -208,8 +208,8 @@ public enum TrendAnalyzer {
     public static func linearFit(_ points: [(Double, Double)]) -> Fit? {
         let n = Double(points.count)
         guard points.count >= 3 else { return nil }
-        let meanX = points.map(\.0).reduce(0, +) / n
-        let meanY = points.map(\.1).reduce(0, +) / n
+        let meanX = points.map { $0.0 }.reduce(0, +) / n
+        let meanY = points.map { $0.1 }.reduce(0, +) / n
         var sxx = 0.0, sxy = 0.0, syy = 0.0
         for (x, y) in points {
             sxx += (x - meanX) * (x - meanX)

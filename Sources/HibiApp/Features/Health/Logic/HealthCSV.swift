@@ -77,7 +77,7 @@ public enum HealthCSV {
                                                     start: Int64(entry.start.timeIntervalSince1970), end: Int64(entry.end.timeIntervalSince1970),
                                                     device: device))
                 } catch {
-                    throw .invalidCSV(line: lineNumber, reason: error.text)
+                    throw .invalidCSV(line: lineNumber, reason: (error as? HealthError)?.text ?? Text(en: "invalid value", ja: "値が正しくありません"))
                 }
             } else {
                 // Types exported from an Apple Health import come back as they were.

@@ -87,7 +87,7 @@ public enum HealthGraphics {
 
     public struct ShareSummary: Sendable {
         public var title: String
-        public var lines: [(label: String, value: String)]
+        public var lines: [(String, String)]
         public var badge: BadgeDefinition?
         public var name: String?
         public var footer: String
@@ -108,8 +108,8 @@ public enum HealthGraphics {
         }
         var y = 210
         for line in summary.lines.prefix(4) {
-            svg += "<text x=\"80\" y=\"\(y)\" font-size=\"30\" fill=\"#6b4a2b\" font-family=\"Noto Sans CJK JP, sans-serif\">\(esc(line.label))</text>"
-            svg += "<text x=\"80\" y=\"\(y + 56)\" font-size=\"56\" font-weight=\"700\" fill=\"#d9480f\" font-family=\"Noto Sans CJK JP, sans-serif\">\(esc(line.value))</text>"
+            svg += "<text x=\"80\" y=\"\(y)\" font-size=\"30\" fill=\"#6b4a2b\" font-family=\"Noto Sans CJK JP, sans-serif\">\(esc(line.0))</text>"
+            svg += "<text x=\"80\" y=\"\(y + 56)\" font-size=\"56\" font-weight=\"700\" fill=\"#d9480f\" font-family=\"Noto Sans CJK JP, sans-serif\">\(esc(line.1))</text>"
             y += 120
         }
         if let badge = summary.badge {

@@ -188,7 +188,7 @@ struct HealthUploads: Sendable {
             for try await buffer in request.body {
                 written += Int64(buffer.readableBytes)
                 if written > limit { throw HealthError.uploadTooLarge(limitBytes: limit) }
-                try handle.write(contentsOf: buffer.readableBytesView)
+                try handle.write(contentsOf: Data(buffer: buffer))
             }
             try handle.close()
             guard written > 0 else {

@@ -18,7 +18,7 @@ struct HealthWebRoutes: Sendable {
         router.post("/health/records/:id/delete") { _, context in
             let user = try context.requireUser()
             guard try await health.records.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
-            return Response.redirect(to: "/health?deleted=1", type: .seeOther)
+            return Response.redirect(to: "/health?deleted=1", type: .normal)
         }
         router.get("/health/import") { _, context in
             let user = try context.requireUser()
@@ -69,7 +69,7 @@ struct HealthWebRoutes: Sendable {
         router.post("/health/goals/:id/delete") { _, context in
             let user = try context.requireUser()
             guard try await health.goals.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.goalNotFound }
-            return Response.redirect(to: "/health/goals", type: .seeOther)
+            return Response.redirect(to: "/health/goals", type: .normal)
         }
         router.post("/health/profile") { request, context in
             let user = try context.requireUser()
@@ -126,7 +126,7 @@ struct HealthWebRoutes: Sendable {
         router.post("/health/reminders/:id/delete") { _, context in
             let user = try context.requireUser()
             guard try await health.reminders.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.reminderNotFound }
-            return Response.redirect(to: "/health/reminders", type: .seeOther)
+            return Response.redirect(to: "/health/reminders", type: .normal)
         }
         router.get("/health/share") { request, context in
             _ = try context.requireUser()
@@ -149,7 +149,7 @@ struct HealthWebRoutes: Sendable {
     static func shareOptions(_ request: Request) -> Set<String> {
         let q = request.uri.queryParameters
         let chosen = Set(["steps", "streak", "badge", "weight", "name"].filter { q.get($0) == "1" })
-        return chosen.isEmpty && !q.contains(where: { _ in true }) ? ["steps", "badge"] : chosen
+        return chosen.isEmpty && (request.uri.query ?? "").isEmpty ? ["steps", "badge"] : chosen
     }
 
     func shareSVG(_ request: Request, _ context: HibiRequestContext) async throws -> String {
@@ -246,7 +246,7 @@ struct HealthWebRoutes: Sendable {
         return try HTMLPage(HealthViews.overview(context: context, user: user, data: data, now: now), status: status).response(from: request, context: context)
     }
 
-    func input(_ form: FormData, zone: TimeZone) throws -> HealthService.NewRecord {
+    func recordInput(_ form: FormData, zone: TimeZone) throws -> HealthService.NewRecord {
         guard let start = form["start"].flatMap({ Self.parseLocal($0, zone: zone) }) else {
             throw HealthError.invalidField(HS.time(.en), Text(en: "enter a date and time", ja: "日時を入力してください"))
         }
@@ -260,8 +260,8 @@ struct HealthWebRoutes: Sendable {
         var request = request
         let form = try await request.form()
         do {
-            let (_, badges) = try await health.add(try input(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt), user: user, now: Date())
-            return .redirect(to: badges.first.map { "/health?saved=1&badge=\($0.key)" } ?? "/health?saved=1", type: .seeOther)
+            let (_, badges) = try await health.add(try recordInput(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt), user: user, now: Date())
+            return .redirect(to: badges.first.map { "/health?saved=1&badge=\($0.key)" } ?? "/health?saved=1", type: .normal)
         } catch let error as HealthError {
             return try await overview(request, context, notice: (error.message(context.language), .error), form: form.fields, status: error.status)
         }
@@ -274,8 +274,8 @@ struct HealthWebRoutes: Sendable {
         let form = try await request.form()
         guard let record = try await health.records.find(id: id, userID: user.id) else { throw HealthError.recordNotFound }
         do {
-            _ = try await health.update(id: id, try input(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt), user: user, now: Date())
-            return .redirect(to: "/health?saved=1", type: .seeOther)
+            _ = try await health.update(id: id, try recordInput(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt), user: user, now: Date())
+            return .redirect(to: "/health?saved=1", type: .normal)
         } catch let error as HealthError {
             return try HTMLPage(HealthViews.edit(context: context, user: user, record: record, error: error.message(context.language), values: form.fields),
                                 status: error.status).response(from: request, context: context)

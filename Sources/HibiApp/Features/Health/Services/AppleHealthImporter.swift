@@ -11,7 +11,7 @@ final class FileByteStream: ByteStream {
     private let closeOnDeinit: Bool
 
     init(path: String) throws {
-        descriptor = open(path, O_RDONLY)
+        descriptor = Glibc.open(path, O_RDONLY)
         guard descriptor >= 0 else {
             throw HealthError.notAnExport(Text(en: "the file cannot be opened.", ja: "ファイルを開けません。"))
         }

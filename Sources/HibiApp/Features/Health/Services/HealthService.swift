@@ -45,10 +45,13 @@ public struct HealthService: Sendable {
         let draft = HealthRecordDraft(type: entry.type.rawValue, value: entry.value, unit: entry.unit,
                                       start: Int64(entry.start.timeIntervalSince1970), end: Int64(entry.end.timeIntervalSince1970))
         guard try await records.insert([draft], userID: user.id, source: .manual, now: now) == 1 else { throw HealthError.duplicate }
-        let stored = try await records.list(userID: user.id, filter: .init(type: draft.type, from: entry.start, to: entry.start, limit: 10))
-            .first { $0.value == draft.value && $0.end == entry.end && $0.source == .manual }
+        let at = Date(timeIntervalSince1970: TimeInterval(draft.start))
+        guard let stored = try await records.list(userID: user.id, filter: .init(type: draft.type, from: at, to: at, limit: 50))
+            .first(where: { $0.value == draft.value && Int64($0.end.timeIntervalSince1970) == draft.end && $0.device.isEmpty }) else {
+            throw HealthError.recordNotFound
+        }
         let earned = try await awardBadges(user: user, now: now)
-        return (stored!, earned)
+        return (stored, earned)
     }
 
     public func update(id: String, _ input: NewRecord, user: User, now: Date) async throws -> HealthRecord {

@@ -243,7 +243,7 @@ enum HealthViews {
                         for job in jobs {
                             el("li") {
                                 "\(job.createdAt.formatted(formatter(l, zone))) · \(job.fileName) · \(job.state.rawValue) · +\(job.inserted) / =\(job.duplicates)"
-                                if let error = job.errorMessage { el("br"); el("small", .class("error-text")) { error(l) } }
+                                if let error = job.errorMessage { br(); el("small", .class("error-text")) { error(l) } }
                             }
                         }
                     }
@@ -381,8 +381,8 @@ enum HealthViews {
                 for d in BadgeRules.all {
                     let got = earned.first { $0.key == d.key }
                     el("article", .class("badge-card \(got == nil ? "locked" : "earned") tier-\(d.tier.rawValue)"), .data("badge", d.key)) {
-                        el("img", .src("/health/badges/\(d.key).svg\(got == nil ? "?state=locked" : "")"), .init("alt", d.name(l)),
-                           .init("width", "96"), .init("height", "96"))
+                        Node.void("img", [.src("/health/badges/\(d.key).svg\(got == nil ? "?state=locked" : "")"), .init("alt", d.name(l)),
+                                          .init("width", "96"), .init("height", "96")])
                         el("strong") { d.name(l) }
                         el("small") { d.description(l) }
                         if let got {
@@ -451,12 +451,12 @@ enum HealthViews {
             el("p", .class("muted")) { HS.shareHelp(l) }
             el("form", .method("get"), .action("/health/share"), .id("share-form"), .class("card")) {
                 for (key, label) in [("steps", HS.weekSteps), ("streak", HS.streak), ("badge", HS.latestBadge), ("weight", HS.weightChange), ("name", HS.includeName)] {
-                    el("label") { input([.type("checkbox"), .name(key), .value("1")] + (options.contains(key) ? [.checked] : [])); label(l) }
+                    el("label") { Node.void("input", [.type("checkbox"), .name(key), .value("1")] + (options.contains(key) ? [.checked] : [])); label(l) }
                 }
                 el("button", .type("submit"), .class("secondary"), .id("share-preview")) { HS.preview(l) }
             }
             el("section", .class("card share-preview")) {
-                el("img", .src("/health/share/card.svg?\(query)"), .id("share-image"), .init("alt", HS.share(l)))
+                Node.void("img", [.src("/health/share/card.svg?\(query)"), .id("share-image"), .init("alt", HS.share(l))])
                 el("p") { el("a", .href("/health/share/card.png?\(query)"), .role("button"), .id("share-download"), .init("download", "hibi-health.png")) { HS.downloadPNG(l) } }
             }
         }
