@@ -10,6 +10,7 @@ import Testing
 @Suite(.serialized) struct ReminderWebhookTests {
     final class Inbox: Sendable {
         let bodies = Mutex<[String]>([])
+        let port = Mutex<Int?>(nil)
     }
 
     @Test func aDueReminderIsPostedOnceEvenAcrossRestarts() async throws {
@@ -20,7 +21,6 @@ import Testing
             inbox.bodies.withLock { $0.append(String(buffer: body)) }
             return .ok
         }
-        let port = Mutex<Int?>(nil)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                               onServerRunning: { channel in inbox.port.withLock { $0 = channel.localAddress?.port } },
                               logger: TestApp.quietLogger)

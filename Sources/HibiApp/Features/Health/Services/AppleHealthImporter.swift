@@ -58,9 +58,10 @@ final class ZipEntryStream: ByteStream {
             throw HealthError.notAnExport(Text(en: "the ZIP archive cannot be read.", ja: "ZIP アーカイブを読み込めません。"))
         }
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            let parts = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true)
+            // "  Length  Date  Time  Name": runs of spaces separate the columns.
+            let parts = line.drop(while: { $0 == " " }).split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true)
             guard parts.count == 4, let size = Int64(parts[0]) else { continue }
-            let name = String(parts[3])
+            let name = parts[3].trimmingCharacters(in: .whitespaces)
             if name == "export.xml" || name.hasSuffix("/export.xml") { return (name, size) }
         }
         throw HealthError.notAnExport(Text(en: "the ZIP archive has no export.xml.", ja: "ZIP アーカイブに export.xml がありません。"))
@@ -88,7 +89,7 @@ final class ZipEntryStream: ByteStream {
         if n == 0 {
             process.waitUntilExit()
             if process.terminationStatus != 0 {
-                throw HealthError.notAnExport(Text(en: "the ZIP archive is damaged.", ja: "ZIP アーカイブが壊れています。"))
+                throw HealthError.notAnExport(Text(en: "the ZIP archive is damaged (unzip status \(process.terminationStatus)).", ja: "ZIP アーカイブが壊れています(unzip 終了コード \(process.terminationStatus))。"))
             }
         }
         return n
