@@ -10,7 +10,7 @@ enum HealthViews {
         let body = content()
         return Layout.page(title: title, context: context, current: "/health") {
             link(.init("rel", "stylesheet"), .href("/static/health.css"))
-            el("nav", .class("health-tabs"), .aria("label", HS.health(l))) {
+            el("div", .class("health-tabs"), .role("navigation"), .aria("label", HS.health(l))) {
                 el("ul") {
                     for (path, name) in tabs {
                         el("li") { el("a", [.href(path)] + (path == tab ? [.aria("current", "page")] : [])) { name(l) } }
