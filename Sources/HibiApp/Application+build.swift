@@ -85,6 +85,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     AdminWebRoutes(accounts: core.accounts, users: core.users).register(on: router)
     let api = router.group("api/v1")
     AccountAPIRoutes(accounts: core.accounts, tokens: core.tokens, bodyLimit: config.maxRequestBodyBytes).register(on: api)
+    let healthBackground = HealthFeature.register(core: core, router: router, api: api)
 
     let diaryStore = DiaryStore(database: core.database, box: core.box)
     let photos = PhotoStore(dataDirectory: config.dataDirectory, box: core.box)
@@ -103,7 +104,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     return Application(
         router: router,
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Hibi"),
-        services: [DatabaseService(database: core.database)],
+        services: [DatabaseService(database: core.database), healthBackground],
         logger: core.logger
     )
 }

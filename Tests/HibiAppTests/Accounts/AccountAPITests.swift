@@ -164,6 +164,18 @@ import Testing
         await database.shutdown()
     }
 
+    @Test func aMigrationThatLandedLaterIsStillApplied() async throws {
+        let config = try await TestApp.config()
+        let database = try await Database.open(config.database, logger: TestApp.quietLogger)
+        let first = Migration(version: 1, name: "one") { sql, _ in try await sql.raw("CREATE TABLE t1 (x BIGINT)").run() }
+        let third = Migration(version: 3, name: "three") { sql, _ in try await sql.raw("CREATE TABLE t3 (x BIGINT)").run() }
+        let second = Migration(version: 2, name: "two") { sql, _ in try await sql.raw("CREATE TABLE t2 (x BIGINT)").run() }
+        #expect(try await Migrator(database: database, migrations: [first, third], logger: TestApp.quietLogger).migrate() == [1, 3])
+        #expect(try await Migrator(database: database, migrations: [first, second, third], logger: TestApp.quietLogger).migrate() == [2])
+        try await database.sql.raw("SELECT x FROM t2").run()
+        await database.shutdown()
+    }
+
     @Test func aChangedDataKeyStopsStartUpInsteadOfReadingGarbage() async throws {
         var config = try await TestApp.config()
         let path = config.dataDirectory + "/shared.sqlite"

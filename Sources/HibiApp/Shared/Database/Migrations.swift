@@ -34,15 +34,18 @@ public struct Migrator: Sendable {
         return (try? row?.decode(column: "v", as: Int?.self)) ?? 0
     }
 
-    /// Applies every missing step, each in its own transaction, and returns the versions applied.
+    /// Applies every step not yet recorded, in version order, each in its own transaction, and returns
+    /// the versions applied. Gaps are filled too: features developed side by side may land out of order.
     @discardableResult
     public func migrate(now: Date = Date()) async throws -> [Int] {
         let current = try await currentVersion()
         if current > latestVersion {
             throw DatabaseError.schemaNewerThanBinary(database: current, binary: latestVersion)
         }
+        let done = Set(try await database.sql.select().column("version").from("hibi_schema").all()
+            .map { try $0.decode(column: "version", as: Int.self) })
         var applied: [Int] = []
-        for migration in migrations where migration.version > current {
+        for migration in migrations where !done.contains(migration.version) {
             let engine = database.engine
             try await database.transaction { sql in
                 try await migration.apply(sql, engine)

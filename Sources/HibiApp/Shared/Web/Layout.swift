@@ -9,6 +9,7 @@ public enum Layout {
     public static let navigation: [NavItem] = [
         NavItem(path: "/", title: S.today, icon: "☀"),
         NavItem(path: "/diary", title: S.diary, icon: "📔"),
+        NavItem(path: "/health", title: S.health, icon: "♥"),
     ]
 
     public static func page(title: String, context: HibiRequestContext, current: String? = nil,

@@ -1,0 +1,123 @@
+import Foundation
+
+/// SVG drawings built from data: badges (after the seed's BadgeView), trend charts and share cards.
+public enum HealthGraphics {
+    static func esc(_ text: String) -> String { escapeHTML(text) }
+
+    static func iconPath(_ icon: BadgeIcon) -> String {
+        switch icon {
+        case .star: "M0,-22 L6.5,-7 L22,-6.8 L10,3.5 L13.6,19 L0,11 L-13.6,19 L-10,3.5 L-22,-6.8 L-6.5,-7 Z"
+        case .flame: "M0,-24 C8,-12 16,-6 14,6 C12,16 6,20 0,20 C-6,20 -12,16 -14,6 C-15,-2 -9,-6 -6,-12 C-4,-4 -1,-2 2,-4 C4,-10 2,-16 0,-24 Z"
+        case .crown: "M-20,12 L-22,-12 L-10,0 L0,-18 L10,0 L22,-12 L20,12 Z M-20,15 L20,15 L20,20 L-20,20 Z"
+        case .footprints: "M-10,-20 C-4,-20 -2,-10 -4,-2 C-6,4 -14,4 -15,-4 C-16,-12 -14,-20 -10,-20 Z M-11,6 C-7,6 -6,12 -9,14 C-12,15 -14,12 -13,9 Z M10,-10 C14,-10 16,-2 15,5 C14,12 6,12 4,6 C2,-2 5,-10 10,-10 Z M9,16 C13,16 13,21 10,23 C7,24 5,21 6,18 Z"
+        case .target: "M0,-21 A21,21 0 1,1 -0.1,-21 Z M0,-13 A13,13 0 1,0 0.1,-13 Z M0,-6 A6,6 0 1,1 -0.1,-6 Z"
+        case .feather: "M16,-20 C-4,-18 -14,0 -14,14 L-18,20 L-15,21 L-10,15 C4,15 18,2 16,-20 Z"
+        case .medal: "M-10,-24 L-2,-6 L2,-6 L10,-24 Z M0,-6 A14,14 0 1,1 -0.1,-6 Z"
+        case .hundred: "M-20,-10 L-14,-14 L-14,14 L-18,14 L-18,-8 Z M-8,0 A7,12 0 1,1 -7.9,0.1 Z M10,0 A7,12 0 1,1 10.1,0.1 Z"
+        }
+    }
+
+    /// A round badge in its tier's colours; locked badges are faded and carry a padlock, like the seed's view.
+    public static func badge(_ definition: BadgeDefinition, earned: Bool, size: Int = 120, language: Language) -> String {
+        let c = definition.tier.colors
+        let id = "b-\(definition.key)-\(earned ? "e" : "l")"
+        let lock = earned ? "" : """
+        <g transform="translate(25,25)" opacity="0.9"><circle r="11" fill="#6b7280"/><rect x="-6" y="-2" width="12" height="9" rx="1.5" fill="#fff"/>\
+        <path d="M-4,-2 V-5 A4,4 0 0,1 4,-5 V-2" stroke="#fff" stroke-width="2" fill="none"/></g>
+        """
+        return """
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="-50 -50 100 100" width="\(size)" height="\(size)" role="img" \
+        aria-label="\(esc(definition.name(language)))\(earned ? "" : " (locked)")" class="badge-image \(earned ? "earned" : "locked")">\
+        <defs><radialGradient id="\(id)-fill" cx="30%" cy="30%" r="75%"><stop offset="0" stop-color="\(c.primary)"/>\
+        <stop offset="1" stop-color="\(c.secondary)"/></radialGradient>\
+        <linearGradient id="\(id)-ring" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="\(c.accent)"/>\
+        <stop offset="1" stop-color="\(c.primary)"/></linearGradient></defs>\
+        <g transform="scale(\(earned ? "1" : "0.8"))">\
+        <circle r="40" fill="url(#\(id)-fill)" opacity="\(earned ? "1" : "0.3")"/>\
+        <circle r="43" fill="none" stroke="url(#\(id)-ring)" stroke-width="3" opacity="\(earned ? "1" : "0.2")"/>\
+        <path d="\(iconPath(definition.icon))" fill="\(c.accent)" stroke="\(c.secondary)" stroke-width="1" fill-rule="evenodd" opacity="\(earned ? "1" : "0.4")"/>\
+        \(lock)</g></svg>
+        """
+    }
+
+    /// A line chart of values and their moving average, sized by viewBox so it scales to any screen.
+    public static func chart(points: [TrendPoint], unit: String, display: (Double) -> Double, language: Language, title: String) -> String {
+        let width = 640.0, height = 260.0, left = 48.0, right = 12.0, top = 14.0, bottom = 30.0
+        guard !points.isEmpty else {
+            return """
+            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 640 120" class="trend-chart" role="img" aria-label="\(esc(title))">\
+            <text x="320" y="64" text-anchor="middle" fill="#6b7280" font-size="16">\(esc(Text(en: "No data in this range yet", ja: "この期間のデータはまだありません")(language)))</text></svg>
+            """
+        }
+        let values = points.map { display($0.value) } + points.map { display($0.movingAverage) }
+        var low = values.min()!, high = values.max()!
+        if high - low < 1e-9 { low -= 1; high += 1 }
+        let pad = (high - low) * 0.08
+        low -= pad; high += pad
+        let t0 = points.first!.date.timeIntervalSince1970, t1 = max(points.last!.date.timeIntervalSince1970, t0 + 1)
+        func x(_ date: Date) -> Double { points.count == 1 ? left + (width - left - right) / 2 : left + (date.timeIntervalSince1970 - t0) / (t1 - t0) * (width - left - right) }
+        func y(_ v: Double) -> Double { top + (1 - (v - low) / (high - low)) * (height - top - bottom) }
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" class=\"trend-chart\" role=\"img\" aria-label=\"\(esc(title))\">"
+        for i in 0...4 {
+            let v = low + (high - low) * Double(i) / 4
+            let yy = y(v)
+            svg += "<line x1=\"\(left)\" x2=\"\(width - right)\" y1=\"\(f(yy))\" y2=\"\(f(yy))\" stroke=\"#e5e7eb\"/>"
+            svg += "<text x=\"\(left - 6)\" y=\"\(f(yy + 4))\" text-anchor=\"end\" font-size=\"11\" fill=\"#6b7280\">\(esc(HealthFormat.number(v, maxFractionDigits: 1)))</text>"
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: language == .ja ? "ja_JP" : "en_US")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.setLocalizedDateFormatFromTemplate("Md")
+        let labelEvery = max(1, points.count / 6)
+        for (i, p) in points.enumerated() where i % labelEvery == 0 {
+            svg += "<text x=\"\(f(x(p.date)))\" y=\"\(f(height - 10))\" text-anchor=\"middle\" font-size=\"11\" fill=\"#6b7280\">\(esc(formatter.string(from: p.date)))</text>"
+        }
+        let bars = points.map { "\(f(x($0.date))),\(f(y(display($0.value))))" }.joined(separator: " ")
+        let avg = points.map { "\(f(x($0.date))),\(f(y(display($0.movingAverage))))" }.joined(separator: " ")
+        svg += "<polyline points=\"\(bars)\" fill=\"none\" stroke=\"#f59f00\" stroke-width=\"1.5\" opacity=\"0.7\"/>"
+        for p in points {
+            svg += "<circle class=\"point\" cx=\"\(f(x(p.date)))\" cy=\"\(f(y(display(p.value))))\" r=\"3\" fill=\"#f59f00\"><title>\(esc(HealthFormat.number(display(p.value)))) \(esc(unit))</title></circle>"
+        }
+        svg += "<polyline class=\"moving-average\" points=\"\(avg)\" fill=\"none\" stroke=\"#d9480f\" stroke-width=\"3\" stroke-linejoin=\"round\"/>"
+        svg += "<text x=\"\(left)\" y=\"11\" font-size=\"11\" fill=\"#6b7280\">\(esc(unit))</text></svg>"
+        return svg
+    }
+
+    static func f(_ v: Double) -> String { String(format: "%.1f", v) }
+
+    public struct ShareSummary: Sendable {
+        public var title: String
+        public var lines: [(String, String)]
+        public var badge: BadgeDefinition?
+        public var name: String?
+        public var footer: String
+    }
+
+    /// A 1200×630 card (the size link previews use). Only what the summary carries is drawn.
+    public static func shareCard(_ summary: ShareSummary, language: Language) -> String {
+        var svg = """
+        <svg xmlns="http://www.w3.org/2000/svg" width="1200" height="630" viewBox="0 0 1200 630">\
+        <defs><linearGradient id="bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#fff4e6"/><stop offset="1" stop-color="#ffe8cc"/></linearGradient></defs>\
+        <rect width="1200" height="630" fill="url(#bg)"/>\
+        <rect x="60" y="60" width="64" height="64" rx="14" fill="#d9480f"/>\
+        <text x="92" y="105" text-anchor="middle" font-size="38" font-weight="700" fill="#fff" font-family="Noto Sans CJK JP, sans-serif">日</text>\
+        <text x="144" y="104" font-size="40" font-weight="700" fill="#7a3300" font-family="Noto Sans CJK JP, sans-serif">\(esc(summary.title))</text>
+        """
+        if let name = summary.name, !name.isEmpty {
+            svg += "<text x=\"1140\" y=\"104\" text-anchor=\"end\" font-size=\"30\" fill=\"#7a3300\" font-family=\"Noto Sans CJK JP, sans-serif\">\(esc(name))</text>"
+        }
+        var y = 210
+        for line in summary.lines.prefix(4) {
+            svg += "<text x=\"80\" y=\"\(y)\" font-size=\"30\" fill=\"#6b4a2b\" font-family=\"Noto Sans CJK JP, sans-serif\">\(esc(line.0))</text>"
+            svg += "<text x=\"80\" y=\"\(y + 56)\" font-size=\"56\" font-weight=\"700\" fill=\"#d9480f\" font-family=\"Noto Sans CJK JP, sans-serif\">\(esc(line.1))</text>"
+            y += 120
+        }
+        if let badge = summary.badge {
+            let inner = HealthGraphics.badge(badge, earned: true, size: 260, language: language)
+            svg += "<g transform=\"translate(820,170)\">\(inner)</g>"
+            svg += "<text x=\"950\" y=\"470\" text-anchor=\"middle\" font-size=\"32\" font-weight=\"700\" fill=\"#7a3300\" font-family=\"Noto Sans CJK JP, sans-serif\">\(esc(badge.name(language)))</text>"
+        }
+        svg += "<text x=\"80\" y=\"590\" font-size=\"22\" fill=\"#9a6b3f\" font-family=\"Noto Sans CJK JP, sans-serif\">\(esc(summary.footer))</text></svg>"
+        return svg
+    }
+}

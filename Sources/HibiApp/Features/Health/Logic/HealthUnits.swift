@@ -1,0 +1,161 @@
+import Foundation
+
+/// Unit handling: everything is stored in the type's canonical unit; input in any supported unit
+/// is converted on the way in, and shown in the user's preferred unit on the way out.
+public enum HealthUnits {
+    /// Multiplier from `unit` to the canonical unit of `type`, or nil if the unit does not fit.
+    public static func factor(from unit: String, for type: HealthDataType) -> Double? {
+        let u = unit.trimmingCharacters(in: .whitespaces)
+        switch type {
+        case .weight:
+            switch u.lowercased() {
+            case "kg": return 1
+            case "g": return 0.001
+            case "lb", "lbs": return 0.45359237
+            case "st": return 6.35029318
+            default: return nil
+            }
+        case .activeCalories, .activitySummary:
+            switch u {
+            case "kcal", "Cal", "cal_kcal": return 1
+            case "kJ", "kj": return 1 / 4.184
+            case "cal": return 0.001
+            default: return nil
+            }
+        case .walkingRunningDistance:
+            switch u.lowercased() {
+            case "km": return 1
+            case "m": return 0.001
+            case "mi": return 1.609344
+            case "ft": return 0.0003048
+            case "yd": return 0.0009144
+            default: return nil
+            }
+        case .steps:
+            return ["count", "steps", ""].contains(u.lowercased()) ? 1 : nil
+        case .heartRate, .restingHeartRate:
+            return ["count/min", "bpm", "/min"].contains(u.lowercased()) ? 1 : nil
+        case .bodyFat:
+            return u == "%" ? 1 : nil
+        case .sleep:
+            switch u.lowercased() {
+            case "h", "hr": return 1
+            case "min": return 1.0 / 60
+            default: return nil
+            }
+        case .bloodPressureSystolic, .bloodPressureDiastolic:
+            switch u.lowercased() {
+            case "mmhg": return 1
+            case "kpa": return 7.50061683
+            default: return nil
+            }
+        case .workout:
+            switch u.lowercased() {
+            case "min": return 1
+            case "h", "hr": return 60
+            case "s", "sec": return 1.0 / 60
+            default: return nil
+            }
+        }
+    }
+
+    public static func normalize(_ value: Double, unit: String, type: HealthDataType) throws(HealthError) -> Double {
+        guard let factor = factor(from: unit, for: type) else { throw .unknownUnit(unit: unit, type: type.rawValue) }
+        return value * factor
+    }
+
+    /// The unit the user reads values of `type` in.
+    public static func displayUnit(for type: HealthDataType, preferences: UnitPreferences) -> String {
+        switch type {
+        case .weight: preferences.weight.rawValue
+        case .walkingRunningDistance: preferences.distance.rawValue
+        case .activeCalories, .activitySummary: preferences.energy.rawValue
+        default: type.canonicalUnit
+        }
+    }
+
+    public static func display(_ canonical: Double, type: HealthDataType, preferences: UnitPreferences) -> Double {
+        let unit = displayUnit(for: type, preferences: preferences)
+        guard let factor = factor(from: unit, for: type), factor != 0 else { return canonical }
+        return canonical / factor
+    }
+
+    /// Units offered in the entry form for a type.
+    public static func inputUnits(for type: HealthDataType) -> [String] {
+        switch type {
+        case .weight: ["kg", "lb"]
+        case .walkingRunningDistance: ["km", "mi", "m"]
+        case .activeCalories: ["kcal", "kJ"]
+        case .sleep: ["h", "min"]
+        case .bloodPressureSystolic, .bloodPressureDiastolic: ["mmHg", "kPa"]
+        default: [type.canonicalUnit]
+        }
+    }
+
+    /// Plausible range in the canonical unit, for manual entry and CSV.
+    public static func plausibleRange(for type: HealthDataType) -> ClosedRange<Double> {
+        switch type {
+        case .weight: 1...500
+        case .steps: 0...200_000
+        case .activeCalories, .activitySummary: 0...20_000
+        case .heartRate: 20...250
+        case .restingHeartRate: 20...200
+        case .bodyFat: 1...75
+        case .walkingRunningDistance: 0...300
+        case .sleep: 0...24
+        case .bloodPressureSystolic: 50...260
+        case .bloodPressureDiastolic: 30...180
+        case .workout: 0...1440
+        }
+    }
+}
+
+public enum HealthFormat {
+    public static func number(_ value: Double, maxFractionDigits: Int = 1) -> String {
+        if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
+        var text = String(format: "%.\(maxFractionDigits)f", value)
+        while text.contains("."), text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    public static func value(_ canonical: Double, type: String, preferences: UnitPreferences) -> String {
+        guard let known = HealthDataType(rawValue: type) else { return number(canonical, maxFractionDigits: 2) }
+        let shown = HealthUnits.display(canonical, type: known, preferences: preferences)
+        let unit = HealthUnits.displayUnit(for: known, preferences: preferences)
+        let digits = known == .steps ? 0 : (known == .walkingRunningDistance ? 2 : 1)
+        return "\(number(shown, maxFractionDigits: digits)) \(unit == "count" ? "" : unit)".trimmingCharacters(in: .whitespaces)
+    }
+}
+
+/// Rules for values a person types in (or a CSV carries).
+public enum HealthRules {
+    public struct Entry: Sendable, Equatable {
+        public var type: HealthDataType
+        public var value: Double
+        public var unit: String
+        public var start: Date
+        public var end: Date
+    }
+
+    public static func validate(type rawType: String, value: Double?, unit: String?, start: Date, end: Date?, now: Date) throws(HealthError) -> Entry {
+        guard let type = HealthDataType(rawValue: rawType), HealthDataType.manual.contains(type) else { throw .unknownType(rawType) }
+        guard let value, value.isFinite else { throw .notANumber }
+        let unit = (unit?.isEmpty ?? true) ? type.canonicalUnit : unit!
+        let canonical = try HealthUnits.normalize(value, unit: unit, type: type)
+        let range = HealthUnits.plausibleRange(for: type)
+        guard range.contains(canonical) else {
+            throw .outOfRange(type: type.rawValue, min: range.lowerBound, max: range.upperBound, unit: type.canonicalUnit)
+        }
+        let end = end ?? start
+        guard end >= start else { throw .endBeforeStart }
+        // A few minutes of clock skew between a phone and the server is not the future.
+        guard start <= now.addingTimeInterval(300) else { throw .futureDate }
+        return Entry(type: type, value: canonical, unit: type.canonicalUnit, start: start, end: end)
+    }
+
+    public static func parseNumber(_ text: String?) -> Double? {
+        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        return Double(text.replacingOccurrences(of: ",", with: "."))
+    }
+}

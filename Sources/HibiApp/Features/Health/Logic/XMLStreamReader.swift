@@ -1,0 +1,351 @@
+/// Where the tokenizer's bytes come from: a file, a pipe from `unzip -p`, or memory in tests.
+/// `read` fills at most `count` bytes and returns 0 at the end.
+public protocol ByteStream: AnyObject {
+    func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int
+}
+
+public final class MemoryByteStream: ByteStream {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+    public convenience init(_ text: String) { self.init(Array(text.utf8)) }
+
+    public func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
+        let n = min(count, bytes.count - offset)
+        if n > 0 {
+            bytes.withUnsafeBufferPointer { source in
+                buffer.update(from: source.baseAddress! + offset, count: n)
+            }
+            offset += n
+        }
+        return n
+    }
+}
+
+/// A problem in the XML itself, with the 1-based line where it was found.
+public struct XMLStreamError: Error, Equatable, Sendable {
+    public enum Reason: Equatable, Sendable {
+        case truncated
+        case unexpected(String)
+        case undefinedEntity(String)
+        case mismatchedEndTag(expected: String, found: String)
+        case tooDeep
+        case tooLarge
+        case noRootElement
+    }
+    public let reason: Reason
+    public let line: Int
+
+    public var text: Text {
+        switch reason {
+        case .truncated:
+            Text(en: "the file ends unexpectedly at line \(line) (is it truncated?)",
+                 ja: "\(line) 行目でファイルが途中で終わっています(途中までしかコピーされていない可能性があります)")
+        case let .unexpected(what):
+            Text(en: "unexpected \(what) at line \(line)", ja: "\(line) 行目に予期しない \(what) があります")
+        case let .undefinedEntity(name):
+            Text(en: "the entity &\(name); at line \(line) is not allowed (Hibi never expands entities declared in the DTD)",
+                 ja: "\(line) 行目のエンティティ &\(name); は使えません(Hibi は DTD で宣言されたエンティティを展開しません)")
+        case let .mismatchedEndTag(expected, found):
+            Text(en: "the end tag </\(found)> at line \(line) does not close <\(expected)>",
+                 ja: "\(line) 行目の終了タグ </\(found)> が <\(expected)> と対応していません")
+        case .tooDeep:
+            Text(en: "elements are nested too deeply at line \(line)", ja: "\(line) 行目で要素の入れ子が深すぎます")
+        case .tooLarge:
+            Text(en: "a tag or attribute at line \(line) is too large", ja: "\(line) 行目のタグまたは属性が大きすぎます")
+        case .noRootElement:
+            Text(en: "the file contains no XML element", ja: "ファイルに XML 要素がありません")
+        }
+    }
+}
+
+public enum XMLEvent: Equatable {
+    case start(name: String, attributes: [XMLAttribute])
+    case end(name: String)
+}
+
+public struct XMLAttribute: Equatable, Sendable {
+    public let name: String
+    public let value: String
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A small pull tokenizer for element-and-attribute XML such as Apple Health's export.
+/// Memory stays constant whatever the input size: one read buffer, the current tag and the open
+/// element names. Safety by construction: the DOCTYPE (including any inline DTD) is skipped
+/// without being read, so no external entity is ever fetched and no declared entity is ever
+/// expanded; only the five predefined entities and numeric character references are decoded in
+/// attribute values, and any other reference there is an error. Text content is skipped (the
+/// export keeps all data in attributes), so entity references in text cannot cost anything.
+public final class XMLStreamReader {
+    public static let maxDepth = 64
+    public static let maxTokenBytes = 1 << 20
+
+    private let stream: any ByteStream
+    private let buffer: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    private var position = 0
+    private var count = 0
+    private var atEnd = false
+    private var pendingEnd: String?
+    private var stack: [String] = []
+    private var sawRoot = false
+    private var scratch: [UInt8] = []
+    /// 1-based line of the byte about to be read.
+    public private(set) var line = 1
+    /// Bytes consumed so far, for progress.
+    public private(set) var bytesRead: Int64 = 0
+
+    public init(stream: any ByteStream, bufferSize: Int = 256 * 1024) {
+        self.stream = stream
+        self.capacity = bufferSize
+        self.buffer = .allocate(capacity: bufferSize)
+        scratch.reserveCapacity(256)
+    }
+
+    deinit { buffer.deallocate() }
+
+    // MARK: bytes
+
+    @inline(__always) private func fill() throws -> Bool {
+        if position < count { return true }
+        if atEnd { return false }
+        let n = try stream.read(into: buffer, count: capacity)
+        position = 0
+        count = max(n, 0)
+        if n <= 0 { atEnd = true; return false }
+        return true
+    }
+
+    @inline(__always) private func peek() throws -> UInt8? {
+        if position < count { return buffer[position] }
+        return try fill() ? buffer[position] : nil
+    }
+
+    @inline(__always) private func next() throws -> UInt8? {
+        if position >= count, try !fill() { return nil }
+        let byte = buffer[position]
+        position += 1
+        bytesRead += 1
+        if byte == 0x0A { line += 1 }
+        return byte
+    }
+
+    @inline(__always) private func require() throws -> UInt8 {
+        guard let byte = try next() else { throw XMLStreamError(reason: .truncated, line: line) }
+        return byte
+    }
+
+    @inline(__always) private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D }
+
+    /// Skips bytes until after `terminator`, counting lines in bulk.
+    private func skip(past terminator: [UInt8]) throws {
+        var matched = 0
+        while true {
+            let b = try require()
+            if b == terminator[matched] {
+                matched += 1
+                if matched == terminator.count { return }
+            } else {
+                matched = b == terminator[0] ? 1 : 0
+            }
+        }
+    }
+
+    // MARK: events
+
+    /// The next start or end tag, or nil at the end of a well-formed document.
+    public func nextEvent() throws -> XMLEvent? {
+        if let name = pendingEnd {
+            pendingEnd = nil
+            return closed(name)
+        }
+        while true {
+            // Text between tags: skipped; only '<' matters.
+            while true {
+                if position >= count, try !fill() {
+                    if !stack.isEmpty { throw XMLStreamError(reason: .truncated, line: line) }
+                    if !sawRoot { throw XMLStreamError(reason: .noRootElement, line: line) }
+                    return nil
+                }
+                let b = buffer[position]
+                position += 1
+                bytesRead += 1
+                if b == 0x3C { break }
+                if b == 0x0A { line += 1 }
+                else if stack.isEmpty, sawRoot, !Self.isSpace(b) {
+                    throw XMLStreamError(reason: .unexpected(Text(en: "text after the root element", ja: "ルート要素の後のテキスト").en), line: line)
+                }
+            }
+            let b = try require()
+            switch b {
+            case 0x3F: // <? processing instruction
+                try skip(past: [0x3F, 0x3E])
+            case 0x21: // <! comment, CDATA or DOCTYPE
+                try skipBang()
+            case 0x2F: // </name>
+                let name = try readName(first: try require())
+                try skipSpaces()
+                guard try require() == 0x3E else { throw XMLStreamError(reason: .unexpected("character in </\(name)>"), line: line) }
+                guard let open = stack.last else { throw XMLStreamError(reason: .unexpected("</\(name)>"), line: line) }
+                guard open == name else { throw XMLStreamError(reason: .mismatchedEndTag(expected: open, found: name), line: line) }
+                return closed(name)
+            default:
+                if stack.isEmpty, sawRoot { throw XMLStreamError(reason: .unexpected("second root element"), line: line) }
+                return try readStartTag(first: b)
+            }
+        }
+    }
+
+    private func closed(_ name: String) -> XMLEvent {
+        stack.removeLast()
+        return .end(name: name)
+    }
+
+    private func skipSpaces() throws {
+        while let b = try peek(), Self.isSpace(b) { _ = try next() }
+    }
+
+    private func readName(first: UInt8) throws -> String {
+        guard !Self.isSpace(first), first != 0x3E, first != 0x2F, first != 0x3D else {
+            throw XMLStreamError(reason: .unexpected("character in a tag name"), line: line)
+        }
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(first)
+        while let b = try peek() {
+            if Self.isSpace(b) || b == 0x3E || b == 0x2F || b == 0x3D { break }
+            if b == 0x3C || b == 0x22 || b == 0x27 { throw XMLStreamError(reason: .unexpected("character in a name"), line: line) }
+            scratch.append(b)
+            _ = try next()
+            if scratch.count > 4096 { throw XMLStreamError(reason: .tooLarge, line: line) }
+        }
+        if try peek() == nil { throw XMLStreamError(reason: .truncated, line: line) }
+        return String(decoding: scratch, as: UTF8.self)
+    }
+
+    private func readStartTag(first: UInt8) throws -> XMLEvent {
+        let name = try readName(first: first)
+        var attributes: [XMLAttribute] = []
+        while true {
+            try skipSpaces()
+            let b = try require()
+            if b == 0x3E { break }
+            if b == 0x2F {
+                guard try require() == 0x3E else { throw XMLStreamError(reason: .unexpected("'/' in <\(name)>"), line: line) }
+                pendingEnd = name
+                break
+            }
+            let attributeName = try readName(first: b)
+            try skipSpaces()
+            guard try require() == 0x3D else { throw XMLStreamError(reason: .unexpected("attribute \(attributeName) without a value"), line: line) }
+            try skipSpaces()
+            let quote = try require()
+            guard quote == 0x22 || quote == 0x27 else { throw XMLStreamError(reason: .unexpected("unquoted attribute value"), line: line) }
+            attributes.append(XMLAttribute(attributeName, try readValue(quote: quote)))
+            if attributes.count > 1024 { throw XMLStreamError(reason: .tooLarge, line: line) }
+        }
+        guard stack.count < Self.maxDepth else { throw XMLStreamError(reason: .tooDeep, line: line) }
+        stack.append(name)
+        sawRoot = true
+        return .start(name: name, attributes: attributes)
+    }
+
+    private func readValue(quote: UInt8) throws -> String {
+        scratch.removeAll(keepingCapacity: true)
+        var plainASCII = true
+        // Fast path: copy straight out of the buffer while no entity, newline or refill gets in the way.
+        while true {
+            if position >= count, try !fill() { throw XMLStreamError(reason: .truncated, line: line) }
+            let b = buffer[position]
+            position += 1
+            bytesRead += 1
+            if b == quote { break }
+            if b == 0x26 {
+                try decodeReference()
+                continue
+            }
+            if b == 0x3C { throw XMLStreamError(reason: .unexpected("'<' in an attribute value"), line: line) }
+            if b == 0x0A { line += 1 }
+            if b >= 0x80 { plainASCII = false }
+            scratch.append(b)
+            if scratch.count > Self.maxTokenBytes { throw XMLStreamError(reason: .tooLarge, line: line) }
+        }
+        _ = plainASCII
+        return String(decoding: scratch, as: UTF8.self)
+    }
+
+    /// After '&': one of the five predefined entities or a numeric reference; nothing else.
+    private func decodeReference() throws {
+        var name: [UInt8] = []
+        while true {
+            let b = try require()
+            if b == 0x3B { break }
+            name.append(b)
+            if name.count > 32 || b == 0x22 || b == 0x27 || b == 0x3C || Self.isSpace(b) {
+                throw XMLStreamError(reason: .unexpected("'&' not starting a reference"), line: line)
+            }
+        }
+        let text = String(decoding: name, as: UTF8.self)
+        switch text {
+        case "lt": scratch.append(0x3C)
+        case "gt": scratch.append(0x3E)
+        case "amp": scratch.append(0x26)
+        case "quot": scratch.append(0x22)
+        case "apos": scratch.append(0x27)
+        default:
+            var scalar: UInt32?
+            if text.hasPrefix("#x") || text.hasPrefix("#X") {
+                scalar = UInt32(text.dropFirst(2), radix: 16)
+            } else if text.hasPrefix("#") {
+                scalar = UInt32(text.dropFirst(), radix: 10)
+            } else {
+                throw XMLStreamError(reason: .undefinedEntity(text), line: line)
+            }
+            guard let value = scalar, let unicode = Unicode.Scalar(value), value != 0 else {
+                throw XMLStreamError(reason: .unexpected("character reference &\(text);"), line: line)
+            }
+            scratch.append(contentsOf: Array(String(Character(unicode)).utf8))
+        }
+    }
+
+    /// After "<!": a comment, a CDATA section, or a DOCTYPE whose internal subset is skipped unread.
+    private func skipBang() throws {
+        let b = try require()
+        if b == 0x2D {
+            guard try require() == 0x2D else { throw XMLStreamError(reason: .unexpected("'<!-'"), line: line) }
+            try skip(past: [0x2D, 0x2D, 0x3E])
+        } else if b == 0x5B {
+            try skip(past: [0x5D, 0x5D, 0x3E])
+        } else {
+            // DOCTYPE: track quotes and brackets so '>' inside the internal subset does not end it.
+            var inSubset = false
+            var quote: UInt8 = 0
+            var inComment = false
+            var recent: (UInt8, UInt8, UInt8) = (0, 0, b)
+            while true {
+                let c = try require()
+                recent = (recent.1, recent.2, c)
+                if inComment {
+                    if recent == (0x2D, 0x2D, 0x3E) { inComment = false }
+                    continue
+                }
+                if quote != 0 {
+                    if c == quote { quote = 0 }
+                    continue
+                }
+                switch c {
+                case 0x22, 0x27: quote = c
+                case 0x5B: inSubset = true
+                case 0x5D: inSubset = false
+                case 0x2D where recent.0 == 0x21 && recent.1 == 0x2D: inComment = true
+                case 0x3E where !inSubset: return
+                default: break
+                }
+            }
+        }
+    }
+}

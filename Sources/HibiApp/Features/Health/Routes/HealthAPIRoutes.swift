@@ -1,0 +1,207 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+struct HealthAPIRoutes: Sendable {
+    let health: HealthService
+    let importer: AppleHealthImporter
+    let uploads: HealthUploads
+    let bodyLimit: Int
+
+    func register(on api: RouterGroup<HibiRequestContext>) {
+        api.get("health/records") { request, context in
+            let user = try context.requireUser()
+            let filter = try Self.filter(request)
+            let units = try await health.profiles.get(userID: user.id).units
+            return JSONBody(try await health.records.list(userID: user.id, filter: filter).map { HealthRecordResponse($0, units: units) })
+        }
+        api.post("health/records") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let body = try await request.json(HealthRecordRequest.self, limit: bodyLimit)
+            let (record, badges) = try await health.add(.init(type: body.type, value: body.value, unit: body.unit, start: body.start, end: body.end),
+                                                        user: user, now: Date())
+            let units = try await health.profiles.get(userID: user.id).units
+            return JSONBody(CreatedRecordResponse(record: HealthRecordResponse(record, units: units), newBadges: badges.map(\.key)), status: .created)
+        }
+        api.get("health/records/:id") { _, context in
+            let user = try context.requireUser()
+            guard let record = try await health.records.find(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
+            return JSONBody(HealthRecordResponse(record, units: try await health.profiles.get(userID: user.id).units))
+        }
+        api.put("health/records/:id") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let body = try await request.json(HealthRecordRequest.self, limit: bodyLimit)
+            let record = try await health.update(id: try context.parameters.require("id"),
+                                                 .init(type: body.type, value: body.value, unit: body.unit, start: body.start, end: body.end),
+                                                 user: user, now: Date())
+            return JSONBody(HealthRecordResponse(record, units: try await health.profiles.get(userID: user.id).units))
+        }
+        api.delete("health/records/:id") { _, context in
+            let user = try context.requireUser()
+            guard try await health.records.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
+            return Response(status: .noContent)
+        }
+        api.get("health/export.csv") { _, context in
+            try await HealthWebRoutes.csvExport(health: health, user: try context.requireUser())
+        }
+        api.post("health/import.csv") { request, context in
+            let user = try context.requireUser()
+            if let type = request.headers[.contentType], !type.lowercased().hasPrefix("text/csv") { throw RequestError.unsupportedMediaType }
+            var request = request
+            let limit = 16 * 1_048_576
+            let buffer: ByteBuffer
+            do { buffer = try await request.collectBody(upTo: limit) } catch is NIOTooManyBytesError { throw RequestError.bodyTooLarge(limitBytes: limit) }
+            return JSONBody(try await health.importCSV(String(decoding: buffer.readableBytesView, as: UTF8.self), user: user, now: Date()))
+        }
+        api.post("health/imports") { request, context in
+            let user = try context.requireUser()
+            let job = try await uploads.receive(request, user: user, fileName: request.uri.queryParameters.get("name") ?? "export.xml")
+            return JSONBody(ImportJobResponse(job, language: context.language), status: .accepted)
+        }
+        api.get("health/imports") { _, context in
+            let user = try context.requireUser()
+            return JSONBody(try await health.jobs.list(userID: user.id).map { ImportJobResponse($0, language: context.language) })
+        }
+        api.get("health/imports/:id") { _, context in
+            let user = try context.requireUser()
+            guard let job = try await health.jobs.find(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.jobNotFound }
+            return JSONBody(ImportJobResponse(job, language: context.language))
+        }
+        api.get("health/profile") { _, context in
+            let user = try context.requireUser()
+            return JSONBody(HealthProfileBody(try await health.profiles.get(userID: user.id)))
+        }
+        api.put("health/profile") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let body = try await request.json(HealthProfileBody.self, limit: bodyLimit)
+            return JSONBody(HealthProfileBody(try await health.updateProfile(user: user, body: body, now: Date())))
+        }
+        api.get("health/goals") { _, context in
+            let user = try context.requireUser()
+            return JSONBody(try await health.goalProgress(user: user, now: Date()).map { GoalResponse($0.0, $0.1) })
+        }
+        api.post("health/goals") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let body = try await request.json(GoalRequest.self, limit: bodyLimit)
+            let goal = try await health.createGoal(user: user, type: body.type, target: body.targetValue, deadline: body.deadline, now: Date())
+            let progress = try await health.goalProgress(user: user, now: Date()).first { $0.0.id == goal.id }!
+            return JSONBody(GoalResponse(progress.0, progress.1), status: .created)
+        }
+        api.delete("health/goals/:id") { _, context in
+            let user = try context.requireUser()
+            guard try await health.goals.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.goalNotFound }
+            return Response(status: .noContent)
+        }
+        api.get("health/badges") { _, context in
+            let user = try context.requireUser()
+            let earned = try await health.badges.earned(userID: user.id)
+            let facts = try await health.facts(user: user, now: Date())
+            return JSONBody(BadgeRules.all.map { d in BadgeResponse(d, earned: earned.first { $0.key == d.key }, facts: facts, language: context.language) })
+        }
+        api.get("health/trends") { request, context in
+            let user = try context.requireUser()
+            let (type, range) = try Self.trendQuery(request)
+            let analysis = try await health.trends(user: user, type: type, range: range, now: Date())
+            return JSONBody(TrendResponse(
+                type: type.rawValue, range: range.rawValue, unit: type.canonicalUnit, points: analysis.trendPoints,
+                insights: analysis.insights.map { .init(title: $0.title(context.language), description: $0.description(context.language),
+                                                        type: $0.type.rawValue, confidence: $0.confidence) },
+                slopePerDay: analysis.slopePerDay, rSquared: analysis.rSquared))
+        }
+        api.get("health/reminders") { _, context in
+            let user = try context.requireUser()
+            let now = Date()
+            return JSONBody(try await health.reminders.list(userID: user.id).map { health.reminderResponse($0, user: user, now: now) })
+        }
+        api.post("health/reminders") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let body = try await request.json(ReminderRequest.self, limit: bodyLimit)
+            let reminder = try await health.createReminder(user: user, time: body.time, weekdays: body.weekdays ?? [], message: body.message,
+                                                           webhookURL: body.webhookURL, now: Date())
+            return JSONBody(health.reminderResponse(reminder, user: user, now: Date()), status: .created)
+        }
+        api.delete("health/reminders/:id") { _, context in
+            let user = try context.requireUser()
+            guard try await health.reminders.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.reminderNotFound }
+            return Response(status: .noContent)
+        }
+    }
+
+    static func filter(_ request: Request) throws -> HealthRecordStore.Filter {
+        let q = request.uri.queryParameters
+        var filter = HealthRecordStore.Filter()
+        if let type = q.get("type"), !type.isEmpty { filter.type = type }
+        for (name, keyPath) in [("from", \HealthRecordStore.Filter.from), ("to", \HealthRecordStore.Filter.to)] {
+            if let text = q.get(name), !text.isEmpty {
+                guard let date = HealthCSV.parseTime(text) else {
+                    throw HealthError.invalidField(name, Text(en: "use an ISO-8601 time such as 2024-05-01T00:00:00Z", ja: "2024-05-01T00:00:00Z のような ISO-8601 形式で指定してください"))
+                }
+                filter[keyPath: keyPath] = date
+            }
+        }
+        if let limit = q.get("limit") {
+            guard let n = Int(limit), (1...1000).contains(n) else {
+                throw HealthError.invalidField("limit", Text(en: "must be 1 to 1000", ja: "1〜1000 で指定してください"))
+            }
+            filter.limit = n
+        }
+        if let offset = q.get("offset") {
+            guard let n = Int(offset), n >= 0, n <= 10_000_000 else {
+                throw HealthError.invalidField("offset", Text(en: "must be 0 or more", ja: "0 以上で指定してください"))
+            }
+            filter.offset = n
+        }
+        return filter
+    }
+
+    static func trendQuery(_ request: Request) throws -> (HealthDataType, TrendRange) {
+        let q = request.uri.queryParameters
+        let typeName = q.get("type") ?? HealthDataType.steps.rawValue
+        guard let type = HealthDataType(rawValue: typeName) else { throw HealthError.unknownType(typeName) }
+        let rangeName = q.get("range") ?? TrendRange.month.rawValue
+        guard let range = TrendRange(rawValue: rangeName) else {
+            throw HealthError.invalidField("range", Text(en: "week, month or year", ja: "week、month、year のいずれか"))
+        }
+        return (type, range)
+    }
+}
+
+/// Streams an uploaded export to a file under the data directory, then starts the import job.
+struct HealthUploads: Sendable {
+    let directory: String
+    let importer: AppleHealthImporter
+    let launcher: HealthImportLauncher
+    let limit: Int64
+
+    func receive(_ request: Request, user: User, fileName: String) async throws -> ImportJob {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = (directory as NSString).appendingPathComponent("\(UUID().uuidString).upload")
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let handle = FileHandle(forWritingAtPath: path) else { throw HealthError.renderFailed }
+        var written: Int64 = 0
+        do {
+            for try await buffer in request.body {
+                written += Int64(buffer.readableBytes)
+                if written > limit { throw HealthError.uploadTooLarge(limitBytes: limit) }
+                try handle.write(contentsOf: Data(buffer: buffer))
+            }
+            try handle.close()
+            guard written > 0 else {
+                throw HealthError.notAnExport(Text(en: "the upload is empty.", ja: "アップロードされたファイルが空です。"))
+            }
+            let name = String(fileName.prefix(200))
+            let job = try await importer.prepare(path: path, fileName: name, user: user, uploadPath: path, now: Date())
+            launcher.launch(job: job, path: path, user: user)
+            return job
+        } catch {
+            try? handle.close()
+            try? FileManager.default.removeItem(atPath: path)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,298 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+struct HealthWebRoutes: Sendable {
+    let health: HealthService
+    let renderer: ShareCardRenderer
+
+    func register(on router: Router<HibiRequestContext>) {
+        router.get("/health") { request, context in try await overview(request, context) }
+        router.post("/health/records") { request, context in try await addRecord(request, context) }
+        router.get("/health/records/:id/edit") { _, context in
+            let user = try context.requireUser()
+            guard let record = try await health.records.find(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
+            return HTMLPage(HealthViews.edit(context: context, user: user, record: record, error: nil, values: nil))
+        }
+        router.post("/health/records/:id") { request, context in try await updateRecord(request, context) }
+        router.post("/health/records/:id/delete") { _, context in
+            let user = try context.requireUser()
+            guard try await health.records.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
+            return Response.redirect(to: "/health?deleted=1", type: .normal)
+        }
+        router.get("/health/import") { _, context in
+            let user = try context.requireUser()
+            return HTMLPage(HealthViews.importPage(context: context, user: user, jobs: try await health.jobs.list(userID: user.id), notice: nil))
+        }
+        router.post("/health/import/csv") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let form = try await request.form(limit: 1_048_576)
+            let notice: (String, Layout.NoticeKind)
+            var status = HTTPResponse.Status.ok
+            do {
+                let result = try await health.importCSV(form["csv"] ?? "", user: user, now: Date())
+                notice = (HS.fill(HS.importDone(context.language), String(result.inserted), String(result.duplicates)), .success)
+            } catch let error as HealthError {
+                notice = (error.message(context.language), .error)
+                status = error.status
+            }
+            return HTMLPage(HealthViews.importPage(context: context, user: user, jobs: try await health.jobs.list(userID: user.id), notice: notice), status: status)
+        }
+        router.get("/health/export.csv") { _, context in try await Self.csvExport(health: health, user: try context.requireUser()) }
+        router.get("/health/trends") { request, context in
+            let user = try context.requireUser()
+            let (type, range) = try HealthAPIRoutes.trendQuery(request)
+            let analysis = try await health.trends(user: user, type: type, range: range, now: Date())
+            return HTMLPage(HealthViews.trends(context: context, type: type, range: range, analysis: analysis,
+                                               units: try await health.profiles.get(userID: user.id).units))
+        }
+        router.get("/health/goals") { _, context in try await goalsPage(context, notice: nil) }
+        router.post("/health/goals") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let form = try await request.form()
+            do {
+                let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+                let deadline = (form["deadline"]).flatMap { Self.parseLocal($0 + "T23:59", zone: zone) }
+                var target = HealthRules.parseNumber(form["target"])
+                if form["type"] == HealthDataType.weight.rawValue, let t = target {
+                    let units = try await health.profiles.get(userID: user.id).units
+                    target = t * (HealthUnits.factor(from: units.weight.rawValue, for: .weight) ?? 1)
+                }
+                _ = try await health.createGoal(user: user, type: form["type"] ?? "", target: target, deadline: deadline, now: Date())
+                return try await goalsPage(context, notice: (S.saved(context.language), .success))
+            } catch let error as HealthError {
+                return try await goalsPage(context, notice: (error.message(context.language), .error), status: error.status)
+            }
+        }
+        router.post("/health/goals/:id/delete") { _, context in
+            let user = try context.requireUser()
+            guard try await health.goals.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.goalNotFound }
+            return Response.redirect(to: "/health/goals", type: .normal)
+        }
+        router.post("/health/profile") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let form = try await request.form()
+            do {
+                let units = UnitPreferences.Weight(rawValue: form["weight_unit"] ?? "kg") ?? .kg
+                var body = HealthProfileBody(HealthProfile())
+                body.name = form["name"] ?? ""
+                body.birthDate = form["birth_date"] ?? ""
+                body.heightCm = nil
+                body.targetWeightKg = nil
+                if let text = form["height_cm"], !text.isEmpty {
+                    guard let h = HealthRules.parseNumber(text) else { throw HealthError.notANumber }
+                    body.heightCm = h
+                }
+                if let text = form["target_weight"], !text.isEmpty {
+                    guard let w = HealthRules.parseNumber(text) else { throw HealthError.notANumber }
+                    body.targetWeightKg = w * (HealthUnits.factor(from: units.rawValue, for: .weight) ?? 1)
+                }
+                body.weightUnit = form["weight_unit"]; body.distanceUnit = form["distance_unit"]; body.energyUnit = form["energy_unit"]
+                _ = try await health.updateProfile(user: user, body: body, now: Date())
+                return try await goalsPage(context, notice: (S.saved(context.language), .success))
+            } catch let error as HealthError {
+                return try await goalsPage(context, notice: (error.message(context.language), .error), status: error.status)
+            }
+        }
+        router.get("/health/badges") { _, context in
+            let user = try context.requireUser()
+            return HTMLPage(HealthViews.badges(context: context, user: user, earned: try await health.badges.earned(userID: user.id),
+                                               facts: try await health.facts(user: user, now: Date())))
+        }
+        router.get("/health/badges/:file") { request, context in
+            _ = try context.requireUser()
+            let file = try context.parameters.require("file")
+            guard file.hasSuffix(".svg"), let d = BadgeRules.definition(String(file.dropLast(4))) else { throw RequestError.notFound }
+            let earned = request.uri.queryParameters.get("state") != "locked"
+            return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "private, max-age=3600"],
+                            body: .init(byteBuffer: ByteBuffer(string: HealthGraphics.badge(d, earned: earned, language: context.language))))
+        }
+        router.get("/health/reminders") { _, context in try await remindersPage(context, notice: nil) }
+        router.post("/health/reminders") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let form = try await request.form()
+            do {
+                _ = try await health.createReminder(user: user, time: form["time"] ?? "", weekdays: (1...7).filter { form.bool("day\($0)") },
+                                                    message: form["message"] ?? "", webhookURL: form["webhook_url"], now: Date())
+                return try await remindersPage(context, notice: (S.saved(context.language), .success))
+            } catch let error as HealthError {
+                return try await remindersPage(context, notice: (error.message(context.language), .error), status: error.status)
+            }
+        }
+        router.post("/health/reminders/:id/delete") { _, context in
+            let user = try context.requireUser()
+            guard try await health.reminders.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.reminderNotFound }
+            return Response.redirect(to: "/health/reminders", type: .normal)
+        }
+        router.get("/health/share") { request, context in
+            _ = try context.requireUser()
+            let options = Self.shareOptions(request)
+            let query = options.sorted().map { "\($0)=1" }.joined(separator: "&")
+            return HTMLPage(HealthViews.share(context: context, query: query, options: options))
+        }
+        router.get("/health/share/card.svg") { request, context in
+            let svg = try await shareSVG(request, context)
+            return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(string: svg)))
+        }
+        router.get("/health/share/card.png") { request, context in
+            let png = try await renderer.png(svg: try await shareSVG(request, context))
+            return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "no-store",
+                                                   .contentDisposition: "attachment; filename=\"hibi-health.png\""],
+                            body: .init(byteBuffer: ByteBuffer(bytes: png)))
+        }
+    }
+
+    static func shareOptions(_ request: Request) -> Set<String> {
+        let q = request.uri.queryParameters
+        let chosen = Set(["steps", "streak", "badge", "weight", "name"].filter { q.get($0) == "1" })
+        return chosen.isEmpty && (request.uri.query ?? "").isEmpty ? ["steps", "badge"] : chosen
+    }
+
+    func shareSVG(_ request: Request, _ context: HibiRequestContext) async throws -> String {
+        let user = try context.requireUser()
+        let l = context.language
+        let options = Self.shareOptions(request)
+        let now = Date()
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let profile = try await health.profiles.get(userID: user.id)
+        var lines: [(String, String)] = []
+        if options.contains("steps") {
+            let (first, _) = TrendAnalyzer.window(.week, now: now, timeZone: zone)
+            let total = try await health.records.sum(userID: user.id, type: HealthDataType.steps.rawValue,
+                                                     from: Int64(first) * 86400 - Int64(zone.secondsFromGMT(for: now)), to: Int64(now.timeIntervalSince1970))
+            lines.append((HS.weekSteps(l), HealthFormat.number(total, maxFractionDigits: 0)))
+        }
+        if options.contains("streak") {
+            let days = StreakCalculator.localDays(try await health.records.activeQuarterHours(userID: user.id), timeZone: zone)
+            lines.append((HS.streak(l), HS.daysCount(l, String(StreakCalculator.currentStreak(days: days, today: StreakCalculator.today(now: now, timeZone: zone))))))
+        }
+        if options.contains("weight") {
+            let samples = try await health.records.samples(userID: user.id, type: HealthDataType.weight.rawValue,
+                                                           from: Int64(now.timeIntervalSince1970) - 30 * 86400, to: Int64(now.timeIntervalSince1970))
+            if let first = samples.first, let last = samples.last {
+                let change = HealthUnits.display(last.value - first.value, type: .weight, preferences: profile.units)
+                lines.append((HS.weightChange(l), (change > 0 ? "+" : "") + HealthFormat.number(change) + " " + profile.units.weight.rawValue))
+            }
+        }
+        var badge: BadgeDefinition?
+        if options.contains("badge"), let latest = try await health.badges.earned(userID: user.id).last {
+            badge = BadgeRules.definition(latest.key)
+        }
+        let summary = HealthGraphics.ShareSummary(title: HS.shareTitle(l), lines: lines, badge: badge,
+                                                  name: options.contains("name") ? profile.name : nil, footer: HS.shareFooter(l))
+        return HealthGraphics.shareCard(summary, language: l)
+    }
+
+    static func csvExport(health: HealthService, user: User) async throws -> Response {
+        // Built page by page so a large history never sits in memory as rows and text at once.
+        var text = HealthCSV.header + "\n"
+        var offset = 0
+        while true {
+            let page = try await health.records.list(userID: user.id, filter: .init(limit: 5000, offset: offset))
+            for record in page { text += HealthCSV.line(record) + "\n" }
+            if page.count < 5000 { break }
+            offset += page.count
+        }
+        return Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8", .cacheControl: "no-store",
+                                               .contentDisposition: "attachment; filename=\"hibi-health.csv\""],
+                        body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func parseLocal(_ text: String, zone: TimeZone) -> Date? {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = zone
+        for format in ["yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss"] {
+            f.dateFormat = format
+            if let date = f.date(from: text) { return date }
+        }
+        return nil
+    }
+
+    func overview(_ request: Request, _ context: HibiRequestContext, notice: (String, Layout.NoticeKind)? = nil, form: [String: String] = [:],
+                  status: HTTPResponse.Status = .ok) async throws -> Response {
+        let user = try context.requireUser()
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let now = Date()
+        let q = request.uri.queryParameters
+        var filter = HealthRecordStore.Filter(limit: 50)
+        let type = q.get("type").flatMap { $0.isEmpty ? nil : $0 }
+        filter.type = type
+        let from = q.get("from") ?? "", to = q.get("to") ?? ""
+        if !from.isEmpty { filter.from = Self.parseLocal(from + "T00:00", zone: zone) }
+        if !to.isEmpty { filter.to = Self.parseLocal(to + "T23:59", zone: zone) }
+        let today = StreakCalculator.today(now: now, timeZone: zone)
+        let midnight = Int64(today) * 86400 - Int64(zone.secondsFromGMT(for: now))
+        let days = StreakCalculator.localDays(try await health.records.activeQuarterHours(userID: user.id), timeZone: zone)
+        var notice = notice
+        if notice == nil {
+            if q.get("saved") != nil { notice = (HS.recordSaved(context.language), .success) }
+            if q.get("deleted") != nil { notice = (HS.recordDeleted(context.language), .success) }
+            if let key = q.get("badge"), let d = BadgeRules.definition(key) { notice = (HS.newBadge(context.language, d.name(context.language)), .success) }
+        }
+        let data = HealthViews.Overview(
+            records: try await health.records.list(userID: user.id, filter: filter), filterType: type, from: from, to: to,
+            types: try await health.records.types(userID: user.id), units: try await health.profiles.get(userID: user.id).units,
+            todaySteps: try await health.records.sum(userID: user.id, type: HealthDataType.steps.rawValue, from: midnight, to: midnight + 86399),
+            latestWeight: try await health.records.latest(userID: user.id, type: HealthDataType.weight.rawValue),
+            streak: StreakCalculator.currentStreak(days: days, today: today),
+            earned: try await health.badges.earned(userID: user.id),
+            reminders: try await health.reminders.list(userID: user.id).map { health.reminderResponse($0, user: user, now: now) },
+            notice: notice, form: form)
+        return try HTMLPage(HealthViews.overview(context: context, user: user, data: data, now: now), status: status).response(from: request, context: context)
+    }
+
+    func recordInput(_ form: FormData, zone: TimeZone) throws -> HealthService.NewRecord {
+        guard let start = form["start"].flatMap({ Self.parseLocal($0, zone: zone) }) else {
+            throw HealthError.invalidField(HS.time(.en), Text(en: "enter a date and time", ja: "日時を入力してください"))
+        }
+        let end = form["end"].flatMap { $0.isEmpty ? nil : Self.parseLocal($0, zone: zone) }
+        guard let value = HealthRules.parseNumber(form["value"]) else { throw HealthError.notANumber }
+        return .init(type: form["type"] ?? "", value: value, unit: form["unit"], start: start, end: end)
+    }
+
+    func addRecord(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        var request = request
+        let form = try await request.form()
+        do {
+            let (_, badges) = try await health.add(try recordInput(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt), user: user, now: Date())
+            return .redirect(to: badges.first.map { "/health?saved=1&badge=\($0.key)" } ?? "/health?saved=1", type: .normal)
+        } catch let error as HealthError {
+            return try await overview(request, context, notice: (error.message(context.language), .error), form: form.fields, status: error.status)
+        }
+    }
+
+    func updateRecord(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.parameters.require("id")
+        var request = request
+        let form = try await request.form()
+        guard let record = try await health.records.find(id: id, userID: user.id) else { throw HealthError.recordNotFound }
+        do {
+            _ = try await health.update(id: id, try recordInput(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt), user: user, now: Date())
+            return .redirect(to: "/health?saved=1", type: .normal)
+        } catch let error as HealthError {
+            return try HTMLPage(HealthViews.edit(context: context, user: user, record: record, error: error.message(context.language), values: form.fields),
+                                status: error.status).response(from: request, context: context)
+        }
+    }
+
+    func goalsPage(_ context: HibiRequestContext, notice: (String, Layout.NoticeKind)?, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
+        let user = try context.requireUser()
+        return HTMLPage(HealthViews.goals(context: context, user: user, profile: try await health.profiles.get(userID: user.id),
+                                          goals: try await health.goalProgress(user: user, now: Date()), notice: notice), status: status)
+    }
+
+    func remindersPage(_ context: HibiRequestContext, notice: (String, Layout.NoticeKind)?, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
+        let user = try context.requireUser()
+        let now = Date()
+        return HTMLPage(HealthViews.reminders(context: context, reminders: try await health.reminders.list(userID: user.id).map {
+            health.reminderResponse($0, user: user, now: now)
+        }, notice: notice, user: user), status: status)
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Logging
+import ServiceLifecycle
+
+/// Sends reminder webhooks. The slot is claimed in the database before the POST, so a reminder is
+/// sent at most once per slot, whatever restarts or overlapping ticks happen.
+public struct ReminderSender: Sendable {
+    let reminders: HealthReminderStore
+    let logger: Logger
+    /// How late a send may still be (e.g. the server was restarting at the time).
+    public var grace: TimeInterval = 15 * 60
+
+    public init(reminders: HealthReminderStore, logger: Logger) {
+        self.reminders = reminders
+        self.logger = logger
+    }
+
+    /// One pass: returns how many webhooks were sent.
+    @discardableResult
+    public func tick(now: Date) async -> Int {
+        var sent = 0
+        guard let due = try? await reminders.withWebhooks() else { return 0 }
+        for (reminder, zoneName) in due {
+            let zone = TimeZone(identifier: zoneName) ?? .gmt
+            guard let url = reminder.webhookURL.flatMap(URL.init(string:)),
+                  let slot = ReminderSchedule.dueSlot(minuteOfDay: reminder.minuteOfDay, weekdays: reminder.weekdays, timeZone: zone, now: now, grace: grace),
+                  slot > (reminder.lastSentSlot ?? Int64.min) else { continue }
+            guard (try? await reminders.claim(id: reminder.id, slot: slot)) == true else { continue }
+            if await post(url: url, reminder: reminder, slot: slot) { sent += 1 }
+        }
+        return sent
+    }
+
+    func post(url: URL, reminder: Reminder, slot: Int64) async -> Bool {
+        var request = URLRequest(url: url, timeoutInterval: 10)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Hibi", forHTTPHeaderField: "User-Agent")
+        let body: [String: Any] = ["app": "Hibi", "kind": "health-reminder", "id": reminder.id, "message": reminder.message,
+                                   "scheduledAt": Date(timeIntervalSince1970: TimeInterval(slot)).formatted(.iso8601)]
+        request.httpBody = try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+        do {
+            let (_, response) = try await URLSession.shared.data(for: request)
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            if !(200..<300).contains(status) { logger.warning("reminder webhook answered \(status)", metadata: ["reminder": "\(reminder.id)"]) }
+            return (200..<300).contains(status)
+        } catch {
+            logger.warning("reminder webhook failed", metadata: ["reminder": "\(reminder.id)"])
+            return false
+        }
+    }
+}
+
+/// Background work of the health feature while the server runs: resumes imports a previous run left
+/// unfinished, then sends reminder webhooks every little while.
+struct HealthBackgroundService: Service {
+    let health: HealthService
+    let importer: AppleHealthImporter
+    let sender: ReminderSender
+    let users: UserStore
+    let logger: Logger
+    var interval: Duration = .seconds(20)
+
+    func run() async throws {
+        for job in (try? await health.jobs.interruptedUploads()) ?? [] {
+            guard let path = job.uploadPath, FileManager.default.fileExists(atPath: path),
+                  let user = try? await users.find(id: job.userID) else {
+                try? await health.jobs.setState(job.id, .failed, error: Text(en: "The uploaded file is gone; upload it again.",
+                                                                              ja: "アップロードされたファイルがありません。もう一度アップロードしてください。"), now: Date())
+                continue
+            }
+            logger.notice("resuming health import", metadata: ["job": "\(job.id)"])
+            HealthImportLauncher(importer: importer, logger: logger).launch(job: job, path: path, user: user)
+        }
+        try? await cancelOnGracefulShutdown {
+            while !Task.isCancelled {
+                await sender.tick(now: Date())
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+}
+
+/// Runs an uploaded import off the request, and removes the upload when the job is over.
+struct HealthImportLauncher: Sendable {
+    let importer: AppleHealthImporter
+    let logger: Logger
+
+    func launch(job: ImportJob, path: String, user: User) {
+        Task.detached(priority: .utility) {
+            do {
+                _ = try await importer.run(job: job, path: path, user: user)
+                try? FileManager.default.removeItem(atPath: path)
+            } catch is HealthError {
+                try? FileManager.default.removeItem(atPath: path)
+            } catch {
+                // Left in place: the next start resumes it from the checkpoint.
+                logger.error("health import interrupted", metadata: ["job": "\(job.id)"])
+            }
+        }
+    }
+}
+
+/// Turns the share card's SVG into a PNG with rsvg-convert (Debian's librsvg2-bin).
+public struct ShareCardRenderer: Sendable {
+    public var executable = "/usr/bin/rsvg-convert"
+
+    public init() {}
+
+    public func png(svg: String) async throws -> Data {
+        guard FileManager.default.isExecutableFile(atPath: executable) else { throw HealthError.renderFailed }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--format=png"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let writer = input.fileHandleForWriting
+        let data = Data(svg.utf8)
+        // Write on another thread so a full output pipe cannot deadlock the two of us.
+        let writeTask = Task.detached {
+            try? writer.write(contentsOf: data)
+            try? writer.close()
+        }
+        let png = output.fileHandleForReading.readDataToEndOfFile()
+        await writeTask.value
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, png.starts(with: [0x89, 0x50, 0x4E, 0x47]) else { throw HealthError.renderFailed }
+        return png
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import SQLKit
+
+/// Records in SQL, always scoped to one user.
+public struct HealthRecordStore: Sendable {
+    let database: Database
+
+    static let columns = ["id", "user_id", "type", "value", "category", "unit", "start_at", "end_at", "source", "device", "details", "created_at"]
+    static let identity = ["user_id", "type", "start_at", "end_at", "value", "category", "device"]
+
+    /// Inserts what is new and skips duplicates; returns how many rows were really added.
+    /// Runs on `sql`, so callers can put it inside their transaction.
+    static func insert(_ drafts: some Collection<HealthRecordDraft>, userID: String, source: DataSource, now: Date,
+                       on sql: any SQLDatabase) async throws -> Int {
+        guard !drafts.isEmpty else { return 0 }
+        let created = Int64(now.timeIntervalSince1970)
+        var inserted = 0
+        // 12 binds a row; 800 rows stay under SQLite's and PostgreSQL's bind limits.
+        var chunk: [HealthRecordDraft] = []
+        chunk.reserveCapacity(800)
+        func flush() async throws {
+            guard !chunk.isEmpty else { return }
+            let builder = sql.insert(into: "health_records").columns(columns)
+            for d in chunk {
+                builder.values(SQLBind(UUID().uuidString), SQLBind(userID), SQLBind(d.type), SQLBind(d.value), SQLBind(d.category),
+                               SQLBind(d.unit), SQLBind(d.start), SQLBind(d.end), SQLBind(source.rawValue), SQLBind(d.device),
+                               SQLBind(d.details), SQLBind(created))
+            }
+            let rows = try await builder.ignoringConflicts(with: identity).returning("id").all()
+            inserted += rows.count
+            chunk.removeAll(keepingCapacity: true)
+        }
+        for draft in drafts {
+            chunk.append(draft)
+            if chunk.count == 800 { try await flush() }
+        }
+        try await flush()
+        return inserted
+    }
+
+    public func insert(_ drafts: [HealthRecordDraft], userID: String, source: DataSource, now: Date) async throws -> Int {
+        try await database.transaction { sql in try await Self.insert(drafts, userID: userID, source: source, now: now, on: sql) }
+    }
+
+    public struct Filter: Sendable {
+        public var type: String?
+        public var from: Date?
+        public var to: Date?
+        public var limit: Int = 100
+        public var offset: Int = 0
+        public init(type: String? = nil, from: Date? = nil, to: Date? = nil, limit: Int = 100, offset: Int = 0) {
+            self.type = type
+            self.from = from
+            self.to = to
+            self.limit = limit
+            self.offset = offset
+        }
+    }
+
+    public func list(userID: String, filter: Filter) async throws -> [HealthRecord] {
+        let query = database.sql.select().columns(Self.columns.map { SQLIdentifier($0) }).from("health_records")
+            .where("user_id", .equal, userID)
+        if let type = filter.type { query.where("type", .equal, type) }
+        if let from = filter.from { query.where("start_at", .greaterThanOrEqual, Int64(from.timeIntervalSince1970)) }
+        if let to = filter.to { query.where("start_at", .lessThanOrEqual, Int64(to.timeIntervalSince1970)) }
+        return try await query.orderBy("start_at", .descending).orderBy("id").limit(filter.limit).offset(filter.offset)
+            .all().map(Self.decode)
+    }
+
+    public func find(id: String, userID: String) async throws -> HealthRecord? {
+        try await database.sql.select().columns(Self.columns.map { SQLIdentifier($0) }).from("health_records")
+            .where("id", .equal, id).where("user_id", .equal, userID).first().map(Self.decode)
+    }
+
+    public func update(_ record: HealthRecord, userID: String) async throws {
+        do {
+            try await database.sql.update("health_records")
+                .set("type", to: record.type).set("value", to: record.value).set("unit", to: record.unit)
+                .set("start_at", to: Int64(record.start.timeIntervalSince1970)).set("end_at", to: Int64(record.end.timeIntervalSince1970))
+                .where("id", .equal, record.id).where("user_id", .equal, userID).run()
+        } catch where DatabaseErrors.isUniqueViolation(error) {
+            throw HealthError.duplicate
+        }
+    }
+
+    public func delete(id: String, userID: String) async throws -> Bool {
+        let rows = try await database.sql.delete(from: "health_records").where("id", .equal, id).where("user_id", .equal, userID)
+            .returning("id").all()
+        return !rows.isEmpty
+    }
+
+    /// (instant, value) of one type in a time window, for trends and goals.
+    public func samples(userID: String, type: String, from: Int64, to: Int64) async throws -> [TrendAnalyzer.Sample] {
+        try await database.sql.select().column("start_at").column("value").from("health_records")
+            .where("user_id", .equal, userID).where("type", .equal, type)
+            .where("start_at", .greaterThanOrEqual, from).where("start_at", .lessThanOrEqual, to)
+            .orderBy("start_at").all()
+            .map { TrendAnalyzer.Sample(instant: try $0.decode(column: "start_at", as: Int64.self), value: try $0.decode(column: "value", as: Double.self)) }
+    }
+
+    public func sum(userID: String, type: String, from: Int64, to: Int64) async throws -> Double {
+        let row = try await database.sql.select().column(SQLFunction("SUM", args: SQLIdentifier("value")), as: "total").from("health_records")
+            .where("user_id", .equal, userID).where("type", .equal, type)
+            .where("start_at", .greaterThanOrEqual, from).where("start_at", .lessThanOrEqual, to).first()
+        return (try row?.decode(column: "total", as: Double?.self)) ?? 0
+    }
+
+    public func latest(userID: String, type: String, ascending: Bool = false) async throws -> HealthRecord? {
+        try await database.sql.select().columns(Self.columns.map { SQLIdentifier($0) }).from("health_records")
+            .where("user_id", .equal, userID).where("type", .equal, type)
+            .orderBy("start_at", ascending ? .ascending : .descending).limit(1).first().map(Self.decode)
+    }
+
+    public func count(userID: String) async throws -> Int {
+        let row = try await database.sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from("health_records")
+            .where("user_id", .equal, userID).first()
+        return (try row?.decode(column: "n", as: Int.self)) ?? 0
+    }
+
+    /// Distinct quarter-hours with a record: enough to place every record on its local day in any
+    /// time zone (offsets are multiples of 15 minutes) without reading millions of rows.
+    public func activeQuarterHours(userID: String) async throws -> [Int64] {
+        try await database.sql.raw("SELECT DISTINCT start_at / 900 AS q FROM health_records WHERE user_id = \(bind: userID)")
+            .all().map { try $0.decode(column: "q", as: Int64.self) * 900 }
+    }
+
+    public func types(userID: String) async throws -> [String] {
+        try await database.sql.raw("SELECT DISTINCT type FROM health_records WHERE user_id = \(bind: userID) ORDER BY type")
+            .all().map { try $0.decode(column: "type", as: String.self) }
+    }
+
+    static func decode(_ row: any SQLRow) throws -> HealthRecord {
+        HealthRecord(
+            id: try row.decode(column: "id", as: String.self),
+            type: try row.decode(column: "type", as: String.self),
+            value: try row.decode(column: "value", as: Double.self),
+            category: try row.decode(column: "category", as: String.self),
+            unit: try row.decode(column: "unit", as: String.self),
+            start: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "start_at", as: Int64.self))),
+            end: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "end_at", as: Int64.self))),
+            source: DataSource(rawValue: try row.decode(column: "source", as: String.self)) ?? .manual,
+            device: try row.decode(column: "device", as: String.self),
+            details: try row.decode(column: "details", as: String?.self),
+            createdAt: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "created_at", as: Int64.self)))
+        )
+    }
+}

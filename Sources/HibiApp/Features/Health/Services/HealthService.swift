@@ -1,0 +1,218 @@
+import Foundation
+import Logging
+
+/// The feature's operations that span several stores: entry with badge awards, goals with progress,
+/// trends, and the facts badges are judged on.
+public struct HealthService: Sendable {
+    public let database: Database
+    public let records: HealthRecordStore
+    public let profiles: HealthProfileStore
+    public let goals: HealthGoalStore
+    public let badges: HealthBadgeStore
+    public let reminders: HealthReminderStore
+    public let jobs: ImportJobStore
+    let logger: Logger
+
+    public init(database: Database, box: SealedBoxService, logger: Logger) {
+        self.database = database
+        records = HealthRecordStore(database: database)
+        profiles = HealthProfileStore(database: database, box: box)
+        goals = HealthGoalStore(database: database)
+        badges = HealthBadgeStore(database: database)
+        reminders = HealthReminderStore(database: database)
+        jobs = ImportJobStore(database: database)
+        self.logger = logger
+    }
+
+    public struct NewRecord: Sendable {
+        public var type: String
+        public var value: Double?
+        public var unit: String?
+        public var start: Date
+        public var end: Date?
+        public init(type: String, value: Double?, unit: String?, start: Date, end: Date?) {
+            self.type = type
+            self.value = value
+            self.unit = unit
+            self.start = start
+            self.end = end
+        }
+    }
+
+    /// Validates, stores and awards badges; the badges newly earned come back with the record.
+    public func add(_ input: NewRecord, user: User, now: Date) async throws -> (HealthRecord, [BadgeDefinition]) {
+        let entry = try HealthRules.validate(type: input.type, value: input.value, unit: input.unit, start: input.start, end: input.end, now: now)
+        let draft = HealthRecordDraft(type: entry.type.rawValue, value: entry.value, unit: entry.unit,
+                                      start: Int64(entry.start.timeIntervalSince1970), end: Int64(entry.end.timeIntervalSince1970))
+        guard try await records.insert([draft], userID: user.id, source: .manual, now: now) == 1 else { throw HealthError.duplicate }
+        let at = Date(timeIntervalSince1970: TimeInterval(draft.start))
+        guard let stored = try await records.list(userID: user.id, filter: .init(type: draft.type, from: at, to: at, limit: 50))
+            .first(where: { $0.value == draft.value && Int64($0.end.timeIntervalSince1970) == draft.end && $0.device.isEmpty }) else {
+            throw HealthError.recordNotFound
+        }
+        let earned = try await awardBadges(user: user, now: now)
+        return (stored, earned)
+    }
+
+    public func update(id: String, _ input: NewRecord, user: User, now: Date) async throws -> HealthRecord {
+        guard var record = try await records.find(id: id, userID: user.id) else { throw HealthError.recordNotFound }
+        let entry = try HealthRules.validate(type: input.type, value: input.value, unit: input.unit, start: input.start, end: input.end, now: now)
+        record.type = entry.type.rawValue
+        record.value = entry.value
+        record.unit = entry.unit
+        record.start = entry.start
+        record.end = entry.end
+        try await records.update(record, userID: user.id)
+        return try await records.find(id: id, userID: user.id)!
+    }
+
+    public func facts(user: User, now: Date) async throws -> BadgeFacts {
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let days = StreakCalculator.localDays(try await records.activeQuarterHours(userID: user.id), timeZone: zone)
+        let first = try await records.latest(userID: user.id, type: HealthDataType.weight.rawValue, ascending: true)
+        let last = try await records.latest(userID: user.id, type: HealthDataType.weight.rawValue)
+        let nowSeconds = Int64(now.timeIntervalSince1970) + 86400
+        _ = try await goalProgress(user: user, now: now)
+        return BadgeFacts(
+            totalRecords: try await records.count(userID: user.id),
+            longestStreakDays: StreakCalculator.longestStreak(days: days),
+            goalsAchieved: try await goals.achievedCount(userID: user.id),
+            weightLossKg: max(0, (first?.value ?? 0) - (last?.value ?? first?.value ?? 0)),
+            stepsTotal: try await records.sum(userID: user.id, type: HealthDataType.steps.rawValue, from: 0, to: nowSeconds))
+    }
+
+    @discardableResult
+    public func awardBadges(user: User, now: Date) async throws -> [BadgeDefinition] {
+        let earned = Set(try await badges.earned(userID: user.id).map(\.key))
+        guard earned.count < BadgeRules.all.count else { return [] }
+        let new = BadgeRules.newlyEarned(facts: try await facts(user: user, now: now), alreadyEarned: earned)
+        try await badges.award(new.map(\.key), userID: user.id, at: now)
+        return new
+    }
+
+    public func createGoal(user: User, type rawType: String, target: Double?, deadline: Date?, now: Date) async throws -> Goal {
+        guard let type = HealthDataType(rawValue: rawType), HealthDataType.manual.contains(type) else { throw HealthError.unknownType(rawType) }
+        guard let target, target.isFinite, target > 0 else {
+            throw HealthError.invalidField("target", Text(en: "must be a positive number", ja: "正の数を入力してください"))
+        }
+        guard let deadline, deadline > now else {
+            throw HealthError.invalidField("deadline", Text(en: "must be in the future", ja: "未来の日付を指定してください"))
+        }
+        let range = HealthUnits.plausibleRange(for: type)
+        if !type.isCumulative, !range.contains(target) {
+            throw HealthError.outOfRange(type: type.rawValue, min: range.lowerBound, max: range.upperBound, unit: type.canonicalUnit)
+        }
+        let start = try await records.latest(userID: user.id, type: type.rawValue)?.value
+        let goal = Goal(id: UUID().uuidString, type: type, targetValue: target, deadline: deadline, createdAt: now, startValue: start, achievedAt: nil)
+        try await goals.insert(goal, userID: user.id)
+        return goal
+    }
+
+    /// Every goal with its progress; a goal reached for the first time is stamped achieved, for good.
+    public func goalProgress(user: User, now: Date) async throws -> [(Goal, GoalProgress)] {
+        var result: [(Goal, GoalProgress)] = []
+        for var goal in try await goals.list(userID: user.id) {
+            let from = Int64(goal.createdAt.timeIntervalSince1970) - 86400
+            let to = Int64(min(goal.deadline, now).timeIntervalSince1970)
+            let total = goal.type.isCumulative ? try await records.sum(userID: user.id, type: goal.type.rawValue, from: from, to: to) : 0
+            let latest = goal.type.isCumulative ? nil : try await records.latest(userID: user.id, type: goal.type.rawValue)?.value
+            let progress = GoalRules.progress(goal: goal, total: total, latest: latest, now: now)
+            if progress.status == .achieved, goal.achievedAt == nil {
+                try await goals.markAchieved(id: goal.id, userID: user.id, at: now)
+                goal.achievedAt = now
+            }
+            result.append((goal, progress))
+        }
+        return result
+    }
+
+    public func trends(user: User, type: HealthDataType, range: TrendRange, now: Date) async throws -> TrendAnalysis {
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let (firstDay, _) = TrendAnalyzer.window(range, now: now, timeZone: zone)
+        let samples = try await records.samples(userID: user.id, type: type.rawValue, from: Int64(firstDay - 1) * 86400,
+                                                to: Int64(now.timeIntervalSince1970) + 86400)
+        var targetBelow: Bool?
+        if type == .weight, let target = try await profiles.get(userID: user.id).targetWeightKg, let last = samples.last {
+            targetBelow = target < last.value
+        }
+        return TrendAnalyzer.analyze(samples: samples, type: type, range: range, now: now, timeZone: zone, targetBelowCurrent: targetBelow)
+    }
+}
+
+extension HealthService {
+    public func createReminder(user: User, time: String, weekdays: [Int], message: String, webhookURL: String?, now: Date) async throws -> Reminder {
+        guard let minute = ReminderSchedule.parseTime(time) else {
+            throw HealthError.invalidField("time", Text(en: "use HH:MM, e.g. 07:30", ja: "07:30 のように HH:MM で入力してください"))
+        }
+        guard weekdays.allSatisfy({ (1...7).contains($0) }) else {
+            throw HealthError.invalidField("weekdays", Text(en: "days are 1 (Sunday) to 7 (Saturday)", ja: "曜日は 1(日)〜7(土)で指定してください"))
+        }
+        let text = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty, text.count <= 200 else {
+            throw HealthError.invalidField("message", Text(en: "write 1 to 200 characters", ja: "1〜200文字で入力してください"))
+        }
+        var hook: String?
+        if let raw = webhookURL?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
+            guard raw.count <= 500, let url = URL(string: raw), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+                throw HealthError.invalidField("webhookURL", Text(en: "must be an http(s) URL", ja: "http(s) の URL を入力してください"))
+            }
+            hook = raw
+        }
+        let reminder = Reminder(id: UUID().uuidString, minuteOfDay: minute, weekdays: Set(weekdays), message: text, webhookURL: hook,
+                                lastSentSlot: nil, createdAt: now)
+        try await reminders.insert(reminder, userID: user.id)
+        return reminder
+    }
+
+    public func importCSV(_ text: String, user: User, now: Date) async throws -> CSVImportResponse {
+        let drafts = try HealthCSV.parse(text, now: now)
+        let inserted = try await records.insert(drafts, userID: user.id, source: .csv, now: now)
+        try await awardBadges(user: user, now: now)
+        return CSVImportResponse(inserted: inserted, duplicates: drafts.count - inserted)
+    }
+
+    public func reminderResponse(_ r: Reminder, user: User, now: Date) -> ReminderResponse {
+        ReminderResponse(id: r.id, time: ReminderSchedule.formatTime(r.minuteOfDay), weekdays: r.weekdays.sorted(), message: r.message,
+                         webhookURL: r.webhookURL,
+                         nextAt: ReminderSchedule.nextSlot(minuteOfDay: r.minuteOfDay, weekdays: r.weekdays,
+                                                           timeZone: TimeZone(identifier: user.timeZone) ?? .gmt, now: now))
+    }
+
+    public func updateProfile(user: User, body: HealthProfileBody, now: Date) async throws -> HealthProfile {
+        var profile = try await profiles.get(userID: user.id)
+        if let name = body.name {
+            guard name.count <= 100 else { throw HealthError.invalidField("name", Text(en: "at most 100 characters", ja: "100文字以内で入力してください")) }
+            profile.name = name.isEmpty ? nil : name
+        }
+        if let birth = body.birthDate {
+            if birth.isEmpty { profile.birthDate = nil } else {
+                guard let seconds = AppleHealthMapping.parseDate(birth), birth.count == 10, seconds < Int64(now.timeIntervalSince1970), seconds > -5_000_000_000 else {
+                    throw HealthError.invalidField("birthDate", Text(en: "use a past date as YYYY-MM-DD", ja: "過去の日付を YYYY-MM-DD で入力してください"))
+                }
+                profile.birthDate = birth
+            }
+        }
+        if let height = body.heightCm {
+            guard (30...272).contains(height) else { throw HealthError.invalidField("heightCm", Text(en: "must be between 30 and 272 cm", ja: "30〜272 cm の範囲で入力してください")) }
+            profile.heightCm = height
+        }
+        if let target = body.targetWeightKg {
+            guard (1...500).contains(target) else { throw HealthError.outOfRange(type: "weight", min: 1, max: 500, unit: "kg") }
+            profile.targetWeightKg = target
+        }
+        if let w = body.weightUnit {
+            guard let unit = UnitPreferences.Weight(rawValue: w) else { throw HealthError.invalidField("weightUnit", Text(en: "kg or lb", ja: "kg または lb")) }
+            profile.units.weight = unit
+        }
+        if let d = body.distanceUnit {
+            guard let unit = UnitPreferences.Distance(rawValue: d) else { throw HealthError.invalidField("distanceUnit", Text(en: "km or mi", ja: "km または mi")) }
+            profile.units.distance = unit
+        }
+        if let e = body.energyUnit {
+            guard let unit = UnitPreferences.Energy(rawValue: e) else { throw HealthError.invalidField("energyUnit", Text(en: "kcal or kJ", ja: "kcal または kJ")) }
+            profile.units.energy = unit
+        }
+        try await profiles.save(profile, userID: user.id, now: now)
+        return profile
+    }
+}

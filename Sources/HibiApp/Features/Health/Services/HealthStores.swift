@@ -1,0 +1,229 @@
+import Foundation
+import SQLKit
+
+public struct HealthProfileStore: Sendable {
+    let database: Database
+    let box: SealedBoxService
+
+    public func get(userID: String) async throws -> HealthProfile {
+        guard let row = try await database.sql.select().column("*").from("health_profiles").where("user_id", .equal, userID).first() else {
+            return HealthProfile()
+        }
+        var name: String?
+        if let sealed = try row.decode(column: "name_sealed", as: Data?.self) {
+            name = try box.openString(sealed, context: "health-profile-name:\(userID)")
+        }
+        return HealthProfile(
+            name: name, birthDate: try row.decode(column: "birth_date", as: String?.self),
+            heightCm: try row.decode(column: "height_cm", as: Double?.self),
+            targetWeightKg: try row.decode(column: "target_weight_kg", as: Double?.self),
+            units: UnitPreferences(
+                weight: .init(rawValue: try row.decode(column: "weight_unit", as: String.self)) ?? .kg,
+                distance: .init(rawValue: try row.decode(column: "distance_unit", as: String.self)) ?? .km,
+                energy: .init(rawValue: try row.decode(column: "energy_unit", as: String.self)) ?? .kcal))
+    }
+
+    public func save(_ profile: HealthProfile, userID: String, now: Date) async throws {
+        // The name is personal; it is sealed and bound to its owner.
+        let sealed = try profile.name.flatMap { $0.isEmpty ? nil : try box.sealString($0, context: "health-profile-name:\(userID)") }
+        try await database.transaction { sql in
+            try await sql.delete(from: "health_profiles").where("user_id", .equal, userID).run()
+            try await sql.insert(into: "health_profiles")
+                .columns("user_id", "name_sealed", "birth_date", "height_cm", "target_weight_kg", "weight_unit", "distance_unit", "energy_unit", "updated_at")
+                .values(SQLBind(userID), SQLBind(sealed), SQLBind(profile.birthDate), SQLBind(profile.heightCm), SQLBind(profile.targetWeightKg),
+                        SQLBind(profile.units.weight.rawValue), SQLBind(profile.units.distance.rawValue), SQLBind(profile.units.energy.rawValue),
+                        SQLBind(Int64(now.timeIntervalSince1970)))
+                .run()
+        }
+    }
+}
+
+public struct HealthGoalStore: Sendable {
+    let database: Database
+
+    public func list(userID: String) async throws -> [Goal] {
+        try await database.sql.select().column("*").from("health_goals").where("user_id", .equal, userID)
+            .orderBy("deadline").orderBy("id").all().map(Self.decode)
+    }
+
+    public func find(id: String, userID: String) async throws -> Goal? {
+        try await database.sql.select().column("*").from("health_goals").where("id", .equal, id).where("user_id", .equal, userID)
+            .first().map(Self.decode)
+    }
+
+    public func insert(_ goal: Goal, userID: String) async throws {
+        try await database.sql.insert(into: "health_goals")
+            .columns("id", "user_id", "type", "target_value", "deadline", "created_at", "start_value", "achieved_at")
+            .values(SQLBind(goal.id), SQLBind(userID), SQLBind(goal.type.rawValue), SQLBind(goal.targetValue),
+                    SQLBind(Int64(goal.deadline.timeIntervalSince1970)), SQLBind(Int64(goal.createdAt.timeIntervalSince1970)),
+                    SQLBind(goal.startValue), SQLBind(goal.achievedAt.map { Int64($0.timeIntervalSince1970) }))
+            .run()
+    }
+
+    public func markAchieved(id: String, userID: String, at: Date) async throws {
+        try await database.sql.update("health_goals").set("achieved_at", to: Int64(at.timeIntervalSince1970))
+            .where("id", .equal, id).where("user_id", .equal, userID).where("achieved_at", .is, SQLLiteral.null).run()
+    }
+
+    public func delete(id: String, userID: String) async throws -> Bool {
+        !(try await database.sql.delete(from: "health_goals").where("id", .equal, id).where("user_id", .equal, userID).returning("id").all()).isEmpty
+    }
+
+    public func achievedCount(userID: String) async throws -> Int {
+        try await database.sql.select().column("id").from("health_goals").where("user_id", .equal, userID)
+            .where("achieved_at", .isNot, SQLLiteral.null).all().count
+    }
+
+    static func decode(_ row: any SQLRow) throws -> Goal {
+        Goal(id: try row.decode(column: "id", as: String.self),
+             type: HealthDataType(rawValue: try row.decode(column: "type", as: String.self)) ?? .steps,
+             targetValue: try row.decode(column: "target_value", as: Double.self),
+             deadline: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "deadline", as: Int64.self))),
+             createdAt: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "created_at", as: Int64.self))),
+             startValue: try row.decode(column: "start_value", as: Double?.self),
+             achievedAt: try row.decode(column: "achieved_at", as: Int64?.self).map { Date(timeIntervalSince1970: TimeInterval($0)) })
+    }
+}
+
+public struct HealthBadgeStore: Sendable {
+    let database: Database
+
+    public func earned(userID: String) async throws -> [EarnedBadge] {
+        try await database.sql.select().column("badge_key").column("earned_at").from("health_badges").where("user_id", .equal, userID)
+            .orderBy("earned_at").all().map {
+                EarnedBadge(key: try $0.decode(column: "badge_key", as: String.self),
+                            earnedAt: Date(timeIntervalSince1970: TimeInterval(try $0.decode(column: "earned_at", as: Int64.self))))
+            }
+    }
+
+    public func award(_ keys: [String], userID: String, at: Date) async throws {
+        guard !keys.isEmpty else { return }
+        let builder = database.sql.insert(into: "health_badges").columns("user_id", "badge_key", "earned_at")
+        for key in keys { builder.values(SQLBind(userID), SQLBind(key), SQLBind(Int64(at.timeIntervalSince1970))) }
+        try await builder.ignoringConflicts(with: ["user_id", "badge_key"]).run()
+    }
+}
+
+public struct HealthReminderStore: Sendable {
+    let database: Database
+
+    public func list(userID: String) async throws -> [Reminder] {
+        try await database.sql.select().column("*").from("health_reminders").where("user_id", .equal, userID)
+            .orderBy("minute_of_day").orderBy("id").all().map(Self.decode)
+    }
+
+    /// Every reminder with a webhook, with its owner's time zone, for the sender.
+    public func withWebhooks() async throws -> [(reminder: Reminder, timeZone: String)] {
+        try await database.sql.raw("""
+            SELECT r.*, u.time_zone FROM health_reminders r JOIN users u ON u.id = r.user_id
+            WHERE r.webhook_url IS NOT NULL AND u.disabled = \(bind: false)
+            """).all().map { (try Self.decode($0), try $0.decode(column: "time_zone", as: String.self)) }
+    }
+
+    public func insert(_ reminder: Reminder, userID: String) async throws {
+        try await database.sql.insert(into: "health_reminders")
+            .columns("id", "user_id", "minute_of_day", "weekdays", "message", "webhook_url", "last_sent_slot", "created_at")
+            .values(SQLBind(reminder.id), SQLBind(userID), SQLBind(Int64(reminder.minuteOfDay)),
+                    SQLBind(reminder.weekdays.sorted().map(String.init).joined(separator: ",")), SQLBind(reminder.message),
+                    SQLBind(reminder.webhookURL), SQLBind(reminder.lastSentSlot), SQLBind(Int64(reminder.createdAt.timeIntervalSince1970)))
+            .run()
+    }
+
+    public func delete(id: String, userID: String) async throws -> Bool {
+        !(try await database.sql.delete(from: "health_reminders").where("id", .equal, id).where("user_id", .equal, userID).returning("id").all()).isEmpty
+    }
+
+    /// Claims a slot before sending: only one claimer wins, and a claimed slot is never sent again,
+    /// even across restarts or with two servers on one database.
+    public func claim(id: String, slot: Int64) async throws -> Bool {
+        let rows = try await database.sql.raw("""
+            UPDATE health_reminders SET last_sent_slot = \(bind: slot)
+            WHERE id = \(bind: id) AND (last_sent_slot IS NULL OR last_sent_slot < \(bind: slot)) RETURNING id
+            """).all()
+        return !rows.isEmpty
+    }
+
+    static func decode(_ row: any SQLRow) throws -> Reminder {
+        Reminder(id: try row.decode(column: "id", as: String.self),
+                 minuteOfDay: Int(try row.decode(column: "minute_of_day", as: Int64.self)),
+                 weekdays: Set(try row.decode(column: "weekdays", as: String.self).split(separator: ",").compactMap { Int($0) }),
+                 message: try row.decode(column: "message", as: String.self),
+                 webhookURL: try row.decode(column: "webhook_url", as: String?.self),
+                 lastSentSlot: try row.decode(column: "last_sent_slot", as: Int64?.self),
+                 createdAt: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "created_at", as: Int64.self))))
+    }
+}
+
+public struct ImportJobStore: Sendable {
+    let database: Database
+
+    public func create(userID: String, kind: String, fileName: String, fingerprint: String, totalBytes: Int64,
+                       uploadPath: String?, now: Date) async throws -> ImportJob {
+        let id = UUID().uuidString
+        try await database.sql.insert(into: "health_import_jobs")
+            .columns("id", "user_id", "kind", "state", "file_name", "fingerprint", "total_bytes", "bytes_done", "checkpoint", "inserted",
+                     "duplicates", "upload_path", "created_at")
+            .values(SQLBind(id), SQLBind(userID), SQLBind(kind), SQLBind(ImportState.queued.rawValue), SQLBind(fileName), SQLBind(fingerprint),
+                    SQLBind(totalBytes), SQLBind(Int64(0)), SQLBind(Int64(0)), SQLBind(Int64(0)), SQLBind(Int64(0)), SQLBind(uploadPath),
+                    SQLBind(Int64(now.timeIntervalSince1970)))
+            .run()
+        return try await find(id: id, userID: userID)!
+    }
+
+    public func find(id: String, userID: String) async throws -> ImportJob? {
+        try await database.sql.select().column("*").from("health_import_jobs").where("id", .equal, id).where("user_id", .equal, userID)
+            .first().map(Self.decode)
+    }
+
+    public func list(userID: String) async throws -> [ImportJob] {
+        try await database.sql.select().column("*").from("health_import_jobs").where("user_id", .equal, userID)
+            .orderBy("created_at", .descending).limit(10).all().map(Self.decode)
+    }
+
+    /// An unfinished import of the same file, to resume rather than start over.
+    public func unfinished(userID: String, fingerprint: String) async throws -> ImportJob? {
+        try await database.sql.select().column("*").from("health_import_jobs").where("user_id", .equal, userID)
+            .where("fingerprint", .equal, fingerprint).where("state", .in, [ImportState.queued.rawValue, ImportState.running.rawValue])
+            .orderBy("created_at", .descending).first().map(Self.decode)
+    }
+
+    /// Jobs a stopped server left behind with their upload still on disk.
+    public func interruptedUploads() async throws -> [ImportJob] {
+        try await database.sql.select().column("*").from("health_import_jobs")
+            .where("state", .in, [ImportState.queued.rawValue, ImportState.running.rawValue]).where("upload_path", .isNot, SQLLiteral.null)
+            .all().map(Self.decode)
+    }
+
+    public func setState(_ id: String, _ state: ImportState, error: Text? = nil, now: Date) async throws {
+        let update = database.sql.update("health_import_jobs").set("state", to: state.rawValue)
+            .set("error_en", to: error?.en).set("error_ja", to: error?.ja)
+        if state == .done || state == .failed { update.set("finished_at", to: Int64(now.timeIntervalSince1970)) }
+        try await update.where("id", .equal, id).run()
+    }
+
+    /// Written in the same transaction as the batch it describes, so the checkpoint never runs ahead of the data.
+    static func advance(_ id: String, checkpoint: Int64, bytesDone: Int64, inserted: Int, duplicates: Int, on sql: any SQLDatabase) async throws {
+        try await sql.raw("""
+            UPDATE health_import_jobs SET checkpoint = \(bind: checkpoint), bytes_done = \(bind: bytesDone),
+            inserted = inserted + \(bind: Int64(inserted)), duplicates = duplicates + \(bind: Int64(duplicates)), state = \(bind: ImportState.running.rawValue)
+            WHERE id = \(bind: id)
+            """).run()
+    }
+
+    static func decode(_ row: any SQLRow) throws -> ImportJob {
+        let en = try row.decode(column: "error_en", as: String?.self)
+        let ja = try row.decode(column: "error_ja", as: String?.self)
+        return ImportJob(
+            id: try row.decode(column: "id", as: String.self), userID: try row.decode(column: "user_id", as: String.self),
+            kind: try row.decode(column: "kind", as: String.self),
+            state: ImportState(rawValue: try row.decode(column: "state", as: String.self)) ?? .failed,
+            fileName: try row.decode(column: "file_name", as: String.self),
+            totalBytes: try row.decode(column: "total_bytes", as: Int64.self), bytesDone: try row.decode(column: "bytes_done", as: Int64.self),
+            checkpoint: try row.decode(column: "checkpoint", as: Int64.self), inserted: try row.decode(column: "inserted", as: Int64.self),
+            duplicates: try row.decode(column: "duplicates", as: Int64.self),
+            errorMessage: en.map { Text(en: $0, ja: ja ?? $0) },
+            createdAt: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "created_at", as: Int64.self))),
+            finishedAt: try row.decode(column: "finished_at", as: Int64?.self).map { Date(timeIntervalSince1970: TimeInterval($0)) },
+            uploadPath: try row.decode(column: "upload_path", as: String?.self))
+    }
+}
