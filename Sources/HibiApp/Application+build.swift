@@ -82,6 +82,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     AdminWebRoutes(accounts: core.accounts, users: core.users).register(on: router)
     let api = router.group("api/v1")
     AccountAPIRoutes(accounts: core.accounts, tokens: core.tokens, bodyLimit: config.maxRequestBodyBytes).register(on: api)
+    VisitsFeature(core: core, environment: ProcessInfo.processInfo.environment).register(router: router, api: api)
 
     return Application(
         router: router,
