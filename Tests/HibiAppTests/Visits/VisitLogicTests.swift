@@ -7,7 +7,7 @@ struct VisitLogicTests {
     static let tokyo = VisitFields(visitedAt: Date(timeIntervalSince1970: 1_714_550_400), latitude: 35.681236, longitude: 139.767125,
                                    accuracy: 12.5, name: "Tokyo Station", labels: ["train", "Train", " "], companions: ["Ken"])
 
-    @Test func coordinatesOutsideTheEarthOrNotFiniteAreRejected() {
+    @Test func coordinatesOutsideTheEarthOrNotFiniteAreRejected() throws {
         #expect(throws: VisitError.invalidLatitude) { try VisitRules.validateLatitude(91) }
         #expect(throws: VisitError.invalidLatitude) { try VisitRules.validateLatitude(-90.0001) }
         #expect(throws: VisitError.invalidLatitude) { try VisitRules.validateLatitude(.nan) }

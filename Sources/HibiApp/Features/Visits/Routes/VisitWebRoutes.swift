@@ -14,7 +14,7 @@ struct VisitWebRoutes: Sendable {
             let filter: VisitFilter
             do {
                 filter = try VisitQuery.parse(query, timeZone: VisitAPIRoutes.zone(user))
-            } catch {
+            } catch let error as VisitError {
                 return HTMLPage(VisitViews.index(context: context, user: user, visits: [], query: query, notice: nil, tileURL: tileURL)
                     .withError(error.message(context.language)), status: .badRequest)
             }

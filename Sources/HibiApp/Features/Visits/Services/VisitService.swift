@@ -46,20 +46,34 @@ public struct VisitService: Sendable {
 
     /// Creates all visits or none: one transaction for the whole file.
     public func importAll(userID: String, visits: [VisitFields], now: Date) async throws -> Int {
-        let validated = try visits.enumerated().map { index, fields throws(VisitError) in
-            do { return try VisitRules.validate(fields) } catch {
+        var validated: [VisitFields] = []
+        validated.reserveCapacity(visits.count)
+        for (index, fields) in visits.enumerated() {
+            do { validated.append(try VisitRules.validate(fields)) } catch {
                 throw VisitError.importInvalid(position: "item \(index + 1)", reason: Text(en: error.message(.en), ja: error.message(.ja)))
             }
         }
+        let batch = validated
         guard !validated.isEmpty else { return 0 }
+        let signer = self.signer
         let last = try await database.transaction { sql in
+            // One head lock for the whole file; records are chained in memory and the head written once.
+            let (start, webhook) = try await VisitStore.lockHead(userID: userID, engine: self.database.engine, on: sql)
+            var head = start
             var last: ChainRecord?
-            for fields in validated {
+            for fields in batch {
                 let visit = Visit(id: UUID().uuidString.lowercased(), userID: userID, fields: fields, photos: [], createdAt: now,
                                   updatedAt: now, revision: 1)
                 try await VisitStore.insert(visit, on: sql)
-                last = try await self.record(visit, action: .create, now: now, on: sql)
+                let record = try VisitChain.append(head: head, userID: userID, visitID: visit.id, action: .create,
+                                                   state: VisitCanonical.state(id: visit.id, fields: fields, photos: []), now: now,
+                                                   sign: signer.sign)
+                try await VisitStore.insertRecord(record, userID: userID, on: sql)
+                head = ChainHead(seq: record.seq, hash: record.hash)
+                last = record
             }
+            try await VisitStore.setHead(last!, userID: userID, on: sql)
+            last!.webhook = webhook
             return last!
         }
         notifyWebhook(userID: userID, head: ChainHead(seq: last.seq, hash: last.hash), webhook: last.webhook, now: now)
@@ -204,7 +218,7 @@ public struct VisitService: Sendable {
     public func setWebhook(userID: String, url: String?) async throws -> WebhookSettings {
         let url = try VisitRules.validateWebhook(url)
         try await database.transaction { sql in
-            _ = try await VisitStore.lockHead(userID: userID, engine: self.database.engine, on: sql) as (ChainHead?, webhook: String?)
+            _ = try await VisitStore.lockHead(userID: userID, engine: self.database.engine, on: sql)
             try await sql.update("visit_chain_heads").set("webhook_url", to: url).set("webhook_status", to: String?.none)
                 .where("user_id", .equal, userID).run()
         }

@@ -117,12 +117,20 @@ struct VisitStore: Sendable {
     }
 
     static func append(_ record: ChainRecord, userID: String, on sql: any SQLDatabase) async throws {
+        try await insertRecord(record, userID: userID, on: sql)
+        try await setHead(record, userID: userID, on: sql)
+    }
+
+    static func setHead(_ record: ChainRecord, userID: String, on sql: any SQLDatabase) async throws {
+        try await sql.update("visit_chain_heads").set("seq", to: Int64(record.seq)).set("hash", to: record.hash)
+            .where("user_id", .equal, userID).run()
+    }
+
+    static func insertRecord(_ record: ChainRecord, userID: String, on sql: any SQLDatabase) async throws {
         try await sql.insert(into: "visit_chain").columns("user_id", "seq", "visit_id", "action", "body", "hash", "signature")
             .values(SQLBind(userID), SQLBind(Int64(record.seq)), SQLBind(record.visitID), SQLBind(record.action.rawValue),
                     SQLBind(record.body), SQLBind(record.hash), SQLBind(record.signature))
             .run()
-        try await sql.update("visit_chain_heads").set("seq", to: Int64(record.seq)).set("hash", to: record.hash)
-            .where("user_id", .equal, userID).run()
     }
 
     static func records(userID: String, visitID: String? = nil, on sql: any SQLDatabase) async throws -> [ChainRecord] {

@@ -67,6 +67,7 @@ enum VS {
     static let count = Text(en: "Visits", ja: "訪問数")
     static let month = Text(en: "Month", ja: "月")
     static let transfer = Text(en: "Import & export", ja: "取り込みと書き出し")
+    static let exportTitle = Text(en: "Export", ja: "書き出し")
     static let exportGeoJSON = Text(en: "Export GeoJSON (with signed log)", ja: "GeoJSON で書き出す(署名付き記録を含む)")
     static let exportGPX = Text(en: "Export GPX", ja: "GPX で書き出す")
     static let exportNote = Text(en: "Photos are not exported. The GeoJSON file carries every record, its signature and the public key, so anyone can check it without Hibi.",

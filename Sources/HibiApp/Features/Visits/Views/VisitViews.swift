@@ -139,8 +139,8 @@ enum VisitViews {
         }
     }
 
-    static func mapElement(id: String, tileURL: String, l: Language, attributes: [Attribute] = []) -> Node {
-        el("div", [.id(id), .class("visit-map"), .data("tile-url", tileURL), .data("outline-url", "/static/world-110m.geojson"),
+    static func mapElement(id: String, tileURL: String, l: Language, classes: String = "", attributes: [Attribute] = []) -> Node {
+        el("div", [.id(id), .class("visit-map \(classes)"), .data("tile-url", tileURL), .data("outline-url", "/static/world-110m.geojson"),
                    .data("offline-text", VS.mapOffline(l)), .data("open-text", VS.openVisit(l)), .role("region"),
                    .aria("label", VS.map(l))] + attributes)
     }
@@ -222,7 +222,7 @@ enum VisitViews {
                     el("button", .type("button"), .class("secondary"), .id("use-location"), .data("locating", VS.locating(l)),
                        .data("failed", VS.locationFailed(l))) { "◎ " + VS.useLocation(l) }
                     el("small", .class("muted"), .id("location-status"), .role("status")) { VS.pickHint(l) }
-                    mapElement(id: "picker-map", tileURL: tileURL, l: l, attributes: [.class("visit-map picker")])
+                    mapElement(id: "picker-map", tileURL: tileURL, l: l, classes: "picker")
                     el("div", .class("grid")) {
                         Layout.field(label: VS.latitude(l), id: "latitude", .name("latitude"), .value(values.latitude), .required,
                                      .init("inputmode", "decimal"))
@@ -282,8 +282,8 @@ enum VisitViews {
             }
             el("div", .class("visit-detail")) {
                 el("section", .class("card")) {
-                    mapElement(id: "detail-map", tileURL: tileURL, l: l,
-                               attributes: [.class("visit-map small-map"), .data("lat", "\(f.latitude)"), .data("lon", "\(f.longitude)"),
+                    mapElement(id: "detail-map", tileURL: tileURL, l: l, classes: "small-map",
+                               attributes: [.data("lat", "\(f.latitude)"), .data("lon", "\(f.longitude)"),
                                             .data("name", f.name)])
                     el("dl", .class("visit-facts")) {
                         el("dt") { VS.latitude(l) + " / " + VS.longitude(l) }
@@ -422,7 +422,7 @@ enum VisitViews {
             if let notice { Layout.notice(notice.0, kind: notice.1) }
             el("div", .class("grid")) {
                 el("section", .class("card"), .id("export")) {
-                    el("h2") { VS.exportGeoJSON(l).components(separatedBy: " (").first ?? "" }
+                    el("h2") { VS.exportTitle(l) }
                     el("p", .class("muted")) { VS.exportNote(l) }
                     el("p") { el("a", .href("/api/v1/visits/export?format=geojson"), .role("button"), .id("export-geojson")) { VS.exportGeoJSON(l) } }
                     el("p") { el("a", .href("/api/v1/visits/export?format=gpx"), .role("button"), .class("secondary"), .id("export-gpx")) { VS.exportGPX(l) } }
