@@ -28,14 +28,20 @@
         maxZoom: 19,
         attribution: '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a>',
       });
+      let zoomedOut = false;
       tiles.on("tileerror", () => {
         failures += 1;
-        if (failures >= 2) notice.hidden = false;
+        if (failures >= 2) {
+          notice.hidden = false;
+          // Without tiles only the outline is drawn; closer than country level there is nothing to see.
+          if (!zoomedOut && map.getZoom() > 6) { zoomedOut = true; map.setZoom(6); }
+        }
       });
       tiles.on("tileload", () => { failures = 0; notice.hidden = true; });
       tiles.addTo(map);
     } else {
       notice.hidden = false;
+      map.setMaxZoom(8);
     }
     element.classList.add("map-ready");
     return map;

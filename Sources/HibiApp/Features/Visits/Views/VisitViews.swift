@@ -461,6 +461,7 @@ enum VisitViews {
                     el("p", .class("muted"), .id("webhook-status")) { VS.lastSent(l, "\(formatTime(at, timeZone: zone, language: l)) — \(status)") }
                 }
             }
+            el("script", .src("/static/visits.js"), .init("defer", nil))
         }
     }
 }
