@@ -8,8 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RECORDS=${1:-100000}
 MAPN=${2:-10000}
-swift build -c release --product hibi 2>&1 | grep -vE "^\[[0-9]+/[0-9]+\]" || true
-HIBI=$(swift build -c release --show-bin-path)/hibi
+CONFIG=${HIBI_BENCH_CONFIG:-release}  # debug is quicker to build but slower to run
+swift build -c "$CONFIG" --product hibi 2>&1 | grep -vE "^\[[0-9]+/[0-9]+\]" || true
+HIBI=$(swift build -c "$CONFIG" --show-bin-path)/hibi
 WORK=$(mktemp -d /tmp/hibi-bench.XXXXXX)
 PID=""
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"; }

@@ -348,6 +348,7 @@ enum VisitViews {
     static func verify(context: HibiRequestContext, report: ChainReport, publicKey: String) -> Node {
         let l = context.language
         return Layout.page(title: VS.verifyTitle(l), context: context, current: "/visits") {
+            link(.init("rel", "stylesheet"), .href("/static/visits.css"))
             el("hgroup") {
                 el("h1") { VS.verifyTitle(l) }
                 el("p") { VS.verifyIntro(l) }
@@ -398,7 +399,7 @@ enum VisitViews {
                                 for month in stats.perMonth {
                                     el("tr") {
                                         el("td") { month.month }
-                                        el("td") {
+                                        el("td", .class("bar-cell")) {
                                             el("span", .class("bar"), .init("style", "width: \(max(4, month.count * 100 / peak))%"), .aria("hidden", "true"))
                                             String(month.count)
                                         }
