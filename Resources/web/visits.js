@@ -79,7 +79,8 @@
     }
     layer.addTo(map);
     element.dataset.markers = String(points.length);
-    if (points.length === 1) map.setView([points[0].lat, points[0].lon], 13);
+    // An overview: country level, where the bundled outline still gives context without tiles.
+    if (points.length === 1) map.setView([points[0].lat, points[0].lon], 6);
     else if (points.length > 1) map.fitBounds(L.latLngBounds(points.map((p) => [p.lat, p.lon])), { padding: [30, 30], maxZoom: 15 });
     window.hibiVisitsMap = { map, layer };
   }
