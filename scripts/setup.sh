@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 MODE="${1:-run}"
 
-APT_RUN=(libsqlite3-dev ffmpeg libjs-chart.js libjs-leaflet unzip librsvg2-bin)
+APT_RUN=(libsqlite3-dev ffmpeg libjs-chart.js libjs-leaflet libjs-leaflet.markercluster unzip librsvg2-bin)
 # Fonts let headless Chromium draw Japanese text and emoji in the screenshots we look at.
 APT_TEST=(postgresql chromium chromium-driver wrk fonts-noto-cjk fonts-noto-color-emoji)
 

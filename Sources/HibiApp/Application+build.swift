@@ -101,6 +101,8 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
                                    throttle: LoginThrottleStore(database: core.database), policy: config.loginPolicy, logger: core.logger)
     FaceRoutes(faces: faceAuth, lock: diaryLock, maxUpload: diaryUpload).register(on: router, api: api)
 
+    VisitsFeature(core: core, environment: ProcessInfo.processInfo.environment).register(router: router, api: api)
+
     return Application(
         router: router,
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Hibi"),

@@ -4,7 +4,7 @@ import SQLKit
 /// ids are text UUIDs (no autoincrement differences), times are Unix seconds in BIGINT,
 /// encrypted values are BLOB/BYTEA, booleans use SQLKit's `.bool`.
 public enum Schema {
-    public static var all: [Migration] { [accounts, HealthSchema.migration, diary] }
+    public static var all: [Migration] { [accounts, HealthSchema.migration, visits, diary] }
 
     static let accounts = Migration(version: 1, name: "accounts") { sql, _ in
         try await sql.create(table: "settings")
@@ -55,4 +55,7 @@ public enum Schema {
 extension SQLDataType {
     /// SQLKit has no boolean type; both engines accept BOOLEAN (SQLite stores 0/1 under it).
     static var boolean: SQLDataType { .custom(SQLRaw("BOOLEAN")) }
+
+    /// 8-byte floats on both engines (SQLKit's `.real` is single precision on PostgreSQL): coordinates, measurements.
+    static var double: SQLDataType { .custom(SQLRaw("DOUBLE PRECISION")) }
 }

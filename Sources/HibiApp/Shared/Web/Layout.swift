@@ -10,6 +10,7 @@ public enum Layout {
         NavItem(path: "/", title: S.today, icon: "☀"),
         NavItem(path: "/diary", title: S.diary, icon: "📔"),
         NavItem(path: "/health", title: S.health, icon: "♥"),
+        NavItem(path: "/visits", title: S.visits, icon: "📍"),
     ]
 
     public static func page(title: String, context: HibiRequestContext, current: String? = nil,

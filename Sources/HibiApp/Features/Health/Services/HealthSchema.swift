@@ -1,10 +1,5 @@
 import SQLKit
 
-extension SQLDataType {
-    /// 8-byte floats on both engines (SQLKit's `.real` is 4-byte REAL on PostgreSQL).
-    static var double: SQLDataType { .custom(SQLRaw("DOUBLE PRECISION")) }
-}
-
 enum HealthSchema {
     static let migration = Migration(version: 2, name: "health") { sql, _ in
         try await sql.create(table: "health_records")

@@ -1,0 +1,218 @@
+// Visits: maps (tiles from the configured server, a bundled world outline underneath for when
+// tiles cannot load), geolocation for the form, photo upload and file import through the JSON API.
+(() => {
+  "use strict";
+
+  const outlineCache = {};
+  function loadOutline(url) {
+    if (!outlineCache[url]) outlineCache[url] = fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+    return outlineCache[url];
+  }
+
+  function makeMap(element, options = {}) {
+    const map = L.map(element, { worldCopyJump: true, minZoom: 1, ...options });
+    // The outline sits below the tiles: hidden by them when they load, visible when they do not.
+    map.createPane("outline").style.zIndex = 150;
+    loadOutline(element.dataset.outlineUrl).then((data) => {
+      if (data) L.geoJSON(data, { pane: "outline", interactive: false, style: { color: "#8a8f98", weight: 1, opacity: 0.9 } }).addTo(map);
+    });
+    const tileURL = element.dataset.tileUrl;
+    const notice = document.createElement("div");
+    notice.className = "map-offline";
+    notice.textContent = element.dataset.offlineText || "";
+    notice.hidden = true;
+    element.appendChild(notice);
+    if (tileURL) {
+      let failures = 0;
+      const tiles = L.tileLayer(tileURL, {
+        maxZoom: 19,
+        attribution: '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a>',
+      });
+      let zoomedOut = false;
+      tiles.on("tileerror", () => {
+        failures += 1;
+        if (failures >= 2) {
+          notice.hidden = false;
+          // Without tiles only the outline is drawn; closer than country level there is nothing to see.
+          if (!zoomedOut && map.getZoom() > 6) { zoomedOut = true; map.setZoom(6); }
+        }
+      });
+      tiles.on("tileload", () => { failures = 0; notice.hidden = true; });
+      tiles.addTo(map);
+    } else {
+      notice.hidden = false;
+      map.setMaxZoom(8);
+    }
+    element.classList.add("map-ready");
+    return map;
+  }
+
+  function popup(point, openText) {
+    const box = document.createElement("div");
+    const link = document.createElement("a");
+    link.href = "/visits/" + encodeURIComponent(point.id);
+    link.textContent = point.name;
+    link.className = "popup-name";
+    const when = document.createElement("div");
+    when.className = "popup-time";
+    when.textContent = new Date(point.at).toLocaleString(document.documentElement.lang);
+    const open = document.createElement("a");
+    open.href = link.href;
+    open.textContent = openText;
+    box.append(link, when, open);
+    return box;
+  }
+
+  async function overviewMap(element) {
+    const map = makeMap(element);
+    map.setView([20, 0], 1);
+    let points = [];
+    try {
+      const response = await fetch(element.dataset.pointsUrl, { credentials: "same-origin" });
+      if (response.ok) points = await response.json();
+    } catch (_) { /* the map still shows; the list below has every visit */ }
+    const layer = typeof L.markerClusterGroup === "function" ? L.markerClusterGroup({ chunkedLoading: true }) : L.layerGroup();
+    for (const point of points) {
+      L.marker([point.lat, point.lon], { title: point.name, alt: point.name })
+        .bindPopup(() => popup(point, element.dataset.openText || "Open"))
+        .addTo(layer);
+    }
+    layer.addTo(map);
+    element.dataset.markers = String(points.length);
+    // An overview: country level, where the bundled outline still gives context without tiles.
+    if (points.length === 1) map.setView([points[0].lat, points[0].lon], 6);
+    else if (points.length > 1) map.fitBounds(L.latLngBounds(points.map((p) => [p.lat, p.lon])), { padding: [30, 30], maxZoom: 15 });
+    window.hibiVisitsMap = { map, layer };
+  }
+
+  function detailMap(element) {
+    const at = [Number(element.dataset.lat), Number(element.dataset.lon)];
+    const map = makeMap(element);
+    map.setView(at, 15);
+    L.marker(at, { title: element.dataset.name }).addTo(map);
+  }
+
+  function pickerMap(element) {
+    const form = element.closest("form");
+    const lat = form.querySelector("#latitude");
+    const lon = form.querySelector("#longitude");
+    const accuracy = form.querySelector("#accuracy");
+    const altitude = form.querySelector("#altitude");
+    const status = form.querySelector("#location-status");
+    const map = makeMap(element);
+    let marker = null;
+    function place(latitude, longitude, zoom) {
+      const at = [latitude, longitude];
+      if (marker) marker.setLatLng(at); else marker = L.marker(at).addTo(map);
+      map.setView(at, zoom || Math.max(map.getZoom(), 14));
+    }
+    if (lat.value && lon.value && isFinite(Number(lat.value)) && isFinite(Number(lon.value))) {
+      place(Number(lat.value), Number(lon.value), 15);
+    } else {
+      map.setView([20, 0], 1);
+    }
+    map.on("click", (event) => {
+      const p = event.latlng.wrap();
+      lat.value = p.lat.toFixed(6);
+      lon.value = p.lng.toFixed(6);
+      accuracy.value = "";
+      place(p.lat, p.lng);
+    });
+    for (const field of [lat, lon]) {
+      field.addEventListener("change", () => {
+        if (isFinite(Number(lat.value)) && isFinite(Number(lon.value)) && lat.value && lon.value) place(Number(lat.value), Number(lon.value));
+      });
+    }
+    const button = form.querySelector("#use-location");
+    if (!("geolocation" in navigator)) {
+      button.hidden = true;
+      return;
+    }
+    button.addEventListener("click", () => {
+      status.textContent = button.dataset.locating;
+      navigator.geolocation.getCurrentPosition((position) => {
+        const c = position.coords;
+        lat.value = c.latitude.toFixed(7);
+        lon.value = c.longitude.toFixed(7);
+        accuracy.value = c.accuracy != null ? String(Math.round(c.accuracy * 100) / 100) : "";
+        altitude.value = c.altitude != null ? String(Math.round(c.altitude * 100) / 100) : "";
+        status.textContent = "±" + (accuracy.value || "?") + " m";
+        place(c.latitude, c.longitude, 16);
+      }, () => {
+        status.textContent = button.dataset.failed;
+      }, { enableHighAccuracy: true, timeout: 15000, maximumAge: 0 });
+    });
+  }
+
+  function localNow() {
+    const now = new Date();
+    const pad = (n) => String(n).padStart(2, "0");
+    return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}T${pad(now.getHours())}:${pad(now.getMinutes())}`;
+  }
+
+  async function errorText(response) {
+    try {
+      const body = await response.json();
+      return body.error.message;
+    } catch (_) {
+      return "HTTP " + response.status;
+    }
+  }
+
+  function photoUpload(input) {
+    const status = document.getElementById("photo-status");
+    input.addEventListener("change", async () => {
+      const file = input.files[0];
+      if (!file) return;
+      status.textContent = input.dataset.uploading;
+      const response = await window.hibiFetch(input.dataset.uploadUrl, {
+        method: "POST", body: file, headers: { "Content-Type": file.type || "application/octet-stream" },
+      });
+      if (response.ok) window.location.reload();
+      else { status.textContent = await errorText(response); status.classList.add("error-text"); input.value = ""; }
+    });
+  }
+
+  function importForm(form) {
+    const result = document.getElementById("import-result");
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const file = form.querySelector("#import-file").files[0];
+      if (!file) return;
+      const isGPX = /\.gpx$/i.test(file.name) || /xml/.test(file.type);
+      const response = await window.hibiFetch(form.dataset.importUrl, {
+        method: "POST", body: file, headers: { "Content-Type": isGPX ? "application/gpx+xml" : "application/geo+json" },
+      });
+      result.className = "notice " + (response.ok ? "success" : "error");
+      result.setAttribute("role", response.ok ? "status" : "alert");
+      if (response.ok) {
+        const body = await response.json();
+        result.textContent = form.dataset.done.replace("%@", String(body.imported));
+      } else {
+        result.textContent = await errorText(response);
+      }
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    if (typeof L !== "undefined") {
+      const overview = document.getElementById("visits-map");
+      if (overview) overviewMap(overview);
+      const detail = document.getElementById("detail-map");
+      if (detail) detailMap(detail);
+      const picker = document.getElementById("picker-map");
+      if (picker) pickerMap(picker);
+    }
+    const when = document.querySelector('input[data-default-now="true"]');
+    if (when && !when.value) when.value = localNow();
+    const photo = document.getElementById("photo-input");
+    if (photo) photoUpload(photo);
+    const importer = document.getElementById("import-form");
+    if (importer) importForm(importer);
+    for (const form of document.querySelectorAll("form[data-confirm]")) {
+      form.addEventListener("submit", (event) => {
+        if (!window.confirm(form.dataset.confirm)) event.preventDefault();
+      });
+    }
+  });
+})();

@@ -1,0 +1,91 @@
+import Foundation
+import HTTPTypes
+
+public enum VisitError: UserFacingError, Equatable {
+    case invalidLatitude
+    case invalidLongitude
+    case invalidNumber(field: String)
+    case nameRequired
+    case tooLong(field: String, limit: Int)
+    case tooMany(field: String, limit: Int)
+    case invalidDate(field: String)
+    case notFound
+    case photoNotFound
+    case photoTooLarge(limitBytes: Int)
+    case photoType
+    case tooManyPhotos(limit: Int)
+    /// An import file is wrong at `position` (e.g. "line 12, column 5" or "features[3].geometry").
+    case importInvalid(position: String, reason: Text)
+    case importTooLarge(limitBytes: Int)
+    case invalidWebhookURL
+    case invalidFilter(field: String)
+
+    public var status: HTTPResponse.Status {
+        switch self {
+        case .notFound, .photoNotFound: .notFound
+        case .photoTooLarge, .importTooLarge: .contentTooLarge
+        case .photoType: .unsupportedMediaType
+        case .importInvalid: .unprocessableContent
+        default: .badRequest
+        }
+    }
+
+    public var code: String {
+        switch self {
+        case .invalidLatitude: "invalid_latitude"
+        case .invalidLongitude: "invalid_longitude"
+        case .invalidNumber: "invalid_number"
+        case .nameRequired: "name_required"
+        case .tooLong: "too_long"
+        case .tooMany: "too_many"
+        case .invalidDate: "invalid_date"
+        case .notFound: "visit_not_found"
+        case .photoNotFound: "photo_not_found"
+        case .photoTooLarge: "photo_too_large"
+        case .photoType: "unsupported_photo_type"
+        case .tooManyPhotos: "too_many_photos"
+        case .importInvalid: "import_invalid"
+        case .importTooLarge: "import_too_large"
+        case .invalidWebhookURL: "invalid_webhook_url"
+        case .invalidFilter: "invalid_filter"
+        }
+    }
+
+    public func message(_ language: Language) -> String {
+        let text: Text = switch self {
+        case .invalidLatitude:
+            Text(en: "Latitude must be a number from -90 to 90.", ja: "緯度は -90 から 90 の数値にしてください。")
+        case .invalidLongitude:
+            Text(en: "Longitude must be a number from -180 to 180.", ja: "経度は -180 から 180 の数値にしてください。")
+        case let .invalidNumber(field):
+            Text(en: "\(field) must be a finite number in range.", ja: "\(field) は範囲内の有限の数値にしてください。")
+        case .nameRequired:
+            Text(en: "The place name is required.", ja: "場所の名前は必須です。")
+        case let .tooLong(field, limit):
+            Text(en: "\(field) can be at most \(limit) characters.", ja: "\(field) は\(limit)文字以内にしてください。")
+        case let .tooMany(field, limit):
+            Text(en: "\(field) can have at most \(limit) entries.", ja: "\(field) は\(limit)件までです。")
+        case let .invalidDate(field):
+            Text(en: "\(field) is not a valid date and time.", ja: "\(field) は正しい日時ではありません。")
+        case .notFound:
+            Text(en: "No such visit.", ja: "その訪問記録はありません。")
+        case .photoNotFound:
+            Text(en: "No such photo.", ja: "その写真はありません。")
+        case let .photoTooLarge(limit):
+            Text(en: "The photo is too large (limit \(limit / 1024 / 1024) MB).", ja: "写真が大きすぎます(上限 \(limit / 1024 / 1024) MB)。")
+        case .photoType:
+            Text(en: "Photos must be JPEG, PNG, WebP or GIF.", ja: "写真は JPEG・PNG・WebP・GIF にしてください。")
+        case let .tooManyPhotos(limit):
+            Text(en: "A visit can have at most \(limit) photos.", ja: "1件の訪問に付けられる写真は\(limit)枚までです。")
+        case let .importInvalid(position, reason):
+            Text(en: "Nothing was imported: \(position): \(reason.en)", ja: "何も取り込んでいません: \(position): \(reason.ja)")
+        case let .importTooLarge(limit):
+            Text(en: "The file is too large (limit \(limit / 1024 / 1024) MB).", ja: "ファイルが大きすぎます(上限 \(limit / 1024 / 1024) MB)。")
+        case .invalidWebhookURL:
+            Text(en: "The webhook must be an http or https URL.", ja: "Webhook は http または https の URL にしてください。")
+        case let .invalidFilter(field):
+            Text(en: "The filter \(field) is not valid.", ja: "絞り込み条件 \(field) が正しくありません。")
+        }
+        return text(language)
+    }
+}

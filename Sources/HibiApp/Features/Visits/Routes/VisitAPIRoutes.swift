@@ -1,0 +1,163 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+struct VisitAPIRoutes: Sendable {
+    let visits: VisitService
+    let bodyLimit: Int
+    static let importLimit = 20 * 1024 * 1024
+
+    func register(on api: RouterGroup<HibiRequestContext>) {
+        api.get("visits") { request, context in
+            let user = try context.requireUser()
+            let filter = try VisitQuery.parse(Self.query(request), timeZone: Self.zone(user))
+            return JSONBody(try await visits.list(userID: user.id, filter: filter).map { VisitResponse($0, language: context.language) })
+        }
+        api.post("visits") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let body = try await request.json(VisitRequest.self, limit: bodyLimit)
+            let now = Date()
+            let visit = try await visits.create(userID: user.id, fields: body.fields(now: now), now: now)
+            return JSONBody(VisitResponse(visit, language: context.language), status: .created)
+        }
+        api.get("visits/map") { _, context in
+            let user = try context.requireUser()
+            return JSONBody(try await visits.mapPoints(userID: user.id))
+        }
+        api.get("visits/stats") { _, context in
+            let user = try context.requireUser()
+            return JSONBody(try await visits.stats(userID: user.id, timeZone: Self.zone(user)))
+        }
+        api.get("visits/verify") { _, context in
+            let user = try context.requireUser()
+            let report = try await visits.verify(userID: user.id)
+            return JSONBody(VerifyResponse(intact: report.intact, records: report.records, head: report.head, problem: report.problem,
+                                           message: VisitStrings.verifyMessage(report, language: context.language)))
+        }
+        api.get("visits/chain") { _, context in
+            let user = try context.requireUser()
+            return JSONBody(try await visits.chainExport(userID: user.id))
+        }
+        api.get("visits/export") { request, context in
+            let user = try context.requireUser()
+            let format = request.uri.queryParameters.get("format") ?? "geojson"
+            let list = try await visits.list(userID: user.id, filter: VisitFilter())
+            let stamp = Date().formatted(.iso8601.year().month().day())
+            switch format {
+            case "geojson":
+                let data = VisitFormats.geoJSON(list, chain: try await visits.chainExport(userID: user.id))
+                return Self.file(data, type: "application/geo+json", name: "hibi-visits-\(stamp).geojson")
+            case "gpx":
+                return Self.file(VisitFormats.gpx(list), type: "application/gpx+xml", name: "hibi-visits-\(stamp).gpx")
+            default:
+                throw VisitError.invalidFilter(field: "format")
+            }
+        }
+        api.post("visits/import") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let parsed = try await Self.readImport(&request)
+            let count = try await visits.importAll(userID: user.id, visits: parsed, now: Date())
+            return JSONBody(ImportResponse(imported: count), status: .created)
+        }
+        api.get("visits/webhook") { _, context in
+            let user = try context.requireUser()
+            return JSONBody(try await visits.webhookSettings(userID: user.id))
+        }
+        api.put("visits/webhook") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let body = try await request.json(WebhookRequest.self, limit: 16 * 1024)
+            return JSONBody(try await visits.setWebhook(userID: user.id, url: body.url))
+        }
+        api.post("visits/webhook/send") { _, context in
+            let user = try context.requireUser()
+            try await visits.sendHead(userID: user.id, now: Date())
+            return JSONBody(try await visits.webhookSettings(userID: user.id))
+        }
+        api.get("visits/:id") { _, context in
+            let user = try context.requireUser()
+            let visit = try await visits.get(userID: user.id, id: try context.parameters.require("id"))
+            return JSONBody(VisitResponse(visit, language: context.language))
+        }
+        api.put("visits/:id") { request, context in
+            let user = try context.requireUser()
+            let id = try context.parameters.require("id")
+            var request = request
+            let body = try await request.json(VisitRequest.self, limit: bodyLimit)
+            let now = Date()
+            // Without a time, an edit keeps the visit's own time rather than moving it to now.
+            let existing = try await visits.get(userID: user.id, id: id)
+            let visit = try await visits.update(userID: user.id, id: id, fields: body.fields(now: existing.fields.visitedAt), now: now)
+            return JSONBody(VisitResponse(visit, language: context.language))
+        }
+        api.delete("visits/:id") { _, context in
+            let user = try context.requireUser()
+            try await visits.delete(userID: user.id, id: try context.parameters.require("id"), now: Date())
+            return Response(status: .noContent)
+        }
+        api.get("visits/:id/history") { _, context in
+            let user = try context.requireUser()
+            let history = try await visits.history(userID: user.id, visitID: try context.parameters.require("id"))
+            return JSONBody(history.map { body, fields in
+                HistoryEntry(seq: body.seq, action: body.action, at: Date(timeIntervalSince1970: Double(body.at)), name: fields?.name,
+                             latitude: fields?.latitude, longitude: fields?.longitude)
+            })
+        }
+        api.post("visits/:id/photos") { request, context in
+            let user = try context.requireUser()
+            let id = try context.parameters.require("id")
+            var request = request
+            let data = try await Self.collect(&request, limit: VisitRules.maxPhotoBytes, tooLarge: .photoTooLarge(limitBytes: VisitRules.maxPhotoBytes))
+            let ref = try await visits.addPhoto(userID: user.id, visitID: id, data: data, contentType: request.headers[.contentType], now: Date())
+            return JSONBody(ref, status: .created)
+        }
+        api.get("visits/:id/photos/:photo") { _, context in
+            let user = try context.requireUser()
+            let (data, type) = try await visits.photo(userID: user.id, visitID: try context.parameters.require("id"),
+                                                      photoID: try context.parameters.require("photo"))
+            return Response(status: .ok, headers: [.contentType: type, .cacheControl: "private, no-store"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        api.delete("visits/:id/photos/:photo") { _, context in
+            let user = try context.requireUser()
+            try await visits.deletePhoto(userID: user.id, visitID: try context.parameters.require("id"),
+                                         photoID: try context.parameters.require("photo"), now: Date())
+            return Response(status: .noContent)
+        }
+    }
+
+    static func zone(_ user: User) -> TimeZone { TimeZone(identifier: user.timeZone) ?? .gmt }
+
+    static func query(_ request: Request) -> [String: String] {
+        var result: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters { result[String(key)] = String(value) }
+        return result
+    }
+
+    static func collect(_ request: inout Request, limit: Int, tooLarge: VisitError) async throws -> Data {
+        do {
+            return Data(buffer: try await request.collectBody(upTo: limit))
+        } catch is NIOTooManyBytesError {
+            throw tooLarge
+        }
+    }
+
+    /// GPX when the body starts with "<" or says XML, GeoJSON otherwise.
+    static func readImport(_ request: inout Request) async throws -> [VisitFields] {
+        let data = try await collect(&request, limit: importLimit, tooLarge: .importTooLarge(limitBytes: importLimit))
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        let firstByte = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }
+        if type.contains("xml") || type.contains("gpx") || firstByte == UInt8(ascii: "<") {
+            return try VisitFormats.parseGPX(data)
+        }
+        return try VisitFormats.parseGeoJSON(data)
+    }
+
+    static func file(_ data: Data, type: String, name: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-store",
+                                        .contentDisposition: "attachment; filename=\"\(name)\""],
+                 body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

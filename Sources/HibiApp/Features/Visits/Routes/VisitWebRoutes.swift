@@ -1,0 +1,120 @@
+import Foundation
+import Hummingbird
+
+/// Pages: list + map, form, detail with history and photos, verify, places, import/export.
+struct VisitWebRoutes: Sendable {
+    let visits: VisitService
+    let signer: VisitSigner
+    let tileURL: String
+
+    func register(on router: Router<HibiRequestContext>) {
+        router.get("/visits") { request, context in
+            let user = try context.requireUser()
+            let query = VisitAPIRoutes.query(request)
+            let filter: VisitFilter
+            do {
+                filter = try VisitQuery.parse(query, timeZone: VisitAPIRoutes.zone(user))
+            } catch let error as VisitError {
+                return HTMLPage(VisitViews.index(context: context, user: user, visits: [], query: query, notice: nil, tileURL: tileURL)
+                    .withError(error.message(context.language)), status: .badRequest)
+            }
+            let notice = request.uri.queryParameters.get("deleted") != nil ? VS.deleted(context.language) : nil
+            let list = try await visits.list(userID: user.id, filter: filter)
+            return HTMLPage(VisitViews.index(context: context, user: user, visits: list, query: query, notice: notice, tileURL: tileURL))
+        }
+        router.get("/visits/new") { _, context in
+            _ = try context.requireUser()
+            return HTMLPage(VisitViews.form(context: context, visit: nil, values: VisitFormValues(), error: nil, tileURL: tileURL))
+        }
+        router.post("/visits") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let values = VisitFormValues(form: try await request.form())
+            let now = Date()
+            do {
+                let visit = try await visits.create(userID: user.id, fields: values.fields(timeZone: VisitAPIRoutes.zone(user), now: now), now: now)
+                return Response.redirect(to: "/visits/\(visit.id)?saved=1", type: .found)
+            } catch let error as VisitError {
+                return try HTMLPage(VisitViews.form(context: context, visit: nil, values: values, error: error.message(context.language),
+                                                    tileURL: tileURL), status: error.status == .notFound ? .notFound : .badRequest)
+                    .response(from: request, context: context)
+            }
+        }
+        router.get("/visits/verify") { _, context in
+            let user = try context.requireUser()
+            let report = try await visits.verify(userID: user.id)
+            return HTMLPage(VisitViews.verify(context: context, report: report, publicKey: try signer.publicKeyBase64()))
+        }
+        router.get("/visits/places") { _, context in
+            let user = try context.requireUser()
+            return HTMLPage(VisitViews.places(context: context, stats: try await visits.stats(userID: user.id, timeZone: VisitAPIRoutes.zone(user))))
+        }
+        router.get("/visits/transfer") { _, context in
+            let user = try context.requireUser()
+            return HTMLPage(VisitViews.transfer(context: context, user: user, webhook: try await visits.webhookSettings(userID: user.id), notice: nil))
+        }
+        router.post("/visits/webhook") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let form = try await request.form()
+            do {
+                let settings = try await visits.setWebhook(userID: user.id, url: form["url"])
+                return HTMLPage(VisitViews.transfer(context: context, user: user, webhook: settings, notice: (S.saved(context.language), .success)))
+            } catch let error as VisitError {
+                let settings = try await visits.webhookSettings(userID: user.id)
+                return HTMLPage(VisitViews.transfer(context: context, user: user, webhook: settings,
+                                                    notice: (error.message(context.language), .error)), status: .badRequest)
+            }
+        }
+        router.post("/visits/webhook/send") { _, context in
+            let user = try context.requireUser()
+            try await visits.sendHead(userID: user.id, now: Date())
+            let settings = try await visits.webhookSettings(userID: user.id)
+            return HTMLPage(VisitViews.transfer(context: context, user: user, webhook: settings, notice: nil))
+        }
+        router.get("/visits/:id") { request, context in
+            let user = try context.requireUser()
+            let id = try context.parameters.require("id")
+            let visit = try await visits.get(userID: user.id, id: id)
+            let history = try await visits.history(userID: user.id, visitID: id)
+            let notice = request.uri.queryParameters.get("saved") != nil ? VS.saved(context.language) : nil
+            return HTMLPage(VisitViews.detail(context: context, user: user, visit: visit, history: history, notice: notice, tileURL: tileURL))
+        }
+        router.get("/visits/:id/edit") { _, context in
+            let user = try context.requireUser()
+            let visit = try await visits.get(userID: user.id, id: try context.parameters.require("id"))
+            let values = VisitFormValues(visit: visit, timeZone: VisitAPIRoutes.zone(user), language: context.language)
+            return HTMLPage(VisitViews.form(context: context, visit: visit, values: values, error: nil, tileURL: tileURL))
+        }
+        router.post("/visits/:id") { request, context in
+            let user = try context.requireUser()
+            let id = try context.parameters.require("id")
+            let existing = try await visits.get(userID: user.id, id: id)
+            var request = request
+            let values = VisitFormValues(form: try await request.form())
+            do {
+                let fields = try values.fields(timeZone: VisitAPIRoutes.zone(user), now: existing.fields.visitedAt)
+                _ = try await visits.update(userID: user.id, id: id, fields: fields, now: Date())
+                return Response.redirect(to: "/visits/\(id)?saved=1", type: .found)
+            } catch let error as VisitError where error != .notFound {
+                return try HTMLPage(VisitViews.form(context: context, visit: existing, values: values, error: error.message(context.language),
+                                                    tileURL: tileURL), status: .badRequest)
+                    .response(from: request, context: context)
+            }
+        }
+        router.post("/visits/:id/delete") { _, context in
+            let user = try context.requireUser()
+            try await visits.delete(userID: user.id, id: try context.parameters.require("id"), now: Date())
+            return Response.redirect(to: "/visits?deleted=1", type: .found)
+        }
+    }
+}
+
+extension Node {
+    /// Puts an error notice at the top of a page's main content.
+    func withError(_ message: String) -> Node {
+        guard case let .element(tag, attributes, children) = self else { return self }
+        if tag == "main" { return .element(tag, attributes, [Layout.notice(message, kind: .error)] + children) }
+        return .element(tag, attributes, children.map { $0.withError(message) })
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Hummingbird
+
+/// Wires the visits feature from the shared core; one line in `buildApplication(core:)`.
+public struct VisitsFeature: Sendable {
+    public let service: VisitService
+    let signer: VisitSigner
+    let tileURL: String
+    let bodyLimit: Int
+
+    public init(core: AppCore, environment: [String: String]) {
+        signer = VisitSigner(dataDirectory: core.config.dataDirectory)
+        service = VisitService(database: core.database, box: core.box, signer: signer, logger: core.logger)
+        tileURL = VisitMapSettings.tileURL(environment: environment)
+        bodyLimit = core.config.maxRequestBodyBytes
+    }
+
+    func register(router: Router<HibiRequestContext>, api: RouterGroup<HibiRequestContext>) {
+        VisitWebRoutes(visits: service, signer: signer, tileURL: tileURL).register(on: router)
+        VisitAPIRoutes(visits: service, bodyLimit: bodyLimit).register(on: api)
+    }
+}
+
+extension VisitsFeature {
+    /// The verify sentence in English, for the command line.
+    public static func message(_ report: ChainReport) -> String {
+        VisitStrings.verifyMessage(report, language: .en)
+    }
+}

@@ -1,0 +1,269 @@
+import Crypto
+import Foundation
+import Logging
+import SQLKit
+
+/// Every change to a visit goes through here: the row, its photos and the chain record are
+/// written in one transaction, so the table and the chain never disagree unless someone edits the database.
+public struct VisitService: Sendable {
+    let database: Database
+    let box: SealedBoxService
+    let signer: VisitSigner
+    let webhook: ChainHeadWebhook
+    let logger: Logger
+
+    public init(database: Database, box: SealedBoxService, signer: VisitSigner, webhook: ChainHeadWebhook = .init(), logger: Logger) {
+        self.database = database
+        self.box = box
+        self.signer = signer
+        self.webhook = webhook
+        self.logger = logger
+    }
+
+    static func photoContext(_ photoID: String) -> String { "visit-photo:\(photoID)" }
+
+    /// Appends a record for `visit` (or its tombstone) after the current head.
+    private func record(_ visit: Visit, action: VisitAction, now: Date, on sql: any SQLDatabase) async throws -> ChainRecord {
+        let (head, webhook) = try await VisitStore.lockHead(userID: visit.userID, engine: database.engine, on: sql)
+        let state = action == .delete ? nil : VisitCanonical.state(id: visit.id, fields: visit.fields, photos: visit.photos)
+        let record = try VisitChain.append(head: head, userID: visit.userID, visitID: visit.id, action: action, state: state,
+                                           now: now, sign: signer.sign)
+        try await VisitStore.append(record, userID: visit.userID, on: sql)
+        return ChainRecord(seq: record.seq, visitID: record.visitID, action: record.action, body: record.body, hash: record.hash,
+                           signature: record.signature, webhook: webhook)
+    }
+
+    public func create(userID: String, fields: VisitFields, now: Date) async throws -> Visit {
+        let fields = try VisitRules.validate(fields)
+        let visit = Visit(id: UUID().uuidString.lowercased(), userID: userID, fields: fields, photos: [], createdAt: now, updatedAt: now, revision: 1)
+        let record = try await database.transaction { sql in
+            try await VisitStore.insert(visit, on: sql)
+            return try await self.record(visit, action: .create, now: now, on: sql)
+        }
+        notifyWebhook(userID: userID, head: ChainHead(seq: record.seq, hash: record.hash), webhook: record.webhook, now: now)
+        return visit
+    }
+
+    /// Creates all visits or none: one transaction for the whole file.
+    public func importAll(userID: String, visits: [VisitFields], now: Date) async throws -> Int {
+        var validated: [VisitFields] = []
+        validated.reserveCapacity(visits.count)
+        for (index, fields) in visits.enumerated() {
+            do { validated.append(try VisitRules.validate(fields)) } catch {
+                throw VisitError.importInvalid(position: "item \(index + 1)", reason: Text(en: error.message(.en), ja: error.message(.ja)))
+            }
+        }
+        let batch = validated
+        guard !validated.isEmpty else { return 0 }
+        let signer = self.signer
+        let last = try await database.transaction { sql in
+            // One head lock for the whole file; records are chained in memory and the head written once.
+            let (start, webhook) = try await VisitStore.lockHead(userID: userID, engine: self.database.engine, on: sql)
+            var head = start
+            var last: ChainRecord?
+            for fields in batch {
+                let visit = Visit(id: UUID().uuidString.lowercased(), userID: userID, fields: fields, photos: [], createdAt: now,
+                                  updatedAt: now, revision: 1)
+                try await VisitStore.insert(visit, on: sql)
+                let record = try VisitChain.append(head: head, userID: userID, visitID: visit.id, action: .create,
+                                                   state: VisitCanonical.state(id: visit.id, fields: fields, photos: []), now: now,
+                                                   sign: signer.sign)
+                try await VisitStore.insertRecord(record, userID: userID, on: sql)
+                head = ChainHead(seq: record.seq, hash: record.hash)
+                last = record
+            }
+            try await VisitStore.setHead(last!, userID: userID, on: sql)
+            last!.webhook = webhook
+            return last!
+        }
+        notifyWebhook(userID: userID, head: ChainHead(seq: last.seq, hash: last.hash), webhook: last.webhook, now: now)
+        return validated.count
+    }
+
+    public func get(userID: String, id: String) async throws -> Visit {
+        guard let visit = try await VisitStore.find(id: id, userID: userID, on: database.sql) else { throw VisitError.notFound }
+        return visit
+    }
+
+    public func update(userID: String, id: String, fields: VisitFields, now: Date) async throws -> Visit {
+        let fields = try VisitRules.validate(fields)
+        return try await mutate(userID: userID, id: id, now: now) { visit in visit.fields = fields }
+    }
+
+    private func mutate(userID: String, id: String, now: Date, _ change: @escaping @Sendable (inout Visit) async throws -> Void,
+                        extra: @escaping @Sendable (Visit, any SQLDatabase) async throws -> Void = { _, _ in }) async throws -> Visit {
+        let (visit, record) = try await database.transaction { sql in
+            guard var visit = try await VisitStore.find(id: id, userID: userID, on: sql) else { throw VisitError.notFound }
+            try await change(&visit)
+            visit.updatedAt = now
+            visit.revision += 1
+            try await extra(visit, sql)
+            try await VisitStore.update(visit, on: sql)
+            return (visit, try await self.record(visit, action: .edit, now: now, on: sql))
+        }
+        notifyWebhook(userID: userID, head: ChainHead(seq: record.seq, hash: record.hash), webhook: record.webhook, now: now)
+        return visit
+    }
+
+    public func delete(userID: String, id: String, now: Date) async throws {
+        let record = try await database.transaction { sql in
+            guard var visit = try await VisitStore.find(id: id, userID: userID, on: sql) else { throw VisitError.notFound }
+            visit.revision += 1
+            // The visit's text and photos go; the tombstone row and the chain keep that it existed.
+            try await sql.delete(from: "visit_photos").where("visit_id", .equal, id).where("user_id", .equal, userID).run()
+            try await sql.update("visits").set("deleted_at", to: Int64(now.timeIntervalSince1970))
+                .set("revision", to: Int64(visit.revision)).set("updated_at", to: Int64(now.timeIntervalSince1970))
+                .where("id", .equal, id).where("user_id", .equal, userID).run()
+            return try await self.record(visit, action: .delete, now: now, on: sql)
+        }
+        notifyWebhook(userID: userID, head: ChainHead(seq: record.seq, hash: record.hash), webhook: record.webhook, now: now)
+    }
+
+    public func list(userID: String, filter: VisitFilter) async throws -> [Visit] {
+        let visits = try await VisitStore.list(userID: userID, from: filter.from, to: filter.to, on: database.sql)
+        return VisitQuery.apply(filter, to: visits)
+    }
+
+    /// Only the columns a marker needs: this is what the map loads, for every visit at once.
+    public func mapPoints(userID: String) async throws -> [MapPoint] {
+        try await database.sql.select().columns("id", "latitude", "longitude", "name", "visited_at").from("visits")
+            .where("user_id", .equal, userID).where("deleted_at", .is, SQLLiteral.null)
+            .orderBy("visited_at", .descending).all().map { row in
+                MapPoint(id: try row.decode(column: "id", as: String.self), lat: try row.decode(column: "latitude", as: Double.self),
+                         lon: try row.decode(column: "longitude", as: Double.self), name: try row.decode(column: "name", as: String.self),
+                         at: Date(timeIntervalSince1970: Double(try row.decode(column: "visited_at", as: Int64.self))))
+            }
+    }
+
+    public func stats(userID: String, timeZone: TimeZone) async throws -> PlaceStats {
+        PlaceStats.compute(try await VisitStore.list(userID: userID, from: nil, to: nil, on: database.sql), timeZone: timeZone)
+    }
+
+    // MARK: photos
+
+    public func addPhoto(userID: String, visitID: String, data: Data, contentType: String?, now: Date) async throws -> VisitPhotoRef {
+        let box = self.box
+        let photoID = UUID().uuidString.lowercased()
+        let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let sealed = try box.seal(data, context: Self.photoContext(photoID))
+        let visit = try await mutate(userID: userID, id: visitID, now: now, { visit in
+            let type = try VisitRules.validatePhoto(contentType: contentType, size: data.count, existing: visit.photos.count)
+            visit.photos.append(VisitPhotoRef(id: photoID, contentType: type, size: data.count, sha256: digest))
+        }, extra: { visit, sql in
+            guard let ref = visit.photos.last else { return }
+            try await sql.insert(into: "visit_photos").columns("id", "visit_id", "user_id", "content_type", "data", "created_at")
+                .values(SQLBind(photoID), SQLBind(visitID), SQLBind(userID), SQLBind(ref.contentType), SQLBind(sealed),
+                        SQLBind(Int64(now.timeIntervalSince1970))).run()
+        })
+        return visit.photos.last!
+    }
+
+    public func photo(userID: String, visitID: String, photoID: String) async throws -> (Data, String) {
+        guard let row = try await database.sql.select().columns("data", "content_type").from("visit_photos")
+            .where("id", .equal, photoID).where("visit_id", .equal, visitID).where("user_id", .equal, userID).first()
+        else { throw VisitError.photoNotFound }
+        let sealed = try row.decode(column: "data", as: Data.self)
+        return (try box.open(sealed, context: Self.photoContext(photoID)), try row.decode(column: "content_type", as: String.self))
+    }
+
+    public func deletePhoto(userID: String, visitID: String, photoID: String, now: Date) async throws {
+        _ = try await mutate(userID: userID, id: visitID, now: now, { visit in
+            guard visit.photos.contains(where: { $0.id == photoID }) else { throw VisitError.photoNotFound }
+            visit.photos.removeAll { $0.id == photoID }
+        }, extra: { _, sql in
+            try await sql.delete(from: "visit_photos").where("id", .equal, photoID).where("user_id", .equal, userID).run()
+        })
+    }
+
+    // MARK: chain
+
+    /// Earlier versions of one visit, oldest first, read back from its signed records.
+    public func history(userID: String, visitID: String) async throws -> [(ChainBody, VisitFields?)] {
+        _ = try await get(userID: userID, id: visitID)
+        let records = try await VisitStore.records(userID: userID, visitID: visitID, on: database.sql)
+        return records.compactMap { record in
+            guard let body = try? JSONDecoder().decode(ChainBody.self, from: Data(record.body.utf8)) else { return nil }
+            return (body, body.state.flatMap { try? VisitStateDecoder.fields(from: $0) })
+        }
+    }
+
+    public func verify(userID: String, allSignatures: Bool = false) async throws -> ChainReport {
+        let sql = database.sql
+        async let records = VisitStore.records(userID: userID, on: sql)
+        async let head = VisitStore.storedHead(userID: userID, on: sql)
+        async let current = VisitStore.allStates(userID: userID, on: sql)
+        let key = try signer.publicKey()
+        return VisitChain.verify(records: try await records, storedHead: try await head, userID: userID, current: try await current,
+                                 allSignatures: allSignatures) { signature, data in
+            key.isValidSignature(signature, for: data)
+        }
+    }
+
+    public func chainExport(userID: String) async throws -> ChainExport {
+        let records = try await VisitStore.records(userID: userID, on: database.sql)
+        return ChainExport(algorithm: "Ed25519", publicKey: try signer.publicKeyBase64(), head: records.last?.hash,
+                           records: records.map { ChainExport.Record(seq: $0.seq, body: $0.body, hash: $0.hash, signature: $0.signature) })
+    }
+
+    // MARK: webhook
+
+    public func webhookSettings(userID: String) async throws -> WebhookSettings {
+        guard let row = try await database.sql.select().columns("webhook_url", "webhook_status", "webhook_at").from("visit_chain_heads")
+            .where("user_id", .equal, userID).first() else { return WebhookSettings(url: nil, lastStatus: nil, lastSentAt: nil) }
+        return WebhookSettings(url: try row.decode(column: "webhook_url", as: String?.self),
+                               lastStatus: try row.decode(column: "webhook_status", as: String?.self),
+                               lastSentAt: try row.decode(column: "webhook_at", as: Int64?.self).map { Date(timeIntervalSince1970: Double($0)) })
+    }
+
+    public func setWebhook(userID: String, url: String?) async throws -> WebhookSettings {
+        let url = try VisitRules.validateWebhook(url)
+        try await database.transaction { sql in
+            _ = try await VisitStore.lockHead(userID: userID, engine: self.database.engine, on: sql)
+            try await sql.update("visit_chain_heads").set("webhook_url", to: url).set("webhook_status", to: String?.none)
+                .where("user_id", .equal, userID).run()
+        }
+        return try await webhookSettings(userID: userID)
+    }
+
+    /// Sends the current head now and records the outcome; used by the "send now" button and after each change.
+    @discardableResult
+    public func sendHead(userID: String, now: Date) async throws -> String? {
+        guard let url = try await webhookSettings(userID: userID).url else { return nil }
+        guard let head = try await VisitStore.storedHead(userID: userID, on: database.sql) else { return nil }
+        let status = await webhook.send(url: url, payload: .init(user: userID, seq: head.seq, hash: head.hash,
+                                                                  publicKey: try signer.publicKeyBase64(), sentAt: now))
+        try await database.sql.update("visit_chain_heads").set("webhook_status", to: status)
+            .set("webhook_at", to: Int64(now.timeIntervalSince1970)).where("user_id", .equal, userID).run()
+        return status
+    }
+
+    private func notifyWebhook(userID: String, head: ChainHead, webhook: String?, now: Date) {
+        guard webhook != nil else { return }
+        let service = self
+        // Off the request path: a slow or dead receiver must not delay saving.
+        Task {
+            do { try await service.sendHead(userID: userID, now: now) } catch {
+                service.logger.warning("visit chain webhook failed", metadata: ["error": "\(type(of: error))"])
+            }
+        }
+    }
+}
+
+public struct WebhookSettings: Codable, Sendable, Equatable {
+    public var url: String?
+    public var lastStatus: String?
+    public var lastSentAt: Date?
+}
+
+public struct ChainExport: Codable, Sendable, Equatable {
+    public struct Record: Codable, Sendable, Equatable {
+        public var seq: Int
+        public var body: String
+        public var hash: String
+        public var signature: String
+    }
+    public var algorithm: String
+    public var publicKey: String
+    public var head: String?
+    public var records: [Record]
+}

@@ -1,0 +1,468 @@
+import Foundation
+
+/// Form fields as typed, so a rejected form comes back exactly as the user left it.
+struct VisitFormValues: Sendable {
+    var name = ""
+    var when = ""
+    var latitude = ""
+    var longitude = ""
+    var accuracy = ""
+    var altitude = ""
+    var simulated = false
+    var country = ""
+    var postalCode = ""
+    var region = ""
+    var locality = ""
+    var street = ""
+    var labels = ""
+    var group = ""
+    var companions = ""
+    var notes = ""
+
+    init() {}
+
+    init(form: FormData) {
+        name = form["name"] ?? ""
+        when = form["visited_at"] ?? ""
+        latitude = form["latitude"] ?? ""
+        longitude = form["longitude"] ?? ""
+        accuracy = form["accuracy"] ?? ""
+        altitude = form["altitude"] ?? ""
+        simulated = form.bool("simulated")
+        country = form["country"] ?? ""
+        postalCode = form["postal_code"] ?? ""
+        region = form["region"] ?? ""
+        locality = form["locality"] ?? ""
+        street = form["street"] ?? ""
+        labels = form["labels"] ?? ""
+        group = form["group"] ?? ""
+        companions = form["companions"] ?? ""
+        notes = form["notes"] ?? ""
+    }
+
+    init(visit: Visit, timeZone: TimeZone, language: Language) {
+        let f = visit.fields
+        name = f.name
+        when = VisitViews.localInput(f.visitedAt, timeZone: timeZone)
+        latitude = "\(f.latitude)"
+        longitude = "\(f.longitude)"
+        accuracy = f.accuracy.map { "\($0)" } ?? ""
+        altitude = f.altitude.map { "\($0)" } ?? ""
+        simulated = f.simulated
+        country = f.address?.country ?? ""
+        postalCode = f.address?.postalCode ?? ""
+        region = f.address?.region ?? ""
+        locality = f.address?.locality ?? ""
+        street = f.address?.street ?? ""
+        labels = f.labels.joined(separator: ", ")
+        group = f.group ?? ""
+        companions = f.companions.joined(separator: ", ")
+        notes = f.notes
+    }
+
+    /// Turns the typed text into fields; numbers that do not parse are reported by name.
+    func fields(timeZone: TimeZone, now: Date) throws(VisitError) -> VisitFields {
+        func number(_ text: String, _ field: String) throws(VisitError) -> Double? {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { return nil }
+            guard let value = Double(trimmed.replacingOccurrences(of: ",", with: ".")) else { throw .invalidNumber(field: field) }
+            return value
+        }
+        guard let lat = try number(latitude, "latitude") else { throw .invalidLatitude }
+        guard let lon = try number(longitude, "longitude") else { throw .invalidLongitude }
+        let visitedAt: Date
+        if when.trimmingCharacters(in: .whitespaces).isEmpty {
+            visitedAt = now
+        } else {
+            guard let parsed = VisitViews.parseLocalInput(when, timeZone: timeZone) else { throw .invalidDate(field: "visited_at") }
+            visitedAt = parsed
+        }
+        return VisitFields(visitedAt: visitedAt, latitude: lat, longitude: lon, accuracy: try number(accuracy, "accuracy"),
+                           altitude: try number(altitude, "altitude"), simulated: simulated, name: name,
+                           address: VisitAddress(country: country, postalCode: postalCode, region: region, locality: locality, street: street),
+                           labels: VisitRules.splitList(labels), group: group, companions: VisitRules.splitList(companions), notes: notes)
+    }
+}
+
+enum VisitViews {
+    static func locale(_ language: Language) -> Locale { Locale(identifier: language == .ja ? "ja_JP" : "en_US") }
+
+    static func formatTime(_ date: Date, timeZone: TimeZone, language: Language) -> String {
+        date.formatted(Date.FormatStyle(date: .abbreviated, time: .shortened, locale: locale(language), timeZone: timeZone))
+    }
+
+    static func localInput(_ date: Date, timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        return String(format: "%04d-%02d-%02dT%02d:%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0)
+    }
+
+    /// "2024-05-01T09:30" (what datetime-local sends) read in the user's time zone.
+    static func parseLocalInput(_ text: String, timeZone: TimeZone) -> Date? {
+        let parts = text.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" || $0 == " " }).map { Int($0) }
+        guard parts.count >= 5, parts.allSatisfy({ $0 != nil }), (1...9998).contains(parts[0]!) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let components = DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4],
+                                        second: parts.count > 5 ? parts[5] : 0)
+        guard let date = calendar.date(from: components), calendar.component(.day, from: date) == parts[2] else { return nil }
+        return date
+    }
+
+    static func assets() -> Node {
+        fragment {
+            link(.init("rel", "stylesheet"), .href("/vendor/leaflet/leaflet.css"))
+            link(.init("rel", "stylesheet"), .href("/vendor/leaflet/MarkerCluster.css"))
+            link(.init("rel", "stylesheet"), .href("/vendor/leaflet/MarkerCluster.Default.css"))
+            link(.init("rel", "stylesheet"), .href("/static/visits.css"))
+        }
+    }
+
+    static func scripts() -> Node {
+        fragment {
+            el("script", .src("/vendor/leaflet/leaflet.js"))
+            el("script", .src("/vendor/leaflet/leaflet.markercluster.js"))
+            el("script", .src("/static/visits.js"), .init("defer", nil))
+        }
+    }
+
+    static func subnav(_ l: Language, current: String) -> Node {
+        el("nav", .class("visits-subnav"), .aria("label", VS.title(l))) {
+            el("ul") {
+                for (path, title) in [("/visits", VS.list), ("/visits/places", VS.places), ("/visits/verify", VS.verifyTitle),
+                                      ("/visits/transfer", VS.transfer)] {
+                    el("li") { el("a", [.href(path)] + (current == path ? [.aria("current", "page")] : [])) { title(l) } }
+                }
+            }
+            el("a", .href("/visits/new"), .role("button"), .id("add-visit")) { "＋ " + VS.add(l) }
+        }
+    }
+
+    static func mapElement(id: String, tileURL: String, l: Language, classes: String = "", attributes: [Attribute] = []) -> Node {
+        el("div", [.id(id), .class("visit-map \(classes)"), .data("tile-url", tileURL), .data("outline-url", "/static/world-110m.geojson"),
+                   .data("offline-text", VS.mapOffline(l)), .data("open-text", VS.openVisit(l)), .role("region"),
+                   .aria("label", VS.map(l))] + attributes)
+    }
+
+    static func index(context: HibiRequestContext, user: User, visits: [Visit], query: [String: String], notice: String?,
+                      tileURL: String) -> Node {
+        let l = context.language
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let filtered = query.values.contains { !$0.isEmpty }
+        return Layout.page(title: VS.title(l), context: context, current: "/visits") {
+            assets()
+            el("hgroup") {
+                el("h1") { VS.title(l) }
+                el("p") { VS.intro(l) }
+            }
+            subnav(l, current: "/visits")
+            if let notice { Layout.notice(notice, kind: .success) }
+            mapElement(id: "visits-map", tileURL: tileURL, l: l, attributes: [.data("points-url", "/api/v1/visits/map")])
+            el("details", [.class("card filter")] + (filtered ? [.init("open", nil)] : [])) {
+                el("summary") { VS.filter(l) }
+                el("form", .method("get"), .action("/visits"), .id("filter-form"), .class("filter-grid")) {
+                    Layout.field(label: VS.from(l), id: "f-from", .name("from"), .type("date"), .value(query["from"] ?? ""))
+                    Layout.field(label: VS.to(l), id: "f-to", .name("to"), .type("date"), .value(query["to"] ?? ""))
+                    Layout.field(label: VS.labels(l), id: "f-label", .name("label"), .value(query["label"] ?? ""))
+                    Layout.field(label: VS.group(l), id: "f-group", .name("group"), .value(query["group"] ?? ""))
+                    Layout.field(label: VS.near(l), id: "f-near", .name("near"), .value(query["near"] ?? ""), .placeholder("35.68,139.76"))
+                    Layout.field(label: VS.radius(l), id: "f-radius", .name("radius"), .value(query["radius"] ?? ""), .init("inputmode", "decimal"))
+                    el("div", .class("filter-actions")) {
+                        el("button", .type("submit")) { VS.filter(l) }
+                        el("a", .href("/visits"), .role("button"), .class("secondary outline")) { VS.clear(l) }
+                    }
+                }
+            }
+            if visits.isEmpty {
+                el("section", .class("empty-state card")) {
+                    el("p", .class("empty-icon"), .aria("hidden", "true")) { "📍" }
+                    el("p") { filtered ? VS.noMatch(l) : VS.empty(l) }
+                }
+            } else {
+                el("p", .class("muted")) { VS.visitsCount(l, String(visits.count)) }
+                el("ul", .class("visit-list"), .id("visit-list")) {
+                    for visit in visits {
+                        el("li", .class("visit-item card")) {
+                            el("a", .href("/visits/\(visit.id)"), .class("visit-name")) { visit.fields.name }
+                            el("span", .class("muted visit-time")) { formatTime(visit.fields.visitedAt, timeZone: zone, language: l) }
+                            let address = Geo.formatAddress(visit.fields.address, language: l)
+                            if !address.isEmpty { el("span", .class("visit-address")) { address } }
+                            tags(visit.fields)
+                        }
+                    }
+                }
+            }
+            scripts()
+        }
+    }
+
+    static func tags(_ f: VisitFields) -> Node {
+        el("span", .class("visit-tags")) {
+            if let group = f.group { el("span", .class("badge group")) { "▣ " + group } }
+            for label in f.labels { el("span", .class("badge label")) { "# " + label } }
+        }
+    }
+
+    static func form(context: HibiRequestContext, visit: Visit?, values: VisitFormValues, error: String?, tileURL: String,
+                     status: Bool = false) -> Node {
+        let l = context.language
+        let title = visit == nil ? VS.add(l) : VS.editTitle(l)
+        return Layout.page(title: title, context: context, current: "/visits") {
+            assets()
+            el("h1") { title }
+            if let error { Layout.notice(error, kind: .error) }
+            el("form", .method("post"), .action(visit.map { "/visits/\($0.id)" } ?? "/visits"), .id("visit-form"), .class("visit-form")) {
+                Layout.csrfField(context)
+                Layout.field(label: VS.name(l), id: "name", .name("name"), .value(values.name), .required, .maxlength(VisitRules.maxNameLength))
+                Layout.field(label: VS.when(l), id: "visited_at", .name("visited_at"), .type("datetime-local"), .value(values.when),
+                             .data("default-now", visit == nil ? "true" : "false"))
+                el("fieldset", .class("position")) {
+                    el("legend") { VS.map(l) }
+                    el("button", .type("button"), .class("secondary"), .id("use-location"), .data("locating", VS.locating(l)),
+                       .data("failed", VS.locationFailed(l))) { "◎ " + VS.useLocation(l) }
+                    el("small", .class("muted"), .id("location-status"), .role("status")) { VS.pickHint(l) }
+                    mapElement(id: "picker-map", tileURL: tileURL, l: l, classes: "picker")
+                    el("div", .class("grid")) {
+                        Layout.field(label: VS.latitude(l), id: "latitude", .name("latitude"), .value(values.latitude), .required,
+                                     .init("inputmode", "decimal"))
+                        Layout.field(label: VS.longitude(l), id: "longitude", .name("longitude"), .value(values.longitude), .required,
+                                     .init("inputmode", "decimal"))
+                    }
+                    el("div", .class("grid")) {
+                        Layout.field(label: VS.accuracy(l), id: "accuracy", .name("accuracy"), .value(values.accuracy), .init("inputmode", "decimal"))
+                        Layout.field(label: VS.altitude(l), id: "altitude", .name("altitude"), .value(values.altitude), .init("inputmode", "decimal"))
+                    }
+                    el("label", .for("simulated")) {
+                        Node.void("input", [.type("checkbox"), .id("simulated"), .name("simulated"), .value("true")] + (values.simulated ? [.checked] : []))
+                        VS.simulated(l)
+                    }
+                }
+                el("fieldset") {
+                    el("legend") { VS.address(l) }
+                    el("div", .class("grid")) {
+                        Layout.field(label: VS.country(l), id: "country", .name("country"), .value(values.country))
+                        Layout.field(label: VS.postalCode(l), id: "postal_code", .name("postal_code"), .value(values.postalCode))
+                    }
+                    el("div", .class("grid")) {
+                        Layout.field(label: VS.region(l), id: "region", .name("region"), .value(values.region))
+                        Layout.field(label: VS.locality(l), id: "locality", .name("locality"), .value(values.locality))
+                    }
+                    Layout.field(label: VS.street(l), id: "street", .name("street"), .value(values.street))
+                }
+                el("div", .class("grid")) {
+                    Layout.field(label: VS.labels(l), id: "labels", .name("labels"), .value(values.labels), .placeholder(VS.labelsHint(l)))
+                    Layout.field(label: VS.group(l), id: "group", .name("group"), .value(values.group))
+                }
+                Layout.field(label: VS.companions(l), id: "companions", .name("companions"), .value(values.companions), .placeholder(VS.labelsHint(l)))
+                el("label", .for("notes")) {
+                    VS.notes(l)
+                    el("textarea", .id("notes"), .name("notes"), .init("rows", "4"), .maxlength(VisitRules.maxNotesLength)) { values.notes }
+                }
+                el("div", .class("form-actions")) {
+                    el("button", .type("submit"), .id("save-visit")) { VS.save(l) }
+                    el("a", .href(visit.map { "/visits/\($0.id)" } ?? "/visits"), .role("button"), .class("secondary outline")) { VS.cancel(l) }
+                }
+            }
+            scripts()
+        }
+    }
+
+    static func detail(context: HibiRequestContext, user: User, visit: Visit, history: [(ChainBody, VisitFields?)], notice: String?,
+                       tileURL: String) -> Node {
+        let l = context.language
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let f = visit.fields
+        return Layout.page(title: f.name, context: context, current: "/visits") {
+            assets()
+            if let notice { Layout.notice(notice, kind: .success) }
+            el("hgroup") {
+                el("h1", .id("visit-title")) { f.name }
+                el("p", .id("visit-time")) { formatTime(f.visitedAt, timeZone: zone, language: l) }
+            }
+            el("div", .class("visit-detail")) {
+                el("section", .class("card")) {
+                    mapElement(id: "detail-map", tileURL: tileURL, l: l, classes: "small-map",
+                               attributes: [.data("lat", "\(f.latitude)"), .data("lon", "\(f.longitude)"),
+                                            .data("name", f.name)])
+                    el("dl", .class("visit-facts")) {
+                        el("dt") { VS.latitude(l) + " / " + VS.longitude(l) }
+                        el("dd", .id("visit-coordinates")) { "\(f.latitude), \(f.longitude)" }
+                        if let accuracy = f.accuracy { el("dt") { VS.accuracy(l) }; el("dd") { "±\(accuracy)" } }
+                        if let altitude = f.altitude { el("dt") { VS.altitude(l) }; el("dd") { "\(altitude)" } }
+                        if f.simulated { el("dt") { "⚠" }; el("dd") { VS.simulated(l) } }
+                        let address = Geo.formatAddress(f.address, language: l)
+                        if !address.isEmpty { el("dt") { VS.address(l) }; el("dd", .id("visit-address")) { address } }
+                        if f.group != nil || !f.labels.isEmpty { el("dt") { VS.labels(l) }; el("dd") { tags(f) } }
+                        if !f.companions.isEmpty { el("dt") { VS.companions(l) }; el("dd") { f.companions.joined(separator: l == .ja ? "、" : ", ") } }
+                        if !f.notes.isEmpty { el("dt") { VS.notes(l) }; el("dd", .class("notes")) { f.notes } }
+                    }
+                    el("div", .class("form-actions")) {
+                        el("a", .href("/visits/\(visit.id)/edit"), .role("button"), .id("edit-visit")) { VS.edit(l) }
+                        el("form", .method("post"), .action("/visits/\(visit.id)/delete"), .class("inline"), .data("confirm", VS.deleteConfirm(l))) {
+                            Layout.csrfField(context)
+                            el("button", .type("submit"), .class("secondary outline"), .id("delete-visit")) { VS.delete(l) }
+                        }
+                    }
+                }
+                el("section", .class("card"), .id("photos")) {
+                    el("h2") { VS.photos(l) }
+                    if visit.photos.isEmpty {
+                        el("p", .class("muted")) { VS.noPhotos(l) }
+                    } else {
+                        el("div", .class("photo-grid")) {
+                            for photo in visit.photos {
+                                el("a", .href("/api/v1/visits/\(visit.id)/photos/\(photo.id)")) {
+                                    Node.void("img", [.src("/api/v1/visits/\(visit.id)/photos/\(photo.id)"), .init("alt", f.name),
+                                                      .init("loading", "lazy")])
+                                }
+                            }
+                        }
+                    }
+                    el("label", .for("photo-input")) {
+                        VS.addPhoto(l)
+                        Node.void("input", [.type("file"), .id("photo-input"), .init("accept", VisitRules.photoTypes.joined(separator: ",")),
+                                            .data("upload-url", "/api/v1/visits/\(visit.id)/photos"), .data("uploading", VS.uploading(l))])
+                    }
+                    el("small", .class("muted"), .id("photo-status"), .role("status")) { VS.photoHint(l) }
+                }
+                el("section", .class("card"), .id("history")) {
+                    el("h2") { VS.history(l) }
+                    el("p", .class("muted")) { VS.historyIntro(l) }
+                    el("ol", .class("history")) {
+                        for (body, fields) in history {
+                            el("li") {
+                                el("strong") { "#\(body.seq) " + VS.action(body.action)(l) }
+                                " · " + formatTime(Date(timeIntervalSince1970: Double(body.at)), timeZone: zone, language: l)
+                                if let fields { el("div", .class("muted")) { "\(fields.name) — \(fields.latitude), \(fields.longitude)" } }
+                            }
+                        }
+                    }
+                    el("a", .href("/visits/verify")) { VS.verifyLink(l) }
+                }
+            }
+            scripts()
+        }
+    }
+
+    static func verify(context: HibiRequestContext, report: ChainReport, publicKey: String) -> Node {
+        let l = context.language
+        return Layout.page(title: VS.verifyTitle(l), context: context, current: "/visits") {
+            link(.init("rel", "stylesheet"), .href("/static/visits.css"))
+            el("hgroup") {
+                el("h1") { VS.verifyTitle(l) }
+                el("p") { VS.verifyIntro(l) }
+            }
+            subnav(l, current: "/visits/verify")
+            el("section", .class("card verify \(report.intact ? "intact" : "broken")"), .id("verify-result")) {
+                el("h2", .id("verify-status")) { (report.intact ? "✓ " : "✗ ") + (report.intact ? VS.intact(l) : VS.broken(l)) }
+                el("p", .id("verify-message"), .role(report.intact ? "status" : "alert")) { VisitStrings.verifyMessage(report, language: l) }
+                el("dl", .class("visit-facts")) {
+                    el("dt") { VS.records(l) }
+                    el("dd", .id("verify-records")) { String(report.records) }
+                    el("dt") { VS.head(l) }
+                    el("dd") { el("code", .class("hash")) { report.head ?? "—" } }
+                    el("dt") { VS.publicKey(l) }
+                    el("dd") { el("code", .class("hash"), .id("public-key")) { publicKey } }
+                }
+            }
+        }
+    }
+
+    static func places(context: HibiRequestContext, stats: PlaceStats) -> Node {
+        let l = context.language
+        let peak = max(1, stats.perMonth.map(\.count).max() ?? 1)
+        return Layout.page(title: VS.places(l), context: context, current: "/visits") {
+            link(.init("rel", "stylesheet"), .href("/static/visits.css"))
+            el("h1") { VS.places(l) }
+            subnav(l, current: "/visits/places")
+            if stats.total == 0 {
+                el("section", .class("empty-state card")) { el("p") { VS.empty(l) } }
+            } else {
+                el("div", .class("grid places-grid")) {
+                    el("section", .class("card"), .id("top-places")) {
+                        el("h2") { VS.mostVisited(l) }
+                        el("ol", .class("top-places")) {
+                            for place in stats.topPlaces {
+                                el("li") {
+                                    el("a", .href("/visits?near=\(place.latitude),\(place.longitude)&radius=0.2")) { place.name }
+                                    el("span", .class("badge")) { String(place.count) }
+                                }
+                            }
+                        }
+                    }
+                    el("section", .class("card"), .id("per-month")) {
+                        el("h2") { VS.perMonth(l) }
+                        el("table", .class("months")) {
+                            el("thead") { el("tr") { el("th") { VS.month(l) }; el("th") { VS.count(l) } } }
+                            el("tbody") {
+                                for month in stats.perMonth {
+                                    el("tr") {
+                                        el("td") { month.month }
+                                        el("td", .class("bar-cell")) {
+                                            el("span", .class("bar"), .init("style", "width: \(max(4, month.count * 100 / peak))%"), .aria("hidden", "true"))
+                                            String(month.count)
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static func transfer(context: HibiRequestContext, user: User, webhook: WebhookSettings, notice: (String, Layout.NoticeKind)?) -> Node {
+        let l = context.language
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        return Layout.page(title: VS.transfer(l), context: context, current: "/visits") {
+            link(.init("rel", "stylesheet"), .href("/static/visits.css"))
+            el("h1") { VS.transfer(l) }
+            subnav(l, current: "/visits/transfer")
+            if let notice { Layout.notice(notice.0, kind: notice.1) }
+            el("div", .class("grid")) {
+                el("section", .class("card"), .id("export")) {
+                    el("h2") { VS.exportTitle(l) }
+                    el("p", .class("muted")) { VS.exportNote(l) }
+                    el("p") { el("a", .href("/api/v1/visits/export?format=geojson"), .role("button"), .id("export-geojson")) { VS.exportGeoJSON(l) } }
+                    el("p") { el("a", .href("/api/v1/visits/export?format=gpx"), .role("button"), .class("secondary"), .id("export-gpx")) { VS.exportGPX(l) } }
+                }
+                el("section", .class("card"), .id("import")) {
+                    el("h2") { VS.importTitle(l) }
+                    el("p", .class("muted")) { VS.importNote(l) }
+                    el("form", .id("import-form"), .data("import-url", "/api/v1/visits/import"), .data("done", VS.imported(l))) {
+                        el("label", .for("import-file")) {
+                            VS.file(l)
+                            Node.void("input", [.type("file"), .id("import-file"), .init("accept", ".geojson,.json,.gpx,application/geo+json,application/gpx+xml"), .required])
+                        }
+                        el("button", .type("submit"), .id("import-button")) { VS.importButton(l) }
+                    }
+                    el("div", .id("import-result"), .role("status"))
+                }
+            }
+            el("section", .class("card"), .id("webhook")) {
+                el("h2") { VS.webhook(l) }
+                el("p", .class("muted")) { VS.webhookIntro(l) }
+                el("form", .method("post"), .action("/visits/webhook"), .class("inline-form")) {
+                    Layout.csrfField(context)
+                    el("fieldset") {
+                        Node.void("input", [.type("url"), .name("url"), .id("webhook-url"), .value(webhook.url ?? ""),
+                                            .placeholder("https://example.org/hibi-head"), .aria("label", VS.webhookURL(l))])
+                        el("button", .type("submit")) { VS.save(l) }
+                    }
+                }
+                if webhook.url != nil {
+                    el("form", .method("post"), .action("/visits/webhook/send")) {
+                        Layout.csrfField(context)
+                        el("button", .type("submit"), .class("secondary outline small")) { VS.sendNow(l) }
+                    }
+                }
+                if let status = webhook.lastStatus, let at = webhook.lastSentAt {
+                    el("p", .class("muted"), .id("webhook-status")) { VS.lastSent(l, "\(formatTime(at, timeZone: zone, language: l)) — \(status)") }
+                }
+            }
+            el("script", .src("/static/visits.js"), .init("defer", nil))
+        }
+    }
+}

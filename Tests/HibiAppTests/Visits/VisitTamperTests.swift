@@ -1,0 +1,137 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import SQLKit
+import Testing
+@testable import HibiApp
+
+/// Someone with access to the database changes, deletes or swaps rows; verify must name the record.
+@Suite(.serialized) struct VisitTamperTests {
+    static func withThreeVisits(_ body: @escaping @Sendable (APIClient, any SQLDatabase, [VisitResponse]) async throws -> Void) async throws {
+        try await VisitTestApp.run { browser, core in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            var visits: [VisitResponse] = []
+            for name in ["Alpha", "Bravo", "Charlie"] { visits.append(try await VisitTestApp.create(api, VisitTestApp.visit(name))) }
+            #expect(try await VisitTestApp.verify(api).intact)
+            try await body(api, core.database.sql, visits)
+        }
+    }
+
+    @Test func aVisitChangedInTheDatabaseIsNamed() async throws {
+        try await Self.withThreeVisits { api, sql, visits in
+            try await sql.raw("UPDATE visits SET latitude = 1.5 WHERE id = \(bind: visits[1].id)").run()
+            let report = try await VisitTestApp.verify(api)
+            #expect(!report.intact)
+            #expect(report.problem?.seq == 2)
+            #expect(report.problem?.visitId == visits[1].id)
+            #expect(report.problem?.reason == .visitChanged)
+            #expect(report.message.contains("Record #2 (visit \(visits[1].id))"))
+        }
+    }
+
+    @Test func aRecordChangedInTheDatabaseIsNamed() async throws {
+        try await Self.withThreeVisits { api, sql, visits in
+            let row = try #require(try await sql.raw("SELECT body FROM visit_chain WHERE seq = 2").first())
+            let body = try row.decode(column: "body", as: String.self).replacingOccurrences(of: "Bravo", with: "Bravo!")
+            try await sql.raw("UPDATE visit_chain SET body = \(bind: body) WHERE seq = 2").run()
+            let report = try await VisitTestApp.verify(api)
+            #expect(report.problem == ChainProblem(seq: 2, visitId: visits[1].id, reason: .changed))
+        }
+    }
+
+    @Test func aRecordWithItsHashRecomputedFailsItsSignature() async throws {
+        try await Self.withThreeVisits { api, sql, visits in
+            let row = try #require(try await sql.raw("SELECT body FROM visit_chain WHERE seq = 1").first())
+            let body = try row.decode(column: "body", as: String.self).replacingOccurrences(of: "Alpha", with: "Omega")
+            try await sql.raw("UPDATE visit_chain SET body = \(bind: body), hash = \(bind: VisitChain.sha256Hex(body)) WHERE seq = 1").run()
+            let report = try await VisitTestApp.verify(api)
+            #expect(report.problem?.seq == 1)
+            #expect(report.problem?.reason == .badSignature)
+        }
+    }
+
+    @Test func aDeletedRecordIsNamed() async throws {
+        try await Self.withThreeVisits { api, sql, _ in
+            try await sql.raw("DELETE FROM visit_chain WHERE seq = 2").run()
+            let report = try await VisitTestApp.verify(api)
+            #expect(report.problem == ChainProblem(seq: 2, visitId: nil, reason: .removed))
+            #expect(report.message.contains("Record #2 was removed"))
+        }
+    }
+
+    @Test func theLastRecordDeletedIsStillNoticed() async throws {
+        try await Self.withThreeVisits { api, sql, _ in
+            try await sql.raw("DELETE FROM visit_chain WHERE seq = 3").run()
+            let report = try await VisitTestApp.verify(api)
+            #expect(report.problem?.seq == 3)
+            #expect(report.problem?.reason == .removed)
+        }
+    }
+
+    @Test func twoSwappedRecordsAreNamed() async throws {
+        try await Self.withThreeVisits { api, sql, visits in
+            try await sql.raw("UPDATE visit_chain SET seq = -1 WHERE seq = 1").run()
+            try await sql.raw("UPDATE visit_chain SET seq = 1 WHERE seq = 3").run()
+            try await sql.raw("UPDATE visit_chain SET seq = 3 WHERE seq = -1").run()
+            let report = try await VisitTestApp.verify(api)
+            #expect(report.problem == ChainProblem(seq: 1, visitId: visits[2].id, reason: .reordered))
+            #expect(report.message.contains("out of order"))
+        }
+    }
+
+    @Test func aVisitRowDeletedBehindHibisBackIsNamed() async throws {
+        try await Self.withThreeVisits { api, sql, visits in
+            try await sql.raw("DELETE FROM visits WHERE id = \(bind: visits[0].id)").run()
+            let report = try await VisitTestApp.verify(api)
+            #expect(report.problem == ChainProblem(seq: 1, visitId: visits[0].id, reason: .removed))
+        }
+    }
+}
+
+/// A tiny HTTP listener stands in for the user's webhook receiver.
+@Suite(.serialized) struct VisitWebhookTests {
+    actor Inbox {
+        var bodies: [Data] = []
+        func add(_ data: Data) { bodies.append(data) }
+    }
+
+    @Test func theChainHeadIsPostedToTheUsersWebhook() async throws {
+        let inbox = Inbox()
+        let router = Router()
+        router.post("/hook") { request, _ -> HTTPResponse.Status in
+            var request = request
+            await inbox.add(Data(buffer: try await request.collectBody(upTo: 64 * 1024)))
+            return .ok
+        }
+        let listener = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await listener.test(.live) { hook in
+            let port = try #require(hook.port)
+            try await VisitTestApp.run { browser, _ in
+                try await browser.setUp()
+                let api = APIClient(browser: browser, token: try await browser.createToken())
+                let set = try await api.call(.put, "/api/v1/visits/webhook", json: #"{"url":"http://127.0.0.1:\#(port)/hook"}"#)
+                #expect(set.status == .ok)
+                #expect(try await api.call(.put, "/api/v1/visits/webhook", json: #"{"url":"ftp://example.org"}"#).status == .badRequest)
+                _ = try await VisitTestApp.create(api)
+                let head = try #require(try await VisitTestApp.verify(api).head)
+                // Sent in the background after saving; wait for it rather than for a fixed time.
+                var received: [ChainHeadWebhook.Payload] = []
+                for _ in 0..<200 {
+                    received = try await inbox.bodies.map { try JSONCoding.decoder.decode(ChainHeadWebhook.Payload.self, from: $0) }
+                    if received.contains(where: { $0.hash == head }) { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(received.contains { $0.hash == head && $0.seq == 1 })
+                let sent = try APIClient.decode(WebhookSettings.self, try await api.call(.post, "/api/v1/visits/webhook/send"))
+                #expect(sent.lastStatus == "200")
+            }
+        }
+    }
+
+    @Test func aDeadWebhookIsReportedNotThrown() async {
+        let status = await ChainHeadWebhook(timeout: 2).send(url: "http://127.0.0.1:1/nothing-here",
+                                                             payload: .init(user: "u", seq: 1, hash: "h", publicKey: "k", sentAt: Date()))
+        #expect(status.hasPrefix("failed"))
+    }
+}
