@@ -101,7 +101,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
                                    throttle: LoginThrottleStore(database: core.database), policy: config.loginPolicy, logger: core.logger)
     FaceRoutes(faces: faceAuth, lock: diaryLock, maxUpload: diaryUpload).register(on: router, api: api)
 
-    VisitsFeature(core: core, environment: ProcessInfo.processInfo.environment).register(router: router, api: api)
+    VisitsFeature(core: core).register(router: router, api: api)
 
     return Application(
         router: router,

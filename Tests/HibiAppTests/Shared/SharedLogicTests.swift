@@ -136,3 +136,13 @@ final class LineCollector: @unchecked Sendable {
         #expect((document?["paths"] as? [String: Any])?["/api/v1/me"] != nil)
     }
 }
+
+@Suite struct MapConfigTests {
+    @Test func tileURLIsValidatedAtStartUp() throws {
+        #expect(try AppConfig.load(environment: [:]).mapTileURL == VisitMapSettings.defaultTileURL)
+        #expect(try AppConfig.load(environment: ["HIBI_MAP_TILE_URL": "none"]).mapTileURL == "")
+        #expect(try AppConfig.load(environment: ["HIBI_MAP_TILE_URL": "https://tiles.example.org/{z}/{x}/{y}.png"]).mapTileURL
+                == "https://tiles.example.org/{z}/{x}/{y}.png")
+        #expect(throws: ConfigError.self) { try AppConfig.load(environment: ["HIBI_MAP_TILE_URL": "javascript:alert(1)"]) }
+    }
+}

@@ -41,6 +41,8 @@ public struct AppConfig: Sendable {
     public var passwordHashCost: UInt8
     public var sessionLifetime: TimeInterval
     public var loginPolicy: LoginThrottlePolicy
+    /// Map tile URL template the user's browser loads; empty keeps maps offline (world outline only).
+    public var mapTileURL: String = VisitMapSettings.defaultTileURL
 
     public var usesSecureCookies: Bool { publicURL?.scheme?.lowercased() == "https" }
 
@@ -137,6 +139,12 @@ public struct AppConfig: Sendable {
                 throw ConfigError(setting: "HIBI_MASTER_KEY", reason: "must be 32 bytes in base64 (make one with: openssl rand -base64 32)")
             }
             config.masterKey = key
+        }
+        if let raw = environment["HIBI_MAP_TILE_URL"]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
+            guard raw.lowercased() == "none" || raw.hasPrefix("https://") || raw.hasPrefix("http://") || raw.hasPrefix("/") else {
+                throw ConfigError(setting: "HIBI_MAP_TILE_URL", reason: "must be an http(s) URL template like https://tile.openstreetmap.org/{z}/{x}/{y}.png, or none")
+            }
+            config.mapTileURL = VisitMapSettings.tileURL(environment: ["HIBI_MAP_TILE_URL": raw])
         }
         if let dir = environment["HIBI_RESOURCES_DIR"], !dir.isEmpty { config.resourcesDirectory = dir }
         if let dir = environment["HIBI_VENDOR_DIR"], !dir.isEmpty { config.vendorDirectory = dir }

@@ -8,10 +8,10 @@ public struct VisitsFeature: Sendable {
     let tileURL: String
     let bodyLimit: Int
 
-    public init(core: AppCore, environment: [String: String]) {
+    public init(core: AppCore) {
         signer = VisitSigner(dataDirectory: core.config.dataDirectory)
         service = VisitService(database: core.database, box: core.box, signer: signer, logger: core.logger)
-        tileURL = VisitMapSettings.tileURL(environment: environment)
+        tileURL = core.config.mapTileURL
         bodyLimit = core.config.maxRequestBodyBytes
     }
 
