@@ -82,11 +82,12 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     AdminWebRoutes(accounts: core.accounts, users: core.users).register(on: router)
     let api = router.group("api/v1")
     AccountAPIRoutes(accounts: core.accounts, tokens: core.tokens, bodyLimit: config.maxRequestBodyBytes).register(on: api)
+    let videoServices = VideoFeature.register(core: core, router: router, api: api)
 
     return Application(
         router: router,
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Hibi"),
-        services: [DatabaseService(database: core.database)],
+        services: [DatabaseService(database: core.database)] + videoServices,
         logger: core.logger
     )
 }

@@ -41,6 +41,7 @@ public struct AppConfig: Sendable {
     public var passwordHashCost: UInt8
     public var sessionLifetime: TimeInterval
     public var loginPolicy: LoginThrottlePolicy
+    public var videos = VideoSettings()
 
     public var usesSecureCookies: Bool { publicURL?.scheme?.lowercased() == "https" }
 
@@ -146,6 +147,7 @@ public struct AppConfig: Sendable {
             }
             config.maxRequestBodyBytes = mb * 1024 * 1024
         }
+        config.videos = try VideoSettings.load(environment: environment)
         return config
     }
 

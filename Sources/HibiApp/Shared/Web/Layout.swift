@@ -8,6 +8,7 @@ public struct NavItem: Sendable {
 public enum Layout {
     public static let navigation: [NavItem] = [
         NavItem(path: "/", title: S.today, icon: "☀"),
+        NavItem(path: "/videos", title: S.videos, icon: "▶"),
     ]
 
     public static func page(title: String, context: HibiRequestContext, current: String? = nil,
