@@ -31,6 +31,7 @@ import Testing
         var config = try await TestApp.config()
         config.videos.maxUploadBytes = 200_000
         let files = VideoFiles(dataDirectory: config.dataDirectory, libraryDirectory: nil)
+        let dataDirectory = config.dataDirectory
         try await TestApp.run(config: config) { browser in
             try await browser.setUp()
             let text = try await browser.uploadBytes(Data(repeating: 65, count: 5000), name: "notes.mp4")
@@ -42,7 +43,7 @@ import Testing
             let empty = try await browser.uploadBytes(Data(), name: "empty.mp4")
             #expect(empty.status == .badRequest)
             #expect(files.temporaryFiles().isEmpty)
-            let uploads = (config.dataDirectory as NSString).appendingPathComponent("videos/uploads")
+            let uploads = (dataDirectory as NSString).appendingPathComponent("videos/uploads")
             #expect(((try? FileManager.default.subpathsOfDirectory(atPath: uploads)) ?? []).filter { $0.contains(".") }.isEmpty)
             #expect(try APIClient.decode([VideoResponse].self, try await browser.get("/api/v1/videos")).isEmpty)
         }
@@ -88,7 +89,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: (tmp as NSString).appendingPathComponent("crashed.part"), contents: Data(count: 100))
         try await TestApp.run(config: config) { _ in
-            #expect((try FileManager.default.contentsOfDirectory(atPath: tmp)).isEmpty)
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? ["missing"]).isEmpty)
         }
     }
 }
@@ -218,9 +219,14 @@ struct AsyncArray<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     @Test func pathTraversalIsRefused() async throws {
-        var config = try await TestApp.config()
+        // A database file (or PostgreSQL) so a second connection can tamper with the index below.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hibi-test-\(UUID().uuidString)").path
+        var config = TestApp.postgresURL == nil
+            ? try await TestApp.config(dataDirectory: directory, database: .sqliteFile(path: directory + "/hibi.sqlite"))
+            : try await TestApp.config(dataDirectory: directory)
         let library = try LibraryFolder()
         config.videos.libraryDirectory = library.path
+        let frozen = config
         try await TestApp.run(config: config) { browser in
             try await browser.setUp()
             for uri in ["/videos/..%2F..%2F..%2Fetc%2Fpasswd/stream", "/videos/../../etc/passwd", "/api/v1/videos/..%2Fhibi.sqlite/stream",
@@ -231,9 +237,9 @@ struct AsyncArray<Element: Sendable>: AsyncSequence, Sendable {
             // An upload named with folders keeps only the file name and lands in the user's own folder.
             let video = try await browser.uploaded(VideoFixtures.other, name: "../../../escape.mp4")
             #expect(video.fileName == "escape.mp4")
-            #expect(!FileManager.default.fileExists(atPath: (config.dataDirectory as NSString).appendingPathComponent("../escape.mp4")))
+            #expect(!FileManager.default.fileExists(atPath: (frozen.dataDirectory as NSString).appendingPathComponent("../escape.mp4")))
             // A library record pointing outside (as if the index were tampered with) is not served.
-            let core = try await AppCore.open(config, logger: TestApp.quietLogger)
+            let core = try await AppCore.open(frozen, logger: TestApp.quietLogger)
             let store = VideoStore(database: core.database)
             for (id, path) in [("tampered-1", "../outside.mp4"), ("tampered-2", "/etc/passwd"), ("tampered-3", "escape-link.mp4")] {
                 try await store.insert(Video(id: id, ownerID: nil, source: .library, filePath: path, originalName: "x.mp4", sizeBytes: 1,

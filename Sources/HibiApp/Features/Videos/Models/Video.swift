@@ -176,9 +176,9 @@ struct PlaylistOrderRequest: Codable, Sendable {
     let videoIds: [String]
 }
 
-struct ScanResponse: Codable, Sendable {
-    let added: Int
-    let updated: Int
-    let removed: Int
-    let unchanged: Int
+public struct ScanResponse: Codable, Sendable {
+    public let added: Int
+    public let updated: Int
+    public let removed: Int
+    public let unchanged: Int
 }

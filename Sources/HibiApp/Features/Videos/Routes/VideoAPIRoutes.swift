@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// JSON API of the video library under /api/v1 (documented in Resources/openapi/videos.json).
 struct VideoAPIRoutes: Sendable {

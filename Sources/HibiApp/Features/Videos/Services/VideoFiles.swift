@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import NIOPosix
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -150,8 +151,9 @@ public struct VideoFiles: Sendable {
         return String(cString: resolved)
     }
 
+    /// Follows symlinks (the caller has already checked where they lead).
     static func isRegularFile(_ path: String) -> Bool {
-        var info = Glibc.stat()
-        return Glibc.stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        guard let type = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType else { return false }
+        return type == .typeRegular
     }
 }

@@ -1,9 +1,13 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
 import SQLKit
 import ServiceLifecycle
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Everything the video routes do: uploads, the library scan, per-user data, playlists and streaming.
 public struct VideoService: Sendable {
@@ -154,9 +158,9 @@ public struct VideoService: Sendable {
                 let childRelative = relative.isEmpty ? name : relative + "/" + name
                 let full = (root as NSString).appendingPathComponent(childRelative)
                 guard let real = VideoFiles.realPath(full), VideoRules.isInside(root: realRoot, path: real) else { continue }
-                var info = stat()
+                var info = Glibc.stat()
                 guard lstat(full, &info) == 0 else { continue }
-                let isLink = (info.st_mode & S_IFMT) == S_IFLNK
+                let isLink = (info.st_mode & mode_t(S_IFMT)) == mode_t(S_IFLNK)
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: real, isDirectory: &isDirectory) else { continue }
                 if isDirectory.boolValue {
@@ -178,7 +182,7 @@ public struct VideoService: Sendable {
         return item
     }
 
-    public func update(userID: String, videoID: String, _ request: UpdateVideoRequest) async throws -> VideoItem {
+    func update(userID: String, videoID: String, _ request: UpdateVideoRequest) async throws -> VideoItem {
         var item = try await item(userID: userID, videoID: videoID)
         let title = try request.title.map { try VideoRules.validateTitle($0) }
         let rating = try request.rating.map { try VideoRules.validateRating($0) }

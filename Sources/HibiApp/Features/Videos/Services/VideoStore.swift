@@ -60,36 +60,36 @@ public struct VideoStore: Sendable {
 
     /// A video the user may see, with their data; nil both for made-up ids and for other users' uploads.
     public func find(id: String, userID: String) async throws -> VideoItem? {
-        try await visible(userID: userID).where(SQLQueryString("v.id = \(bind: id)")).first().map(Self.decodeItem)
+        try await visible(userID: userID).where(("v.id = \(bind: id)" as SQLQueryString)).first().map(Self.decodeItem)
     }
 
     public func list(userID: String, query: VideoQuery = .init()) async throws -> [VideoItem] {
         var select = visible(userID: userID)
         if let text = query.text?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
             let pattern = "%" + Self.escapeLike(text.lowercased()) + "%"
-            select = select.where(SQLQueryString("(LOWER(COALESCE(d.title, v.original_name)) LIKE \(bind: pattern) ESCAPE '\\' OR LOWER(v.original_name) LIKE \(bind: pattern) ESCAPE '\\')"))
+            select = select.where(("(LOWER(COALESCE(d.title, v.original_name)) LIKE \(bind: pattern) ESCAPE '\\' OR LOWER(v.original_name) LIKE \(bind: pattern) ESCAPE '\\')" as SQLQueryString))
         }
         if let tag = query.tag?.trimmingCharacters(in: .whitespaces).lowercased(), !tag.isEmpty {
             let pattern = "%," + Self.escapeLike(tag) + ",%"
-            select = select.where(SQLQueryString("d.tags LIKE \(bind: pattern) ESCAPE '\\'"))
+            select = select.where(("d.tags LIKE \(bind: pattern) ESCAPE '\\'" as SQLQueryString))
         }
         if query.favoritesOnly {
-            select = select.where(SQLQueryString("d.favorite = \(bind: true)"))
+            select = select.where(("d.favorite = \(bind: true)" as SQLQueryString))
         }
         if let rating = query.minimumRating {
-            select = select.where(SQLQueryString("d.rating >= \(bind: Int64(rating))"))
+            select = select.where(("d.rating >= \(bind: Int64(rating))" as SQLQueryString))
         }
         return try await select.orderBy(SQLRaw("v.created_at DESC, v.original_name ASC")).all().map(Self.decodeItem)
     }
 
     /// Videos with a saved position, most recently played first; the resume rules pick from these.
     public func withPositions(userID: String) async throws -> [VideoItem] {
-        try await visible(userID: userID).where(SQLQueryString("d.position_ms > 0"))
+        try await visible(userID: userID).where(("d.position_ms > 0" as SQLQueryString))
             .orderBy(SQLRaw("d.last_played_at DESC")).all().map(Self.decodeItem)
     }
 
     public func history(userID: String, limit: Int = 200) async throws -> [VideoItem] {
-        try await visible(userID: userID).where(SQLQueryString("d.last_played_at IS NOT NULL"))
+        try await visible(userID: userID).where(("d.last_played_at IS NOT NULL" as SQLQueryString))
             .orderBy(SQLRaw("d.last_played_at DESC")).limit(limit).all().map(Self.decodeItem)
     }
 
@@ -110,8 +110,8 @@ public struct VideoStore: Sendable {
         database.sql.select().column(Self.joinedColumns)
             .from(SQLAlias(SQLIdentifier("videos"), as: SQLIdentifier("v")))
             .join(SQLAlias(SQLIdentifier("video_user_data"), as: SQLIdentifier("d")), method: SQLJoinMethod.left,
-                  on: SQLQueryString("d.video_id = v.id AND d.user_id = \(bind: userID)"))
-            .where(SQLQueryString("(v.owner_id = \(bind: userID) OR v.source = \(bind: VideoSource.library.rawValue))"))
+                  on: ("d.video_id = v.id AND d.user_id = \(bind: userID)" as SQLQueryString))
+            .where(("(v.owner_id = \(bind: userID) OR v.source = \(bind: VideoSource.library.rawValue))" as SQLQueryString))
     }
 
     // MARK: per-user data
@@ -183,7 +183,7 @@ public struct VideoStore: Sendable {
     public func changePlaylist(id: String, userID: String, now: Date,
                                _ change: @escaping @Sendable (any SQLDatabase, Playlist) async throws -> Void) async throws -> Playlist? {
         try await database.transaction { sql in
-            guard let playlist = try await playlist(id: id, userID: userID, on: sql) else { return nil }
+            guard let playlist = try await self.playlist(id: id, userID: userID, on: sql) else { return nil }
             try await change(sql, playlist)
             try await sql.update("video_playlists").set("updated_at", to: Self.seconds(now)).where("id", .equal, id).run()
             return try await self.playlist(id: id, userID: userID, on: sql)

@@ -42,7 +42,7 @@ enum VideoViews {
                 el("h1") { S.videos(l) }
                 tabs(context, current: "/videos")
             }
-            if let (text, kind) = model.notice { Layout.notice(text, kind: kind) }
+            if let notice = model.notice { Layout.notice(notice.0, kind: notice.1) }
             el("article", .class("card upload-card")) {
                 el("h2") { V.upload(l) }
                 el("form", .id("upload-form"), .action("/api/v1/videos"), .method("post"), .data("max-bytes", String(model.maxUploadMB * 1_048_576)),
@@ -178,7 +178,7 @@ enum VideoViews {
                 el("h1", .id("video-title")) { item.title }
                 tabs(context, current: "")
             }
-            if let (text, kind) = model.notice { Layout.notice(text, kind: kind) }
+            if let notice = model.notice { Layout.notice(notice.0, kind: notice.1) }
             if let note = playability.note(l) { Layout.notice(note, kind: .error) }
             el("div", .class("player-frame")) {
                 el("video", attributes) {
@@ -396,8 +396,8 @@ enum VideoViews {
                                 for (label, action, enabled) in [(V.moveUp(l), "up", index > 0), (V.moveDown(l), "down", index < items.count - 1)] {
                                     el("form", .method("post"), .action("/videos/playlists/\(playlist.id)/items/\(item.video.id)/\(action)"), .class("inline")) {
                                         Layout.csrfField(context)
-                                        el("button", [.type("submit"), .class("secondary outline small"), .aria("label", "\(label): \(item.title)")]
-                                           + (enabled ? [] : [.disabled])) { action == "up" ? "↑" : "↓" }
+                                        el("button", ([.type("submit"), .class("secondary outline small"), .aria("label", "\(label): \(item.title)")] as [Attribute])
+                                           + (enabled ? [] : [Attribute.disabled])) { action == "up" ? "↑" : "↓" }
                                     }
                                 }
                                 el("form", .method("post"), .action("/videos/playlists/\(playlist.id)/items/\(item.video.id)/remove"), .class("inline")) {
