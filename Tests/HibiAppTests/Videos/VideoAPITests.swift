@@ -231,8 +231,9 @@ struct AsyncArray<Element: Sendable>: AsyncSequence, Sendable {
             try await browser.setUp()
             for uri in ["/videos/..%2F..%2F..%2Fetc%2Fpasswd/stream", "/videos/../../etc/passwd", "/api/v1/videos/..%2Fhibi.sqlite/stream",
                         "/videos/%2e%2e/stream"] {
+                // The router may reject dot segments itself (400); either way nothing is served.
                 let status = try await browser.get(uri).status
-                #expect(status == .notFound, "\(uri)")
+                #expect(status == .notFound || status == .badRequest, "\(uri)")
             }
             // An upload named with folders keeps only the file name and lands in the user's own folder.
             let video = try await browser.uploaded(VideoFixtures.other, name: "../../../escape.mp4")

@@ -55,9 +55,14 @@ struct VideoAPIRoutes: Sendable {
             try await videos.delete(userID: user.id, videoID: try context.parameters.require("id"))
             return Response(status: .noContent)
         }
-        api.get("videos/:id/stream") { request, context in
-            let user = try context.requireUser()
-            return try await videos.streamResponse(userID: user.id, videoID: try context.parameters.require("id"), request: request, context: context)
+        // HEAD answers the same headers without a body (the body is a lazy stream, so nothing is read).
+        for method in [HTTPRequest.Method.get, .head] {
+            api.on("videos/:id/stream", method: method) { request, context in
+                let user = try context.requireUser()
+                let response = try await videos.streamResponse(userID: user.id, videoID: try context.parameters.require("id"),
+                                                               request: request, context: context)
+                return method == .head ? Response(status: response.status, headers: response.headers, body: .init()) : response
+            }
         }
         api.get("videos/:id/thumbnail") { _, context in
             let user = try context.requireUser()

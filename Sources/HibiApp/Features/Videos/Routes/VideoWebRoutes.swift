@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// Pages of the video library, plus the media URLs the pages use (stream, thumbnail, captions).
@@ -145,9 +146,14 @@ struct VideoWebRoutes: Sendable {
             try await videos.delete(userID: user.id, videoID: try context.parameters.require("id"))
             return Response.redirect(to: "/videos?deleted=1", type: .normal)
         }
-        router.get("/videos/:id/stream") { request, context in
-            let user = try context.requireUser()
-            return try await videos.streamResponse(userID: user.id, videoID: try context.parameters.require("id"), request: request, context: context)
+        // HEAD answers the same headers without a body (the body is a lazy stream, so nothing is read).
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on("/videos/:id/stream", method: method) { request, context in
+                let user = try context.requireUser()
+                let response = try await videos.streamResponse(userID: user.id, videoID: try context.parameters.require("id"),
+                                                               request: request, context: context)
+                return method == .head ? Response(status: response.status, headers: response.headers, body: .init()) : response
+            }
         }
         router.get("/videos/:id/thumbnail") { _, context in
             let user = try context.requireUser()
