@@ -87,6 +87,7 @@ function setUpPlayer() {
   let started = false;
   let lastSaved = -1;
   let lastSaveAt = 0;
+  let queue = Promise.resolve();
 
   const save = (ended = false, keepalive = false) => {
     if (!started) return Promise.resolve();
@@ -95,12 +96,15 @@ function setUpPlayer() {
     lastSaved = position;
     lastSaveAt = Date.now();
     // fetch with keepalive survives the page going away and, unlike sendBeacon, can carry the CSRF header.
-    return window.hibiFetch(`/api/v1/videos/${id}/progress`, {
+    const send = () => window.hibiFetch(`/api/v1/videos/${id}/progress`, {
       method: "PUT",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ positionSeconds: position, ended }),
       keepalive,
     }).catch(() => {});
+    // Saves go one after another so the last position written is the last one reported.
+    queue = keepalive ? send() : queue.then(send);
+    return queue;
   };
 
   video.addEventListener("loadedmetadata", () => {
