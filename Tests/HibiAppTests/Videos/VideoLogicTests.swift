@@ -112,6 +112,9 @@ import Testing
         #expect(try ResumeRules.clampedPosition(120, duration: 100) == 100)
         #expect(throws: VideoError.invalidPosition) { try ResumeRules.clampedPosition(-1, duration: 100) }
         #expect(throws: VideoError.invalidPosition) { try ResumeRules.clampedPosition(.nan, duration: 100) }
+        // Found by schemathesis: a huge number must be a 400, not an overflow when stored in milliseconds.
+        #expect(throws: VideoError.invalidPosition) { try ResumeRules.clampedPosition(1.2e307, duration: nil) }
+        #expect(throws: VideoError.invalidPosition) { try ResumeRules.clampedPosition(.infinity, duration: nil) }
     }
 }
 

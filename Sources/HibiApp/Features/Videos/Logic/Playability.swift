@@ -85,7 +85,7 @@ public enum Playability: Equatable, Sendable {
         let video = streams.first { $0.codec_type == "video" && ($0.disposition?["attached_pic"] ?? 0) == 0 }
         let audio = streams.first { $0.codec_type == "audio" }
         let duration = format.duration.flatMap(Double.init) ?? video?.duration.flatMap(Double.init)
-        return MediaInfo(durationSeconds: duration.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }, container: format.format_name,
+        return MediaInfo(durationSeconds: duration.flatMap { $0.isFinite && $0 >= 0 && $0 <= ResumeRules.maximumSeconds ? $0 : nil }, container: format.format_name,
                          videoCodec: video?.codec_name, audioCodec: audio?.codec_name, width: video?.width, height: video?.height)
     }
 }

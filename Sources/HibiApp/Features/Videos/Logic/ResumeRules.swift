@@ -11,6 +11,7 @@ public enum ResumeRules {
     public static let minimumDuration: Double = 60
     public static let startFraction = 0.05
     public static let endFraction = 0.90
+    public static let maximumSeconds: Double = 366 * 24 * 3600
 
     /// The position to resume at, or nil to start from the beginning.
     public static func resumePosition(position: Double, duration: Double?) -> Double? {
@@ -32,7 +33,8 @@ public enum ResumeRules {
 
     /// Positions beyond the file's length are clamped to it; a player may report a few frames more.
     public static func clampedPosition(_ position: Double, duration: Double?) throws(VideoError) -> Double {
-        guard position.isFinite, position >= 0 else { throw .invalidPosition }
+        // A year of video is far beyond any real file; larger numbers are client bugs (and would not fit in storage).
+        guard position.isFinite, position >= 0, position <= maximumSeconds else { throw .invalidPosition }
         if let duration, duration > 0 { return min(position, duration) }
         return position
     }
