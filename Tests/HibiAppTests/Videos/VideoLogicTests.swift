@@ -197,3 +197,17 @@ import Testing
         #expect(VideoRules.move("c", by: 1, in: ["a", "b", "c"]) == ["a", "b", "c"])
     }
 }
+
+@Suite struct VideoInputSafetyTests {
+    @Test func controlCharactersAreRefusedOrStripped() {
+        #expect(throws: VideoError.invalidPlaylistName) { try VideoRules.validatePlaylistName("a\u{0}b") }
+        #expect(throws: VideoError.invalidTag) { try VideoRules.normalizeTags(["x\u{0}"]) }
+        #expect(throws: VideoError.invalidTitle) { try VideoRules.validateTitle("line\nbreak") }
+        #expect(VideoRules.cleanSearch("ca\u{0}t ") == "cat")
+        #expect(VideoRules.uploadName("a\u{0}b.mp4") == "ab.mp4")
+        #expect(VideoRules.isPlausibleID("7e4698d4-b873-44f3-8531-42fc4c83785d"))
+        #expect(!VideoRules.isPlausibleID("../x"))
+        #expect(!VideoRules.isPlausibleID("a\u{0}"))
+        #expect(!VideoRules.isPlausibleID(""))
+    }
+}

@@ -4,11 +4,29 @@ import Foundation
 public enum VideoRules {
     public static let maxTags = 20
 
+    /// PostgreSQL refuses NUL in text, and control characters have no place in names anyway.
+    static func hasControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// Ids are UUIDs; anything else cannot exist, and must not reach SQL as text PostgreSQL rejects.
+    public static func isPlausibleID(_ id: String) -> Bool {
+        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 122) || ($0 >= 65 && $0 <= 90) || $0 == 45 }
+    }
+
+    /// Search text with control characters removed (a NUL would make PostgreSQL fail the query).
+    public static func cleanSearch(_ text: String?) -> String? {
+        guard let text else { return nil }
+        let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+            .trimmingCharacters(in: .whitespaces)
+        return cleaned.isEmpty ? nil : String(cleaned.prefix(200))
+    }
+
     public static func validateTitle(_ title: String?) throws(VideoError) -> String? {
         guard let title else { return nil }
         let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty { return nil }
-        guard trimmed.count <= 200, !trimmed.contains(where: { $0.isNewline }) else { throw .invalidTitle }
+        guard trimmed.count <= 200, !hasControlCharacters(trimmed) else { throw .invalidTitle }
         return trimmed
     }
 
@@ -18,7 +36,7 @@ public enum VideoRules {
         for raw in tags {
             let tag = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
             if tag.isEmpty { continue }
-            guard tag.count <= 40, !tag.contains(","), !tag.contains(where: { $0.isNewline }) else { throw .invalidTag }
+            guard tag.count <= 40, !tag.contains(","), !hasControlCharacters(tag) else { throw .invalidTag }
             if !result.contains(tag) { result.append(tag) }
         }
         guard result.count <= maxTags else { throw .invalidTag }
@@ -42,7 +60,7 @@ public enum VideoRules {
 
     public static func validatePlaylistName(_ name: String) throws(VideoError) -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.count <= 100, !trimmed.contains(where: { $0.isNewline }) else { throw .invalidPlaylistName }
+        guard !trimmed.isEmpty, trimmed.count <= 100, !hasControlCharacters(trimmed) else { throw .invalidPlaylistName }
         return trimmed
     }
 
@@ -75,7 +93,7 @@ public enum VideoRules {
     /// What the user called the file, without any folder part a client may send ("../../x.mp4" → "x.mp4").
     public static func uploadName(_ raw: String?) -> String {
         let last = (raw ?? "").split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        let cleaned = String(last.filter { !$0.isNewline && $0 != "\0" }.prefix(200)).trimmingCharacters(in: .whitespaces)
+        let cleaned = String(String(last.filter { !hasControlCharacters(String($0)) }).prefix(200)).trimmingCharacters(in: .whitespaces)
         return cleaned.isEmpty || cleaned == "." || cleaned == ".." ? "video" : cleaned
     }
 

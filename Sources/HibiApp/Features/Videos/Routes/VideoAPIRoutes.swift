@@ -176,8 +176,8 @@ struct VideoAPIRoutes: Sendable {
 enum VideoQueryParser {
     static func parse(_ parameters: Parameters) throws -> VideoQuery {
         var query = VideoQuery()
-        query.text = parameters.get("q").flatMap { $0.isEmpty ? nil : String($0.prefix(200)) }
-        query.tag = parameters.get("tag").flatMap { $0.isEmpty ? nil : String($0.prefix(40)) }
+        query.text = VideoRules.cleanSearch(parameters.get("q"))
+        query.tag = VideoRules.cleanSearch(parameters.get("tag")).map { String($0.prefix(40)) }
         if let favorite = parameters.get("favorite"), !favorite.isEmpty {
             guard ["true", "false", "1", "0", "on"].contains(favorite.lowercased()) else {
                 throw RequestError.invalidField("favorite", Text(en: "must be true or false", ja: "true か false にしてください"))

@@ -178,7 +178,7 @@ public struct VideoService: Sendable {
     // MARK: per-user data
 
     public func item(userID: String, videoID: String) async throws -> VideoItem {
-        guard let item = try await store.find(id: videoID, userID: userID) else { throw VideoError.videoNotFound }
+        guard VideoRules.isPlausibleID(videoID), let item = try await store.find(id: videoID, userID: userID) else { throw VideoError.videoNotFound }
         return item
     }
 
@@ -235,7 +235,7 @@ public struct VideoService: Sendable {
     // MARK: playlists
 
     public func playlist(userID: String, id: String) async throws -> Playlist {
-        guard let playlist = try await store.playlist(id: id, userID: userID) else { throw VideoError.playlistNotFound }
+        guard VideoRules.isPlausibleID(id), let playlist = try await store.playlist(id: id, userID: userID) else { throw VideoError.playlistNotFound }
         return playlist
     }
 
@@ -284,12 +284,12 @@ public struct VideoService: Sendable {
     }
 
     public func deletePlaylist(userID: String, id: String) async throws {
-        guard try await store.deletePlaylist(id: id, userID: userID) else { throw VideoError.playlistNotFound }
+        guard VideoRules.isPlausibleID(id), try await store.deletePlaylist(id: id, userID: userID) else { throw VideoError.playlistNotFound }
     }
 
     func changePlaylist(userID: String, id: String, now: Date,
                         _ change: @escaping @Sendable (any SQLDatabase, Playlist) async throws -> Void) async throws -> Playlist {
-        guard let playlist = try await store.changePlaylist(id: id, userID: userID, now: now, change) else {
+        guard VideoRules.isPlausibleID(id), let playlist = try await store.changePlaylist(id: id, userID: userID, now: now, change) else {
             throw VideoError.playlistNotFound
         }
         return playlist
