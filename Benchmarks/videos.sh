@@ -20,9 +20,14 @@ if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
-echo "bench: building Hibi (release)"
-swift build -c release --product hibi 2>&1 | { grep -E "error|warning: unre" || true; }
-HIBI="$ROOT/.build/release/hibi"
+if [ -n "${HIBI_BENCH_BIN:-}" ]; then
+  HIBI=$HIBI_BENCH_BIN  # e.g. a debug build to try the script; the figures that count come from release
+else
+  echo "bench: building Hibi (release)"
+  swift build -c release --product hibi 2>&1 | { grep -E "error|warning: unre" || true; }
+  HIBI="$ROOT/.build/release/hibi"
+fi
+echo "bench: Hibi binary $HIBI"
 
 WORK=$(mktemp -d /tmp/hibi-bench-videos.XXXXXX)
 PIDS=()
