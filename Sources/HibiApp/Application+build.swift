@@ -102,11 +102,12 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     FaceRoutes(faces: faceAuth, lock: diaryLock, maxUpload: diaryUpload).register(on: router, api: api)
 
     VisitsFeature(core: core).register(router: router, api: api)
+    let videoServices = VideoFeature.register(core: core, router: router, api: api)
 
     return Application(
         router: router,
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Hibi"),
-        services: [DatabaseService(database: core.database), healthBackground],
+        services: [DatabaseService(database: core.database), healthBackground] + videoServices,
         logger: core.logger
     )
 }

@@ -43,6 +43,7 @@ public struct AppConfig: Sendable {
     public var loginPolicy: LoginThrottlePolicy
     /// Map tile URL template the user's browser loads; empty keeps maps offline (world outline only).
     public var mapTileURL: String = VisitMapSettings.defaultTileURL
+    public var videos = VideoSettings()
 
     public var usesSecureCookies: Bool { publicURL?.scheme?.lowercased() == "https" }
 
@@ -154,6 +155,7 @@ public struct AppConfig: Sendable {
             }
             config.maxRequestBodyBytes = mb * 1024 * 1024
         }
+        config.videos = try VideoSettings.load(environment: environment)
         return config
     }
 

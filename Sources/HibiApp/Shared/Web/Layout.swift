@@ -11,6 +11,7 @@ public enum Layout {
         NavItem(path: "/diary", title: S.diary, icon: "📔"),
         NavItem(path: "/health", title: S.health, icon: "♥"),
         NavItem(path: "/visits", title: S.visits, icon: "📍"),
+        NavItem(path: "/videos", title: S.videos, icon: "▶"),
     ]
 
     public static func page(title: String, context: HibiRequestContext, current: String? = nil,

@@ -35,7 +35,10 @@ public enum AccountRules {
 
     public static func validateTokenName(_ raw: String) throws(AccountError) -> String {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...64).contains(name.count) else { throw .tokenNameInvalid }
+        // PostgreSQL refuses NUL in text; control characters are never a real name.
+        guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .tokenNameInvalid
+        }
         return name
     }
 }

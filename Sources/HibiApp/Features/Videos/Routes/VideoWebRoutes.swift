@@ -1,0 +1,167 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Pages of the video library, plus the media URLs the pages use (stream, thumbnail, captions).
+struct VideoWebRoutes: Sendable {
+    let videos: VideoService
+
+    func register(on router: Router<HibiRequestContext>) {
+        router.get("/videos") { request, context in
+            let user = try context.requireUser()
+            var notice: (String, Layout.NoticeKind)?
+            if let scanned = request.uri.queryParameters.get("scanned") {
+                let counts = scanned.split(separator: "-").map(String.init)
+                if counts.count == 3 { notice = (V.scanned(context.language, counts), .success) }
+            }
+            if request.uri.queryParameters.get("deleted") != nil { notice = (V.deleted(context.language), .success) }
+            let query = (try? VideoQueryParser.parse(request.uri.queryParameters)) ?? VideoQuery()
+            let model = VideoViews.LibraryModel(
+                items: try await videos.store.list(userID: user.id, query: query),
+                continueWatching: query == VideoQuery() ? try await videos.continueWatching(userID: user.id) : [],
+                query: query, tags: try await videos.store.tags(userID: user.id), isAdmin: user.isAdmin, hasLibrary: videos.hasLibrary,
+                maxUploadMB: videos.maxUploadBytes / 1_048_576, notice: notice)
+            return HTMLPage(VideoViews.library(context: context, model: model))
+        }
+        router.post("/videos/scan") { _, context in
+            _ = try context.requireAdmin()
+            let result = try await videos.scanLibrary(now: Date())
+            return Response.redirect(to: "/videos?scanned=\(result.added)-\(result.updated)-\(result.removed)", type: .normal)
+        }
+        router.get("/videos/history") { request, context in
+            let user = try context.requireUser()
+            let notice = request.uri.queryParameters.get("cleared") != nil ? V.historyCleared(context.language) : nil
+            return HTMLPage(VideoViews.history(context: context, items: try await videos.store.history(userID: user.id), notice: notice))
+        }
+        router.post("/videos/history/clear") { _, context in
+            let user = try context.requireUser()
+            try await videos.store.clearHistory(userID: user.id)
+            return Response.redirect(to: "/videos/history?cleared=1", type: .normal)
+        }
+
+        router.get("/videos/playlists") { _, context in
+            let user = try context.requireUser()
+            return HTMLPage(VideoViews.playlists(context: context, playlists: try await videos.store.playlists(userID: user.id)))
+        }
+        router.post("/videos/playlists") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let form = try await request.form()
+            do {
+                let playlist = try await videos.createPlaylist(userID: user.id, name: form["name"] ?? "", now: Date())
+                return Response.redirect(to: "/videos/playlists/\(playlist.id)", type: .normal)
+            } catch let error as VideoError {
+                return try HTMLPage(VideoViews.playlists(context: context, playlists: try await videos.store.playlists(userID: user.id),
+                                                         error: error.message(context.language)), status: error.status)
+                    .response(from: request, context: context)
+            }
+        }
+        router.get("/videos/playlists/:id") { _, context in
+            let user = try context.requireUser()
+            let playlist = try await videos.playlist(userID: user.id, id: try context.parameters.require("id"))
+            return HTMLPage(VideoViews.playlist(context: context, playlist: playlist,
+                                                items: try await videos.playlistItems(userID: user.id, playlist: playlist)))
+        }
+        router.post("/videos/playlists/:id/rename") { request, context in
+            let user = try context.requireUser()
+            let id = try context.parameters.require("id")
+            var request = request
+            let form = try await request.form()
+            do {
+                _ = try await videos.renamePlaylist(userID: user.id, id: id, name: form["name"] ?? "", now: Date())
+                return Response.redirect(to: "/videos/playlists/\(id)", type: .normal)
+            } catch let error as VideoError where error != .playlistNotFound {
+                let playlist = try await videos.playlist(userID: user.id, id: id)
+                return try HTMLPage(VideoViews.playlist(context: context, playlist: playlist,
+                                                        items: try await videos.playlistItems(userID: user.id, playlist: playlist),
+                                                        error: error.message(context.language)), status: error.status)
+                    .response(from: request, context: context)
+            }
+        }
+        router.post("/videos/playlists/:id/delete") { _, context in
+            let user = try context.requireUser()
+            try await videos.deletePlaylist(userID: user.id, id: try context.parameters.require("id"))
+            return Response.redirect(to: "/videos/playlists", type: .normal)
+        }
+        router.post("/videos/playlists/:id/items/:videoId/:action") { _, context in
+            let user = try context.requireUser()
+            let id = try context.parameters.require("id")
+            let videoID = try context.parameters.require("videoId")
+            switch try context.parameters.require("action") {
+            case "up": _ = try await videos.movePlaylistItem(userID: user.id, id: id, videoID: videoID, offset: -1, now: Date())
+            case "down": _ = try await videos.movePlaylistItem(userID: user.id, id: id, videoID: videoID, offset: 1, now: Date())
+            case "remove": _ = try await videos.removeFromPlaylist(userID: user.id, id: id, videoID: videoID, now: Date())
+            default: throw RequestError.notFound
+            }
+            return Response.redirect(to: "/videos/playlists/\(id)", type: .normal)
+        }
+
+        router.get("/videos/:id") { request, context in
+            let user = try context.requireUser()
+            let item = try await videos.item(userID: user.id, videoID: try context.parameters.require("id"))
+            let playlists = try await videos.store.playlists(userID: user.id)
+            var current: Playlist?
+            var next: VideoItem?
+            if let playlistID = request.uri.queryParameters.get("playlist"), let playlist = playlists.first(where: { $0.id == playlistID }) {
+                current = playlist
+                let items = try await videos.playlistItems(userID: user.id, playlist: playlist)
+                if let index = items.firstIndex(where: { $0.video.id == item.video.id }), index + 1 < items.count { next = items[index + 1] }
+            }
+            let notice: (String, Layout.NoticeKind)? = request.uri.queryParameters.get("saved") != nil ? (V.saved(context.language), .success)
+                : request.uri.queryParameters.get("added") != nil ? (V.added(context.language), .success) : nil
+            return HTMLPage(VideoViews.player(context: context, model: .init(
+                item: item, playlists: playlists,
+                memberOf: try await videos.store.playlistIDs(containing: item.video.id, userID: user.id),
+                playlist: current, next: next, notice: notice)))
+        }
+        router.post("/videos/:id") { request, context in
+            let user = try context.requireUser()
+            let id = try context.parameters.require("id")
+            var request = request
+            let form = try await request.form()
+            let rating = (form["rating"] ?? "").isEmpty ? nil : Int(form["rating"] ?? "")
+            if !(form["rating"] ?? "").isEmpty && rating == nil { throw VideoError.invalidRating }
+            _ = try await videos.update(userID: user.id, videoID: id, UpdateVideoRequest(
+                title: .some(form["title"]), favorite: form.bool("favorite"), rating: .some(rating),
+                tags: try VideoRules.parseTagField(form["tags"] ?? ""), played: form.bool("played")))
+            return Response.redirect(to: "/videos/\(id)?saved=1", type: .normal)
+        }
+        router.post("/videos/:id/playlists") { request, context in
+            let user = try context.requireUser()
+            let id = try context.parameters.require("id")
+            var request = request
+            let form = try await request.form()
+            _ = try await videos.addToPlaylist(userID: user.id, id: try form.required("playlist_id"), videoID: id, now: Date())
+            return Response.redirect(to: "/videos/\(id)?added=1", type: .normal)
+        }
+        router.post("/videos/:id/hide") { request, context in
+            let user = try context.requireUser()
+            let id = try context.parameters.require("id")
+            _ = try await videos.hideFromContinue(userID: user.id, videoID: id)
+            let back = request.headers[.referer].flatMap { URL(string: $0)?.path } ?? "/videos"
+            return Response.redirect(to: back.hasPrefix("/videos") ? back : "/videos", type: .normal)
+        }
+        router.post("/videos/:id/delete") { _, context in
+            let user = try context.requireUser()
+            try await videos.delete(userID: user.id, videoID: try context.parameters.require("id"))
+            return Response.redirect(to: "/videos?deleted=1", type: .normal)
+        }
+        // HEAD answers the same headers without a body (the body is a lazy stream, so nothing is read).
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on("/videos/:id/stream", method: method) { request, context in
+                let user = try context.requireUser()
+                let response = try await videos.streamResponse(userID: user.id, videoID: try context.parameters.require("id"),
+                                                               request: request, context: context)
+                return method == .head ? Response(status: response.status, headers: response.headers, body: .init()) : response
+            }
+        }
+        router.get("/videos/:id/thumbnail") { _, context in
+            let user = try context.requireUser()
+            return try await videos.thumbnailResponse(userID: user.id, videoID: try context.parameters.require("id"), context: context)
+        }
+        router.get("/videos/:id/captions") { _, context in
+            let user = try context.requireUser()
+            return try await videos.captionsResponse(userID: user.id, videoID: try context.parameters.require("id"), context: context)
+        }
+    }
+}

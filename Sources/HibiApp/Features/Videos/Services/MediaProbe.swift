@@ -1,0 +1,64 @@
+import Foundation
+import Logging
+
+/// Runs ffprobe and ffmpeg as child processes. Each waits on a Dispatch thread, never on an event loop,
+/// and is killed if it runs too long (a broken file must not hang a request).
+public struct MediaProbe: Sendable {
+    let ffprobePath: String
+    let ffmpegPath: String
+    let timeout: TimeInterval
+
+    public init(ffprobePath: String, ffmpegPath: String, timeout: TimeInterval = 120) {
+        self.ffprobePath = ffprobePath
+        self.ffmpegPath = ffmpegPath
+        self.timeout = timeout
+    }
+
+    /// What the file holds, or nil when ffprobe cannot read it as media. Throws when ffprobe itself is missing.
+    public func probe(path: String) async throws -> MediaInfo? {
+        let result = try await Self.run(ffprobePath, ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", path],
+                                        timeout: timeout)
+        guard result.status == 0 else { return nil }
+        return Playability.parseProbe(result.output)
+    }
+
+    /// Writes a JPEG frame (480 px wide) taken a little into the video; false when ffmpeg could not.
+    public func thumbnail(path: String, duration: Double?, to output: String) async -> Bool {
+        let at = duration.map { $0 >= 10 ? min(5, $0 * 0.1) : $0 * 0.25 } ?? 0
+        let result = try? await Self.run(ffmpegPath, ["-nostdin", "-v", "error", "-y", "-ss", String(format: "%.2f", at), "-i", path,
+                                                      "-frames:v", "1", "-vf", "scale=480:-2", "-q:v", "4", "-f", "image2", output],
+                                         timeout: timeout)
+        return result?.status == 0 && FileManager.default.fileExists(atPath: output)
+    }
+
+    struct Result: Sendable {
+        let status: Int32
+        let output: Data
+    }
+
+    static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: executable)
+                process.arguments = arguments
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                process.standardError = FileHandle.nullDevice
+                process.standardInput = FileHandle.nullDevice
+                do {
+                    try process.run()
+                } catch {
+                    continuation.resume(throwing: VideoError.probeFailed)
+                    return
+                }
+                let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+                let output = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                watchdog.cancel()
+                continuation.resume(returning: Result(status: process.terminationStatus, output: output))
+            }
+        }
+    }
+}

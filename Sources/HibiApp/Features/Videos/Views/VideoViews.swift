@@ -1,0 +1,457 @@
+import Foundation
+
+/// Pages of the video library. Pure functions of what the routes loaded.
+enum VideoViews {
+    static func page(_ title: String, context: HibiRequestContext, @NodeBuilder content: () -> [Node]) -> Node {
+        Layout.page(title: title, context: context, current: "/videos") {
+            link(.init("rel", "stylesheet"), .href("/static/videos.css"))
+            content()
+            el("script", .src("/static/videos.js"), .init("defer", nil))
+        }
+    }
+
+    static func tabs(_ context: HibiRequestContext, current: String) -> Node {
+        let l = context.language
+        return el("nav", .class("video-tabs"), .aria("label", S.videos(l))) {
+            el("ul") {
+                for (path, title) in [("/videos", V.library), ("/videos/playlists", V.playlists), ("/videos/history", V.history)] {
+                    el("li") { el("a", [.href(path)] + (path == current ? [.aria("current", "page")] : [])) { title(l) } }
+                }
+            }
+        }
+    }
+
+    // MARK: library
+
+    struct LibraryModel {
+        var items: [VideoItem]
+        var continueWatching: [VideoItem]
+        var query: VideoQuery
+        var tags: [String]
+        var isAdmin: Bool
+        var hasLibrary: Bool
+        var maxUploadMB: Int64
+        var notice: (String, Layout.NoticeKind)?
+    }
+
+    static func library(context: HibiRequestContext, model: LibraryModel) -> Node {
+        let l = context.language
+        let filtered = model.query != VideoQuery()
+        return page(S.videos(l), context: context) {
+            el("hgroup") {
+                el("h1") { S.videos(l) }
+                tabs(context, current: "/videos")
+            }
+            if let notice = model.notice { Layout.notice(notice.0, kind: notice.1) }
+            el("article", .class("card upload-card")) {
+                el("h2") { V.upload(l) }
+                el("form", .id("upload-form"), .action("/api/v1/videos"), .method("post"), .data("max-bytes", String(model.maxUploadMB * 1_048_576)),
+                   .data("msg-uploading", V.uploading(l)), .data("msg-processing", V.processing(l)), .data("msg-done", V.uploadDone(l)),
+                   .data("msg-failed", V.uploadFailed(l)), .data("msg-aborted", V.uploadAborted(l)),
+                   .data("msg-too-large", VideoError.tooLarge(limitBytes: model.maxUploadMB * 1_048_576).message(l))) {
+                    el("div", .class("upload-row")) {
+                        el("label", .for("upload-file"), .class("visually-hidden")) { V.chooseFile(l) }
+                        input(.type("file"), .id("upload-file"), .name("file"), .init("accept", "video/*,.mkv,.webm,.mp4,.mov,.m4v"), .required)
+                        el("button", .type("submit"), .id("upload-button")) { V.uploadButton(l) }
+                    }
+                    el("progress", .id("upload-progress"), .init("max", "100"), .value("0"), .init("hidden", nil)) {}
+                    el("p", .id("upload-status"), .class("muted"), .role("status"), .aria("live", "polite")) {
+                        V.uploadHint(l, String(model.maxUploadMB))
+                    }
+                    el("noscript") { el("p") { V.needsScript(l) } }
+                }
+                if model.isAdmin && model.hasLibrary {
+                    el("form", .method("post"), .action("/videos/scan"), .class("inline scan-form")) {
+                        Layout.csrfField(context)
+                        el("button", .type("submit"), .class("secondary outline"), .id("scan-button")) { V.scanLibrary(l) }
+                    }
+                }
+            }
+            if !model.continueWatching.isEmpty {
+                el("section", .class("continue"), .id("continue-watching")) {
+                    el("h2") { V.continueWatching(l) }
+                    el("div", .class("video-grid")) {
+                        for item in model.continueWatching { card(item, context: context, hideButton: true) }
+                    }
+                }
+            }
+            el("section", .id("library")) {
+                el("form", .method("get"), .action("/videos"), .class("video-filter"), .role("search"), .id("filter-form")) {
+                    Node.void("input", [.type("search"), .name("q"), .value(model.query.text ?? ""), .placeholder(V.searchPlaceholder(l)),
+                                        .aria("label", V.search(l)), .id("filter-q")])
+                    el("select", .name("tag"), .aria("label", V.tag(l)), .id("filter-tag")) {
+                        el("option", .value("")) { V.anyTag(l) }
+                        for tag in model.tags {
+                            el("option", [.value(tag)] + (model.query.tag == tag ? [.selected] : [])) { tag }
+                        }
+                    }
+                    el("select", .name("min_rating"), .aria("label", V.minRating(l)), .id("filter-rating")) {
+                        el("option", .value("")) { V.anyRating(l) }
+                        for stars in 1...5 {
+                            el("option", [.value(String(stars))] + (model.query.minimumRating == stars ? [.selected] : [])) {
+                                V.atLeast(l, String(repeating: "★", count: stars))
+                            }
+                        }
+                    }
+                    el("label", .class("inline-check")) {
+                        input(.type("checkbox"), .name("favorite"), .value("true"), .id("filter-favorite"))
+                            .with(model.query.favoritesOnly ? [.checked] : [])
+                        V.favoritesOnly(l)
+                    }
+                    el("button", .type("submit")) { V.filter(l) }
+                    if filtered { el("a", .href("/videos"), .role("button"), .class("secondary outline")) { V.clearFilter(l) } }
+                }
+                if model.items.isEmpty {
+                    el("p", .class("empty-state muted"), .id("no-videos")) { filtered ? V.noMatches(l) : V.noVideos(l) }
+                } else {
+                    el("div", .class("video-grid"), .id("video-grid")) {
+                        for item in model.items { card(item, context: context, hideButton: false) }
+                    }
+                }
+            }
+        }
+    }
+
+    static func card(_ item: VideoItem, context: HibiRequestContext, hideButton: Bool) -> Node {
+        let l = context.language
+        let video = item.video
+        return el("article", .class("video-card"), .data("video-id", video.id)) {
+            el("a", .href("/videos/\(video.id)"), .class("thumb")) {
+                if video.hasThumbnail {
+                    Node.void("img", [.src("/videos/\(video.id)/thumbnail"), .init("alt", ""), .init("loading", "lazy")])
+                } else {
+                    el("span", .class("thumb-placeholder"), .aria("hidden", "true")) { "▶" }
+                }
+                if let duration = video.media.durationSeconds { el("span", .class("duration")) { formatTime(duration) } }
+                if let resume = item.resumeAt, let duration = video.media.durationSeconds {
+                    el("span", .class("resume-bar"), .aria("hidden", "true")) {
+                        el("span", .init("style", "width: \(Int((resume / duration * 100).rounded()))%")) {}
+                    }
+                }
+            }
+            el("div", .class("video-card-body")) {
+                el("a", .href("/videos/\(video.id)"), .class("video-title")) { item.title }
+                el("p", .class("badges")) {
+                    if video.source == .library { el("span", .class("badge")) { V.shared(l) } }
+                    if item.data.favorite { el("span", .class("badge fav"), .init("title", V.favorite(l))) { "♥ " + V.favorite(l) } }
+                    if let rating = item.data.rating {
+                        el("span", .class("badge stars"), .aria("label", "\(V.rating(l)) \(rating)/5")) { String(repeating: "★", count: rating) }
+                    }
+                    if item.data.played { el("span", .class("badge")) { V.watched(l) } }
+                    if !item.playability.isPlayable { el("span", .class("badge warn")) { "⚠ " + V.cannotPlay(l) } }
+                    for tag in item.data.tags { el("a", .class("badge tag"), .href("/videos?tag=\(urlEncode(tag))")) { "#" + tag } }
+                }
+                if hideButton {
+                    el("form", .method("post"), .action("/videos/\(video.id)/hide"), .class("inline")) {
+                        Layout.csrfField(context)
+                        el("button", .type("submit"), .class("linklike small"), .init("title", V.hideFromContinue(l))) { V.hide(l) }
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: player
+
+    struct PlayerModel {
+        var item: VideoItem
+        var playlists: [Playlist]
+        var memberOf: Set<String>
+        var playlist: Playlist?
+        var next: VideoItem?
+        var notice: (String, Layout.NoticeKind)?
+    }
+
+    static func player(context: HibiRequestContext, model: PlayerModel) -> Node {
+        let l = context.language
+        let item = model.item
+        let video = item.video
+        let playability = item.playability
+        let ext = (video.filePath as NSString).pathExtension
+        var attributes: [Attribute] = [.id("player"), .init("controls", nil), .init("preload", "metadata"), .init("playsinline", nil),
+                                       .data("video-id", video.id), .data("position", String(item.data.positionSeconds))]
+        if let resume = item.resumeAt { attributes.append(.data("resume", String(resume))) }
+        if let next = model.next, let playlist = model.playlist { attributes.append(.data("next", "/videos/\(next.video.id)?playlist=\(playlist.id)")) }
+        if video.hasThumbnail { attributes.append(.init("poster", "/videos/\(video.id)/thumbnail")) }
+        return page(item.title, context: context) {
+            el("hgroup") {
+                el("h1", .id("video-title")) { item.title }
+                tabs(context, current: "")
+            }
+            if let notice = model.notice { Layout.notice(notice.0, kind: notice.1) }
+            if let note = playability.note(l) { Layout.notice(note, kind: .error) }
+            el("div", .class("player-frame")) {
+                el("video", attributes) {
+                    Node.void("source", [.src("/videos/\(video.id)/stream"), .type(VideoRules.mimeType(forExtension: ext))])
+                    if video.hasCaptions {
+                        Node.void("track", [.init("kind", "captions"), .src("/videos/\(video.id)/captions"), .init("srclang", l.rawValue),
+                                            .init("label", V.captions(l)), .init("default", nil)])
+                    }
+                }
+            }
+            el("div", .class("player-controls")) {
+                el("button", .type("button"), .id("play-toggle"), .data("play", V.play(l)), .data("pause", V.pause(l))) { V.play(l) }
+                el("button", .type("button"), .id("restart"), .class("secondary")) { V.restart(l) }
+                el("span", .id("player-status"), .class("muted"), .role("status"), .aria("live", "polite")) {
+                    if let resume = item.resumeAt { V.resumeFrom(l, formatTime(resume)) }
+                }
+            }
+            if let playlist = model.playlist {
+                el("p", .class("playlist-next"), .id("playlist-next")) {
+                    if let next = model.next {
+                        V.nextInPlaylist(l, playlist.name) + " "
+                        el("a", .href("/videos/\(next.video.id)?playlist=\(playlist.id)")) { next.title }
+                    } else {
+                        V.playlistEnd(l, playlist.name)
+                    }
+                }
+            }
+            el("details", .class("shortcuts")) {
+                el("summary") { V.shortcuts(l) }
+                el("dl") {
+                    for (keys, meaning) in V.shortcutList {
+                        el("dt") { el("kbd") { keys } }
+                        el("dd") { meaning(l) }
+                    }
+                }
+            }
+            el("div", .class("grid player-panels")) {
+                el("article", .class("card")) {
+                    el("h2") { V.details(l) }
+                    el("form", .method("post"), .action("/videos/\(video.id)"), .id("meta-form")) {
+                        Layout.csrfField(context)
+                        Layout.field(label: V.title(l), id: "title", .name("title"), .value(item.data.title ?? ""),
+                                     .placeholder(VideoRules.defaultTitle(fileName: video.originalName)), .maxlength(200))
+                        Layout.field(label: V.tags(l), id: "tags", .name("tags"), .value(item.data.tags.joined(separator: ", ")))
+                        el("label", .for("rating")) {
+                            V.rating(l)
+                            el("select", .name("rating"), .id("rating")) {
+                                el("option", .value("")) { V.noRating(l) }
+                                for stars in 1...5 {
+                                    el("option", [.value(String(stars))] + (item.data.rating == stars ? [.selected] : [])) {
+                                        String(repeating: "★", count: stars) + String(repeating: "☆", count: 5 - stars)
+                                    }
+                                }
+                            }
+                        }
+                        el("label", .class("inline-check")) {
+                            input(.type("checkbox"), .name("favorite"), .value("true"), .id("favorite")).with(item.data.favorite ? [.checked] : [])
+                            V.favorite(l)
+                        }
+                        el("label", .class("inline-check")) {
+                            input(.type("checkbox"), .name("played"), .value("true"), .id("played")).with(item.data.played ? [.checked] : [])
+                            V.markWatched(l)
+                        }
+                        el("button", .type("submit")) { S.save(l) }
+                    }
+                }
+                el("article", .class("card")) {
+                    el("h2") { V.addToPlaylist(l) }
+                    let available = model.playlists.filter { !model.memberOf.contains($0.id) }
+                    if model.playlists.isEmpty {
+                        el("p", .class("muted")) { V.noPlaylistsYet(l) + " " }
+                        el("a", .href("/videos/playlists")) { V.createPlaylistFirst(l) }
+                    } else if !available.isEmpty {
+                        el("form", .method("post"), .action("/videos/\(video.id)/playlists"), .id("add-to-playlist")) {
+                            Layout.csrfField(context)
+                            el("select", .name("playlist_id"), .id("playlist-select"), .aria("label", V.playlists(l))) {
+                                for playlist in available { el("option", .value(playlist.id)) { playlist.name } }
+                            }
+                            el("button", .type("submit")) { V.add(l) }
+                        }
+                    }
+                    let member = model.playlists.filter { model.memberOf.contains($0.id) }
+                    if !member.isEmpty {
+                        el("p", .id("member-of")) {
+                            V.inPlaylists(l) + " "
+                            for (index, playlist) in member.enumerated() {
+                                if index > 0 { ", " }
+                                el("a", .href("/videos/playlists/\(playlist.id)")) { playlist.name }
+                            }
+                        }
+                    }
+                    el("h2") { V.about(l) }
+                    el("dl", .class("facts")) {
+                        el("dt") { V.fileName(l) }
+                        el("dd") { video.originalName }
+                        el("dt") { V.size(l) }
+                        el("dd") { formatSize(video.sizeBytes) }
+                        if let duration = video.media.durationSeconds {
+                            el("dt") { V.length(l) }
+                            el("dd", .id("video-length")) { formatTime(duration) }
+                        }
+                        el("dt") { V.codecs(l) }
+                        el("dd") { [video.media.container, video.media.videoCodec, video.media.audioCodec].compactMap { $0 }.joined(separator: " · ") }
+                        if let width = video.media.width, let height = video.media.height {
+                            el("dt") { V.resolution(l) }
+                            el("dd") { "\(width)×\(height)" }
+                        }
+                        el("dt") { V.playCount(l) }
+                        el("dd", .id("play-count")) { String(item.data.playCount) }
+                        el("dt") { V.lastPlayed(l) }
+                        el("dd") { item.data.lastPlayedAt.map { formatDate($0, context) } ?? V.neverPlayed(l) }
+                    }
+                    if item.resumeAt != nil && !item.data.hiddenFromContinue {
+                        el("form", .method("post"), .action("/videos/\(video.id)/hide"), .class("inline")) {
+                            Layout.csrfField(context)
+                            el("button", .type("submit"), .class("secondary outline")) { V.hideFromContinue(l) }
+                        }
+                    }
+                    if video.source == .upload {
+                        el("form", .method("post"), .action("/videos/\(video.id)/delete"), .class("inline"), .data("confirm", V.confirmDelete(l))) {
+                            Layout.csrfField(context)
+                            el("button", .type("submit"), .class("secondary outline danger"), .id("delete-video")) { V.deleteVideo(l) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: history
+
+    static func history(context: HibiRequestContext, items: [VideoItem], notice: String?) -> Node {
+        let l = context.language
+        return page(V.history(l), context: context) {
+            el("hgroup") {
+                el("h1") { V.history(l) }
+                tabs(context, current: "/videos/history")
+            }
+            if let notice { Layout.notice(notice, kind: .success) }
+            el("p", .class("muted")) { V.historyIntro(l) }
+            if items.isEmpty {
+                el("p", .class("empty-state muted"), .id("history-empty")) { V.historyEmpty(l) }
+            } else {
+                el("ol", .class("history-list"), .id("history")) {
+                    for item in items {
+                        el("li") {
+                            el("a", .href("/videos/\(item.video.id)")) { item.title }
+                            el("small", .class("muted")) {
+                                " · " + (item.data.lastPlayedAt.map { formatDate($0, context) } ?? "")
+                                if let duration = item.video.media.durationSeconds {
+                                    " · \(formatTime(item.data.positionSeconds)) / \(formatTime(duration))"
+                                }
+                            }
+                        }
+                    }
+                }
+                el("form", .method("post"), .action("/videos/history/clear"), .data("confirm", V.confirmClearHistory(l))) {
+                    Layout.csrfField(context)
+                    el("button", .type("submit"), .class("secondary outline"), .id("clear-history")) { V.clearHistory(l) }
+                }
+            }
+        }
+    }
+
+    // MARK: playlists
+
+    static func playlists(context: HibiRequestContext, playlists: [Playlist], error: String? = nil) -> Node {
+        let l = context.language
+        return page(V.playlists(l), context: context) {
+            el("hgroup") {
+                el("h1") { V.playlists(l) }
+                tabs(context, current: "/videos/playlists")
+            }
+            if let error { Layout.notice(error, kind: .error) }
+            el("form", .method("post"), .action("/videos/playlists"), .id("new-playlist"), .class("inline-form")) {
+                Layout.csrfField(context)
+                el("label", .for("playlist-name"), .class("visually-hidden")) { V.name(l) }
+                input(.type("text"), .name("name"), .id("playlist-name"), .placeholder(V.newPlaylist(l)), .required, .maxlength(100))
+                el("button", .type("submit")) { V.create(l) }
+            }
+            if playlists.isEmpty {
+                el("p", .class("empty-state muted")) { V.noPlaylistsYet(l) }
+            } else {
+                el("ul", .class("playlist-list"), .id("playlists")) {
+                    for playlist in playlists {
+                        el("li") {
+                            el("a", .href("/videos/playlists/\(playlist.id)")) { playlist.name }
+                            el("small", .class("muted")) { " · " + V.videosCount(l, String(playlist.videoIDs.count)) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static func playlist(context: HibiRequestContext, playlist: Playlist, items: [VideoItem], error: String? = nil) -> Node {
+        let l = context.language
+        return page(playlist.name, context: context) {
+            el("hgroup") {
+                el("h1", .id("playlist-title")) { playlist.name }
+                tabs(context, current: "")
+            }
+            if let error { Layout.notice(error, kind: .error) }
+            if let first = items.first {
+                el("a", .href("/videos/\(first.video.id)?playlist=\(playlist.id)"), .role("button"), .id("play-all")) { "▶ " + V.playAll(l) }
+            }
+            if items.isEmpty {
+                el("p", .class("empty-state muted")) { V.playlistEmpty(l) }
+            } else {
+                el("ol", .class("playlist-items"), .id("playlist-items")) {
+                    for (index, item) in items.enumerated() {
+                        el("li", .data("video-id", item.video.id)) {
+                            el("a", .href("/videos/\(item.video.id)?playlist=\(playlist.id)"), .class("item-title")) { item.title }
+                            el("span", .class("item-actions")) {
+                                for (label, action, enabled) in [(V.moveUp(l), "up", index > 0), (V.moveDown(l), "down", index < items.count - 1)] {
+                                    el("form", .method("post"), .action("/videos/playlists/\(playlist.id)/items/\(item.video.id)/\(action)"), .class("inline")) {
+                                        Layout.csrfField(context)
+                                        el("button", ([.type("submit"), .class("secondary outline small"), .aria("label", "\(label): \(item.title)")] as [Attribute])
+                                           + (enabled ? [] : [Attribute.disabled])) { action == "up" ? "↑" : "↓" }
+                                    }
+                                }
+                                el("form", .method("post"), .action("/videos/playlists/\(playlist.id)/items/\(item.video.id)/remove"), .class("inline")) {
+                                    Layout.csrfField(context)
+                                    el("button", .type("submit"), .class("secondary outline small"), .aria("label", "\(V.remove(l)): \(item.title)")) { V.remove(l) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            el("div", .class("grid")) {
+                el("form", .method("post"), .action("/videos/playlists/\(playlist.id)/rename"), .id("rename-playlist"), .class("inline-form")) {
+                    Layout.csrfField(context)
+                    el("label", .for("rename-name"), .class("visually-hidden")) { V.name(l) }
+                    input(.type("text"), .name("name"), .id("rename-name"), .value(playlist.name), .required, .maxlength(100))
+                    el("button", .type("submit"), .class("secondary")) { V.rename(l) }
+                }
+                el("form", .method("post"), .action("/videos/playlists/\(playlist.id)/delete"), .data("confirm", V.confirmDeletePlaylist(l))) {
+                    Layout.csrfField(context)
+                    el("button", .type("submit"), .class("secondary outline danger"), .id("delete-playlist")) { V.deletePlaylist(l) }
+                }
+            }
+        }
+    }
+
+    // MARK: formatting
+
+    static func formatTime(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded(.down))
+        let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
+        return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
+    }
+
+    static func formatSize(_ bytes: Int64) -> String {
+        bytes >= 1_073_741_824 ? String(format: "%.1f GB", Double(bytes) / 1_073_741_824)
+            : bytes >= 1_048_576 ? String(format: "%.1f MB", Double(bytes) / 1_048_576) : String(format: "%d KB", max(1, bytes / 1024))
+    }
+
+    static func formatDate(_ date: Date, _ context: HibiRequestContext) -> String {
+        let zone = context.user.flatMap { TimeZone(identifier: $0.timeZone) } ?? .gmt
+        return date.formatted(Date.FormatStyle(date: .abbreviated, time: .shortened,
+                                               locale: Locale(identifier: context.language == .ja ? "ja_JP" : "en_US"), timeZone: zone))
+    }
+
+    static func urlEncode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+}
+
+extension Node {
+    /// Adds attributes to a void element (for conditional `checked`).
+    func with(_ extra: [Attribute]) -> Node {
+        if case let .void(tag, attributes) = self { return .void(tag, attributes + extra) }
+        return self
+    }
+}
