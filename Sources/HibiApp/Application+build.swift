@@ -1,4 +1,7 @@
 import Crypto
+#if canImport(FaceEngine)
+import FaceEngine
+#endif
 import Foundation
 import Hummingbird
 import Logging
@@ -39,8 +42,18 @@ public struct AppCore: Sendable {
                 hasher: hasher, policy: config.loginPolicy, logger: logger,
                 decoyHash: try await hasher.hash(Secrets.randomToken())
             )
-            return AppCore(config: config, logger: logger, database: database, box: box, users: users, sessions: sessions,
-                           tokens: tokens, accounts: accounts, openAPIDocument: openAPIDocument)
+            var core = AppCore(config: config, logger: logger, database: database, box: box, users: users, sessions: sessions,
+                               tokens: tokens, accounts: accounts, openAPIDocument: openAPIDocument)
+            #if canImport(FaceEngine)
+            if let models = config.faceModelsDirectory {
+                let adapter = FaceEngineAdapter(engine: try FaceEngine(configuration: FaceEngineConfiguration(
+                    modelsDirectory: models,
+                    emotionModelPath: (config.resourcesDirectory as NSString).appendingPathComponent("models/emotion_mini_xception.onnx"))))
+                core.moodEstimator = adapter
+                core.faceAnalyzer = adapter
+            }
+            #endif
+            return core
         } catch {
             await database.shutdown()
             throw error

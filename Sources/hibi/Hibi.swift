@@ -76,6 +76,10 @@ struct Serve: AsyncParsableCommand {
                     || error is OpenAPIDocument.CompositionError {
             printError(error.description)
             throw ExitCode.failure
+        } catch let error as any CustomStringConvertible {
+            // Anything else that stops start-up (a missing face model, say) is still one line, not a trace.
+            printError("Hibi cannot start: \(error.description)")
+            throw ExitCode.failure
         }
         logger.notice("Hibi \(hibiVersion) listening on http://\(config.host):\(config.port) (database: \(config.database.engineName))")
         let app = buildApplication(core: core)

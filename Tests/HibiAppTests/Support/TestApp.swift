@@ -30,6 +30,8 @@ enum TestApp {
                                resourcesDirectory: resourcesDirectory, passwordHashCost: 4)
         // Same rules as production, but without making the suite sleep through the slowed answers.
         config.loginPolicy.delayPerFailure = 0.01
+        // The models are tested in FaceEngineTests and the browser tests; API tests use fakes.
+        config.faceModelsDirectory = nil
         return config
     }
 

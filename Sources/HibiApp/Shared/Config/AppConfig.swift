@@ -41,6 +41,9 @@ public struct AppConfig: Sendable {
     public var passwordHashCost: UInt8
     public var sessionLifetime: TimeInterval
     public var loginPolicy: LoginThrottlePolicy
+    /// Where set-up put the face models (dlib weights, ONNX Runtime). nil runs without face recognition
+    /// (the test suites that need no models); `hibi serve` always loads them and stops if they are missing.
+    public var faceModelsDirectory: String?
     /// Map tile URL template the user's browser loads; empty keeps maps offline (world outline only).
     public var mapTileURL: String = VisitMapSettings.defaultTileURL
     public var videos = VideoSettings()
@@ -147,6 +150,7 @@ public struct AppConfig: Sendable {
             }
             config.mapTileURL = VisitMapSettings.tileURL(environment: ["HIBI_MAP_TILE_URL": raw])
         }
+        config.faceModelsDirectory = environment["HIBI_MODELS_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "./models"
         if let dir = environment["HIBI_RESOURCES_DIR"], !dir.isEmpty { config.resourcesDirectory = dir }
         if let dir = environment["HIBI_VENDOR_DIR"], !dir.isEmpty { config.vendorDirectory = dir }
         if let raw = environment["HIBI_MAX_BODY_MB"], !raw.isEmpty {
