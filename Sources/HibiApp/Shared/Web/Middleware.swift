@@ -53,16 +53,14 @@ struct IdentityMiddleware: RouterMiddleware {
         if let authorization = request.headers[.authorization] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer",
-               let token = try await tokens.authenticate(token: String(parts[1]), now: now),
-               let user = try await users.find(id: token.userID), !user.disabled {
-                context.identity = Identity(user: user, credential: .apiToken(id: token.id))
+               let (tokenID, user) = try await tokens.authenticate(token: String(parts[1]), now: now), !user.disabled {
+                context.identity = Identity(user: user, credential: .apiToken(id: tokenID))
             } else {
                 bearerFailed = true
             }
         }
         if context.identity == nil, !bearerFailed, let cookie = request.cookies[Cookies.session]?.value,
-           let session = try await sessions.find(token: cookie, now: now),
-           let user = try await users.find(id: session.userID), !user.disabled {
+           let (session, user) = try await sessions.findWithUser(token: cookie, now: now), !user.disabled {
             context.identity = Identity(user: user, credential: .session(tokenHash: session.tokenHash, csrfToken: session.csrfToken))
         }
         let languageCookie = request.cookies[Cookies.language].flatMap { Language(rawValue: $0.value) }

@@ -33,12 +33,19 @@ public struct SessionStore: Sendable {
         return (token, record)
     }
 
-    /// Finds a live session and slides its expiry forward, at most once a minute to spare writes.
-    public func find(token: String, now: Date) async throws -> SessionRecord? {
+    /// Finds a live session with its user (one joined query per request) and slides its expiry forward,
+    /// at most once a minute to spare writes.
+    public func findWithUser(token: String, now: Date) async throws -> (SessionRecord, User)? {
         let hash = Secrets.digest(token)
-        guard let row = try await database.sql.select()
-            .columns("token_hash", "user_id", "csrf_token", "expires_at", "last_seen_at")
-            .from("sessions").where("token_hash", .equal, hash).first() else { return nil }
+        guard let row = try await database.sql.raw("""
+            SELECT \(unsafeRaw: UserStore.qualifiedColumns("u")), s.token_hash, s.user_id, s.csrf_token, s.expires_at, s.last_seen_at
+            FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = \(bind: hash)
+            """).first() else { return nil }
+        guard let record = try await live(row, hash: hash, now: now) else { return nil }
+        return (record, try UserStore.decode(row))
+    }
+
+    func live(_ row: any SQLRow, hash: String, now: Date) async throws -> SessionRecord? {
         let expires = Date(timeIntervalSince1970: Double(try row.decode(column: "expires_at", as: Int64.self)))
         let lastSeen = Date(timeIntervalSince1970: Double(try row.decode(column: "last_seen_at", as: Int64.self)))
         guard expires > now else {

@@ -38,18 +38,22 @@ public struct TokenStore: Sendable {
         return true
     }
 
-    public func authenticate(token: String, now: Date) async throws -> APIToken? {
+    /// The token's owner, in one query: every API request pays this, so it joins instead of reading twice.
+    public func authenticate(token: String, now: Date) async throws -> (tokenID: String, user: User)? {
         guard token.hasPrefix(Self.tokenPrefix) else { return nil }
         let hash = Secrets.digest(token)
-        guard let row = try await database.sql.select().columns("id", "user_id", "name", "prefix", "created_at", "last_used_at")
-            .from("api_tokens").where("token_hash", .equal, hash).first() else { return nil }
-        let record = try Self.decode(row)
+        guard let row = try await database.sql.raw("""
+            SELECT \(unsafeRaw: UserStore.qualifiedColumns("u")), t.id AS token_id, t.last_used_at AS token_last_used_at
+            FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = \(bind: hash)
+            """).first() else { return nil }
+        let tokenID = try row.decode(column: "token_id", as: String.self)
+        let lastUsed = try row.decode(column: "token_last_used_at", as: Int64?.self)
         // Hourly precision is enough for "last used" and keeps authenticated reads from writing every time.
-        if record.lastUsedAt.map({ now.timeIntervalSince($0) > 3600 }) ?? true {
+        if lastUsed.map({ now.timeIntervalSince1970 - Double($0) > 3600 }) ?? true {
             try await database.sql.update("api_tokens").set("last_used_at", to: Int64(now.timeIntervalSince1970))
-                .where("id", .equal, record.id).run()
+                .where("id", .equal, tokenID).run()
         }
-        return record
+        return (tokenID, try UserStore.decode(row))
     }
 
     static func decode(_ row: any SQLRow) throws -> APIToken {

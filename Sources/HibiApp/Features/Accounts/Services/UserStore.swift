@@ -11,6 +11,11 @@ public struct UserStore: Sendable {
     static let columns = ["id", "username", "display_name", "password_hash", "is_admin", "disabled",
                           "language", "time_zone", "created_at", "password_changed_at"]
 
+    /// The user columns prefixed with a table alias, for joins that read a user with something else.
+    static func qualifiedColumns(_ alias: String) -> String {
+        columns.map { "\(alias).\($0)" }.joined(separator: ", ")
+    }
+
     public func count() async throws -> Int {
         let row = try await database.sql.raw("SELECT COUNT(*) AS n FROM users").first()
         return try row?.decode(column: "n", as: Int.self) ?? 0
