@@ -43,46 +43,6 @@ var targets: [Target] = [
 ]
 
 // BEGIN face targets (owned by the face engine work)
-// dlib's detector and shape predictor are header templates: unoptimised they run ~10x slower, so the
-// shim is always compiled with -O2, also in debug builds.
-// Until the lead wires FaceEngine into hibi, the face targets exist only when HIBI_FACE_ENGINE=1, so
-// that a half-built engine never breaks the main build (and `canImport(FaceEngine)` stays false there).
-if Context.environment["HIBI_FACE_ENGINE"] == "1" {
-targets += [
-    .target(
-        name: "CDlibShim",
-        path: "Sources/CDlibShim",
-        cxxSettings: [.unsafeFlags(["-O2", "-Wno-deprecated-declarations"])],
-        linkerSettings: [
-            .linkedLibrary("dlib"), .linkedLibrary("blas"), .linkedLibrary("lapack"),
-            .linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("webp"), .linkedLibrary("pthread"),
-        ]
-    ),
-    .target(
-        name: "COnnxRuntime",
-        path: "Sources/COnnxRuntime",
-        cSettings: [.unsafeFlags(["-O2"])],
-        linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
-    ),
-    .target(
-        name: "FaceEngine",
-        dependencies: ["CDlibShim", "COnnxRuntime"],
-        swiftSettings: swiftSettings
-    ),
-    .testTarget(
-        name: "FaceEngineTests",
-        dependencies: ["FaceEngine"],
-        swiftSettings: swiftSettings
-    ),
-    // Measurement tool for Benchmarks/face.sh and Benchmarks/face-eval (threshold, stage timings).
-    .executableTarget(
-        name: "face-eval",
-        dependencies: ["FaceEngine"],
-        path: "Benchmarks/face-eval/FaceEval",
-        swiftSettings: swiftSettings
-    ),
-]
-}
 // END face targets
 
 let package = Package(
