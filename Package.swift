@@ -43,6 +43,41 @@ var targets: [Target] = [
 ]
 
 // BEGIN face targets (owned by the face engine work)
+// Native code is built optimised even in debug builds: dlib's templates are unusably slow at -O0.
+// Needs scripts/setup-face.sh (Debian libdlib-dev, libjpeg/libpng/libwebp, OpenBLAS, and the ONNX
+// Runtime C header in vendor/onnxruntime/include; libonnxruntime.so is dlopen'ed from models/).
+targets += [
+    .target(
+        name: "CDlibShim",
+        cSettings: [.unsafeFlags(["-O2"])],
+        cxxSettings: [.unsafeFlags(["-O2", "-Wno-deprecated-declarations"])],
+        linkerSettings: [
+            .linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas"),
+            .linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("webp"), .linkedLibrary("pthread"),
+        ]
+    ),
+    .target(
+        name: "COnnxRuntime",
+        cSettings: [.unsafeFlags(["-O2"])],
+        linkerSettings: [.linkedLibrary("dl")]
+    ),
+    .target(
+        name: "FaceEngine",
+        dependencies: [
+            "CDlibShim", "COnnxRuntime",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "FaceEngineTests",
+        dependencies: ["FaceEngine"],
+        swiftSettings: swiftSettings
+    ),
+]
+if let hibi = targets.firstIndex(where: { $0.name == "hibi" }) {
+    targets[hibi].dependencies.append("FaceEngine")
+}
 // END face targets
 
 let package = Package(
