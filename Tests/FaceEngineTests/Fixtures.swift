@@ -30,7 +30,9 @@ enum Fixtures {
             let path = models.appendingPathComponent(file).path
             guard FileManager.default.fileExists(atPath: path) else { throw Missing(path: path) }
         }
-        return try FaceEngine(configuration: configuration())
+        var config = configuration()
+        config.queueLimit = 10_000  // tests run in parallel on this engine; `busy` is tested on its own engine
+        return try FaceEngine(configuration: config)
     }
 
     static func engine() throws -> FaceEngine { try sharedEngine.get() }
@@ -43,4 +45,11 @@ enum Fixtures {
         let faces = try await faces(relative)
         return try #require(FaceEngine.bestFace(faces), "no face in \(relative)")
     }
+}
+
+/// Frames of WolfgangLanger_Pexels.mp4 (every 4th frame extracted by setup, named by frame number)
+/// where the woman clearly turns her head; measured yaw about +21 and -18 degrees.
+enum YawFrames {
+    static let ownRight = "frames/wolfgang/0180.jpg"
+    static let ownLeft = "frames/wolfgang/0372.jpg"
 }
