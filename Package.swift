@@ -46,11 +46,17 @@ var targets: [Target] = [
 // Native code is built optimised even in debug builds: dlib's templates are unusably slow at -O0.
 // Needs scripts/setup-face.sh (Debian libdlib-dev, libjpeg/libpng/libwebp, OpenBLAS, and the ONNX
 // Runtime C header in vendor/onnxruntime/include; libonnxruntime.so is dlopen'ed from models/).
+// dlib's HOG scanner is compiled into the shim from headers; AVX2/FMA make detection ~25% faster.
+// Hibi is built on the machine that runs it, so use them when this machine has them.
+import Foundation
+let faceHostHasAVX2 = ((try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? "").contains(" avx2")
+    && ProcessInfo.processInfo.environment["HIBI_PORTABLE_BUILD"] == nil
+let faceNativeFlags = ["-O3", "-Wno-deprecated-declarations"] + (faceHostHasAVX2 ? ["-mavx2", "-mfma"] : [])
 targets += [
     .target(
         name: "CDlibShim",
         cSettings: [.unsafeFlags(["-O2"])],
-        cxxSettings: [.unsafeFlags(["-O2", "-Wno-deprecated-declarations"])],
+        cxxSettings: [.unsafeFlags(faceNativeFlags)],
         linkerSettings: [
             .linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas"),
             .linkedLibrary("jpeg"), .linkedLibrary("png"), .linkedLibrary("webp"), .linkedLibrary("pthread"),

@@ -108,6 +108,7 @@ static int decode_jpeg(const uint8_t *data, size_t length, int64_t max_pixels, i
     struct jpeg_decompress_struct cinfo;
     struct jpeg_failure err;
     uint8_t *volatile buffer = NULL;
+    uint8_t *volatile row = NULL;
     memset(&cinfo, 0, sizeof cinfo);
     cinfo.err = jpeg_std_error(&err.base);
     err.base.error_exit = jpeg_fail;
@@ -117,6 +118,7 @@ static int decode_jpeg(const uint8_t *data, size_t length, int64_t max_pixels, i
         snprintf(text, sizeof text, "JPEG: %s", err.text);
         set_message(message, capacity, text);
         jpeg_destroy_decompress(&cinfo);
+        free(row);
         free(buffer);
         return FE_ERR_UNREADABLE;
     }
@@ -139,7 +141,7 @@ static int decode_jpeg(const uint8_t *data, size_t length, int64_t max_pixels, i
     jpeg_start_decompress(&cinfo);
     int w = (int)cinfo.output_width, h = (int)cinfo.output_height, comps = cinfo.output_components;
     buffer = (uint8_t *)malloc((size_t)w * h * 3);
-    uint8_t *row = (uint8_t *)malloc((size_t)w * comps);
+    row = (uint8_t *)malloc((size_t)w * comps);
     if (!buffer || !row) {
         free(row);
         set_message(message, capacity, "out of memory decoding JPEG");
@@ -150,15 +152,6 @@ static int decode_jpeg(const uint8_t *data, size_t length, int64_t max_pixels, i
     while (cinfo.output_scanline < cinfo.output_height) {
         JSAMPROW rows[1] = { row };
         int y = (int)cinfo.output_scanline;
-        if (setjmp(err.jump)) {  // re-arm so the row buffer is freed too
-            char text[JMSG_LENGTH_MAX + 64];
-            snprintf(text, sizeof text, "JPEG: %s", err.text);
-            set_message(message, capacity, text);
-            jpeg_destroy_decompress(&cinfo);
-            free(row);
-            free(buffer);
-            return FE_ERR_UNREADABLE;
-        }
         jpeg_read_scanlines(&cinfo, rows, 1);
         uint8_t *out = buffer + (size_t)y * w * 3;
         if (cmyk) {  // Adobe CMYK JPEGs store inverted values
@@ -172,9 +165,10 @@ static int decode_jpeg(const uint8_t *data, size_t length, int64_t max_pixels, i
             memcpy(out, row, (size_t)w * 3);
         }
     }
-    free(row);
     jpeg_finish_decompress(&cinfo);
     jpeg_destroy_decompress(&cinfo);
+    free(row);
+    row = NULL;
     uint8_t *oriented = orient(buffer, w, h, o, width, height);
     if (!oriented) { free(buffer); set_message(message, capacity, "out of memory"); return FE_ERR_INTERNAL; }
     *rgb = oriented;

@@ -104,6 +104,31 @@ struct FaceEngineTests {
         #expect(FaceEngineError.imageTooLarge(width: 30000, height: 30000).description.contains("30000x30000"))
     }
 
+    @Test("Damaged JPEG, PNG and WebP bytes give results or typed errors, never a crash")
+    func damagedImages() async throws {
+        let engine = try Fixtures.engine()
+        var generator = SplitMix(seed: 42)
+        for name in ["single_face_640x480.jpg", "single_face.webp", "feat/0-f1-su-ph.jpg", "bomb.png"] {
+            let original = [UInt8](try Fixtures.data(name))
+            for round in 0..<15 {
+                var bytes = original
+                if round % 3 == 0 {
+                    bytes = Array(bytes.prefix(Int(generator.next() % UInt64(bytes.count))))
+                } else {
+                    for _ in 0..<(1 + Int(generator.next() % 40)) {
+                        bytes[Int(generator.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: generator.next())
+                    }
+                }
+                do {
+                    _ = try await engine.analyze(imageData: Data(bytes))
+                } catch let error as FaceEngineError {
+                    #expect([.unreadableImage].contains(error) || { if case .imageTooLarge = error { return true }; return false }(),
+                            "\(name) round \(round): \(error)")
+                }
+            }
+        }
+    }
+
     @Test("WebP decodes to the same person as the JPEG")
     func webp() async throws {
         let jpeg = try await Fixtures.face("feat/single_face.jpg")
@@ -176,5 +201,18 @@ struct FaceEngineTests {
         #expect(FaceEngine.compare([0, 0], [0, 0]).isMatch)
         #expect(FaceEngine.compare([0, 0], [3, 4]).distance == 5)
         #expect(FaceEngine.bestFace([]) == nil)
+    }
+}
+
+/// A tiny deterministic random generator for the damaged-image test.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
