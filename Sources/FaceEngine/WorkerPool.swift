@@ -19,6 +19,7 @@ final class WorkerPool: @unchecked Sendable {
         for (index, worker) in workers.enumerated() {
             let handle = UnsafeSendablePointer(worker)
             let thread = Thread { [self] in
+                Thread.current.threadDictionary[Self.threadKey] = self.identity
                 self.loop(handle.pointer)
                 free(handle.pointer)
                 self.condition.lock()
@@ -60,14 +61,20 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Lets queued jobs finish, stops the threads and waits for them.
+    /// Lets queued jobs finish, stops the threads and waits for them. When the last reference to the
+    /// engine goes away inside a job (on one of the pool's own threads), that thread is not waited
+    /// for: it finishes its job, sees `stopping` and exits on its own.
     func shutdown() {
+        let onOwnThread = (Thread.current.threadDictionary[Self.threadKey] as? Int) == identity
         condition.lock()
         stopping = true
         condition.broadcast()
-        while alive > 0 { condition.wait() }
+        while alive > (onOwnThread ? 1 : 0) { condition.wait() }
         condition.unlock()
     }
+
+    private static let threadKey = "hibi.face.worker-pool"
+    private var identity: Int { Int(bitPattern: UInt(bitPattern: ObjectIdentifier(self).hashValue)) }
 }
 
 /// A C handle moved into a thread that becomes its only user.

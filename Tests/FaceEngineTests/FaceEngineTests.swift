@@ -182,6 +182,20 @@ struct FaceEngineTests {
         #expect(try await engine.analyze(imageData: data).count == 1)
     }
 
+    @Test("Engines can be dropped while their analyses finish")
+    func dropEngine() async throws {
+        let data = try Fixtures.data("single_face_640x480.jpg")
+        for _ in 0..<3 {
+            var config = Fixtures.configuration()
+            config.workers = 2
+            let tasks: [Task<Int, any Error>] = try {
+                let engine = try FaceEngine(configuration: config)
+                return (0..<4).map { _ in Task { try await engine.analyze(imageData: data).count } }
+            }()
+            for task in tasks { #expect(try await task.value == 1) }
+        }
+    }
+
     @Test("Missing and damaged model files are reported by path")
     func modelErrors() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hibi-face-\(UUID().uuidString)")
