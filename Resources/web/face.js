@@ -79,7 +79,7 @@
         setState("success");
         prompt.textContent = strings.success;
         stream.getTracks().forEach((track) => track.stop());
-        setTimeout(() => { window.location.href = unlockBox.dataset.next || "/diary"; }, 400);
+        setTimeout(() => { window.location.href = unlockBox.dataset.next || "/diary"; }, 900);
       } catch (error) {
         setState("failed", error.message);
         prompt.textContent = strings.retry;

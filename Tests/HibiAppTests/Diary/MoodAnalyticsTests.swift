@@ -77,6 +77,25 @@ import Testing
         #expect(grid.moods[3]?.mood == .happiness)
     }
 
+    @Test func onThisDayWindowsCoverTheSameLocalDateInEarlierYears() {
+        let windows = MoodAnalytics.onThisDayWindows(today: at("2027-02-28T03:00:00Z"), since: at("2024-01-05T00:00:00Z"), timeZone: tokyo)
+        func covered(_ date: Date) -> Bool { windows.contains { $0.contains(date) } }
+        #expect(covered(at("2026-02-27T15:30:00Z")))  // 00:30 on 28 February in Tokyo
+        #expect(!covered(at("2026-02-27T14:30:00Z"))) // 23:30 on 27 February in Tokyo
+        #expect(covered(at("2024-02-29T03:00:00Z")))  // the leap day shows on 28 February of other years
+        #expect(!covered(at("2027-02-28T03:00:00Z")))  // today itself is not "on this day"
+        #expect(windows.count == 4)
+        #expect(MoodAnalytics.onThisDayWindows(today: at("2027-02-28T03:00:00Z"), since: at("2027-01-01T00:00:00Z"), timeZone: tokyo).isEmpty)
+    }
+
+    @Test func tallyGivesTheSameStatisticsAsThePoints() {
+        let points = [MoodPoint(date: at("2026-11-20T00:00:00Z"), mood: .sadness), MoodPoint(date: at("2026-11-22T00:00:00Z"), mood: nil),
+                      MoodPoint(date: at("2026-11-21T00:00:00Z"), mood: .sadness)]
+        let tally = MoodTally(counts: [.sadness: 2], total: 3, first: at("2026-11-20T00:00:00Z"), last: at("2026-11-22T00:00:00Z"))
+        #expect(MoodTally(points) == tally)
+        #expect(MoodAnalytics.statistics(tally, timeZone: tokyo) == MoodAnalytics.statistics(points, timeZone: tokyo))
+    }
+
     @Test func onThisDayMatchesEarlierYearsAndLeapDays() {
         let today = at("2027-02-28T03:00:00Z")
         #expect(MoodAnalytics.isOnThisDay(at("2026-02-28T03:00:00Z"), today: today, timeZone: tokyo))
@@ -122,5 +141,10 @@ import Testing
         #expect(DiarySearch.matches(normalizedText: text, query: DiarySearch.terms("hibi cafe")))
         #expect(DiarySearch.matches(normalizedText: text, query: DiarySearch.terms("KEN　went")))
         #expect(!DiarySearch.matches(normalizedText: text, query: DiarySearch.terms("hibi tea")))
+        let japanese = DiarySearch.normalize("今日はカフェで読書。ｶﾌｪラテが美味しかった")
+        #expect(DiarySearch.matches(normalizedText: japanese, query: DiarySearch.terms("カフェ　読書")))
+        #expect(DiarySearch.matches(normalizedText: japanese, query: DiarySearch.terms("美味しかった")))
+        #expect(!DiarySearch.matches(normalizedText: japanese, query: DiarySearch.terms("散歩")))
+        #expect(!DiarySearch.matches(normalizedText: "ab", query: ["abc"]))
     }
 }

@@ -29,21 +29,45 @@ public struct DayMood: Sendable, Equatable, Codable {
 }
 
 /// Pure mood statistics. Days are calendar days in the user's time zone, never UTC days.
+/// What statistics need, summed up: the database computes it with one GROUP BY instead of sending every row.
+public struct MoodTally: Sendable, Equatable {
+    public var counts: [Mood: Int] = [:]
+    public var total = 0
+    public var first: Date?
+    public var last: Date?
+
+    public init(counts: [Mood: Int] = [:], total: Int = 0, first: Date? = nil, last: Date? = nil) {
+        self.counts = counts
+        self.total = total
+        self.first = first
+        self.last = last
+    }
+
+    public init(_ points: [MoodPoint]) {
+        for point in points {
+            if let mood = point.mood { counts[mood, default: 0] += 1 }
+            total += 1
+            first = min(first ?? point.date, point.date)
+            last = max(last ?? point.date, point.date)
+        }
+    }
+}
+
 public enum MoodAnalytics {
     public static func statistics(_ points: [MoodPoint], timeZone: TimeZone) -> MoodStatistics {
-        guard let first = points.map(\.date).min(), let last = points.map(\.date).max() else {
+        statistics(MoodTally(points), timeZone: timeZone)
+    }
+
+    public static func statistics(_ tally: MoodTally, timeZone: TimeZone) -> MoodStatistics {
+        guard let first = tally.first, let last = tally.last, tally.total > 0 else {
             return MoodStatistics(moodDistribution: [:], totalEntries: 0, mostFrequentMood: nil, averageEntriesPerDay: 0, dateRange: nil)
-        }
-        var distribution: [Mood: Int] = [:]
-        for point in points {
-            if let mood = point.mood { distribution[mood, default: 0] += 1 }
         }
         let days = calendarDays(from: first, to: last, timeZone: timeZone)
         return MoodStatistics(
-            moodDistribution: Dictionary(uniqueKeysWithValues: distribution.map { ($0.key.rawValue, $0.value) }),
-            totalEntries: points.count,
-            mostFrequentMood: mostFrequent(distribution),
-            averageEntriesPerDay: Double(points.count) / Double(days),
+            moodDistribution: Dictionary(uniqueKeysWithValues: tally.counts.map { ($0.key.rawValue, $0.value) }),
+            totalEntries: tally.total,
+            mostFrequentMood: mostFrequent(tally.counts),
+            averageEntriesPerDay: Double(tally.total) / Double(days),
             dateRange: .init(start: first, end: last)
         )
     }
@@ -140,6 +164,28 @@ public enum MoodAnalytics {
         if a.month == b.month, a.day == b.day { return true }
         let todayIsLeap = calendar.range(of: .day, in: .month, for: calendar.date(from: DateComponents(year: b.year, month: 2))!)!.count == 29
         return a.month == 2 && a.day == 29 && b.month == 2 && b.day == 28 && !todayIsLeap
+    }
+
+    /// The instants, in earlier years back to `since`, that fall on today's month and day in the user's time zone;
+    /// in years without 29 February, a 28 February today also takes the leap day of leap years (as `isOnThisDay`).
+    public static func onThisDayWindows(today: Date, since: Date, timeZone: TimeZone) -> [ClosedRange<Date>] {
+        let calendar = gregorian(timeZone)
+        let now = calendar.dateComponents([.year, .month, .day], from: today)
+        let firstYear = calendar.component(.year, from: since)
+        guard let year = now.year, let month = now.month, let day = now.day, firstYear < year else { return [] }
+        var windows: [ClosedRange<Date>] = []
+        for earlier in stride(from: year - 1, through: firstYear, by: -1) {
+            var days = [day]
+            let todayIsLeap = calendar.range(of: .day, in: .month, for: calendar.date(from: DateComponents(year: year, month: 2))!)!.count == 29
+            if month == 2, day == 28, !todayIsLeap { days.append(29) }
+            for d in days {
+                let components = DateComponents(year: earlier, month: month, day: d)
+                guard components.isValidDate(in: calendar), let start = calendar.date(from: components),
+                      let end = calendar.date(byAdding: DateComponents(day: 1, second: -1), to: start) else { continue }
+                windows.append(start...end)
+            }
+        }
+        return windows
     }
 
     static func gregorian(_ timeZone: TimeZone) -> Calendar {

@@ -10,10 +10,16 @@ public actor DiarySearchIndex {
         public let text: String
     }
 
+    /// Normalised text kept as UTF-8 bytes for `DiarySearch.matches(normalizedBytes:terms:)`.
+    struct Entry: Sendable {
+        let id: String
+        let bytes: [UInt8]
+    }
+
     struct UserIndex {
         let fingerprint: String
         /// Newest first, so results come out in list order.
-        let records: [Record]
+        let entries: [Entry]
     }
 
     private var users: [String: UserIndex] = [:]
@@ -33,10 +39,11 @@ public actor DiarySearchIndex {
             index = cached
         } else {
             let records = try await store.searchRecords(userID: userID).sorted { $0.date == $1.date ? $0.id < $1.id : $0.date > $1.date }
-            index = UserIndex(fingerprint: fingerprint, records: records)
+            index = UserIndex(fingerprint: fingerprint, entries: records.map { Entry(id: $0.id, bytes: Array($0.text.utf8)) })
             remember(userID, index)
         }
-        return index.records.lazy.filter { DiarySearch.matches(normalizedText: $0.text, query: terms) }.map(\.id)
+        let needles = terms.map { Array($0.utf8) }
+        return index.entries.filter { DiarySearch.matches(normalizedBytes: $0.bytes, terms: needles) }.map(\.id)
     }
 
     public func forget(userID: String) {

@@ -136,7 +136,7 @@ public struct DiaryService: Sendable {
     }
 
     public func statistics(userID: String, timeZone: TimeZone, from: Date? = nil, to: Date? = nil) async throws -> MoodStatistics {
-        MoodAnalytics.statistics(try await store.moodPoints(userID: userID, from: from, to: to), timeZone: timeZone)
+        MoodAnalytics.statistics(try await store.tally(userID: userID, from: from, to: to), timeZone: timeZone)
     }
 
     public func trend(userID: String, period: AnalyticsPeriod, timeZone: TimeZone, now: Date) async throws -> [DayMood] {
@@ -154,14 +154,9 @@ public struct DiaryService: Sendable {
     }
 
     public func onThisDay(userID: String, today: Date, timeZone: TimeZone) async throws -> [DiaryEntry] {
-        let points = try await store.moodPoints(userID: userID, to: today)
-        let dates = Set(points.filter { MoodAnalytics.isOnThisDay($0.date, today: today, timeZone: timeZone) }.map(\.date))
-        guard !dates.isEmpty else { return [] }
-        var found: [DiaryEntry] = []
-        for date in dates {
-            found += try await store.list(userID: userID, filter: .init(from: date, to: date), limit: 20, offset: 0).entries
-        }
-        return Array(Set(found.map(\.id))).compactMap { id in found.first { $0.id == id } }.sorted { $0.date > $1.date }
+        guard let first = try await store.tally(userID: userID, to: today).first else { return [] }
+        let windows = MoodAnalytics.onThisDayWindows(today: today, since: first, timeZone: timeZone)
+        return try await store.entries(inWindows: windows, userID: userID, limit: 50)
     }
 
     func checkAndEstimate(_ photo: Data?) async throws -> MoodScores? {

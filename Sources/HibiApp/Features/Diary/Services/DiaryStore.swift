@@ -82,9 +82,14 @@ public struct DiaryStore: Sendable {
         return true
     }
 
-    /// Whether any user has an entry with this id (ids are global primary keys).
-    public func exists(id: String) async throws -> Bool {
-        try await database.sql.select().column("id").from("diary_entries").where("id", .equal, id).first() != nil
+    /// The owner of each of these entry ids that exists (ids are global primary keys).
+    public func owners(ids: [String]) async throws -> [String: String] {
+        guard !ids.isEmpty else { return [:] }
+        var owners: [String: String] = [:]
+        for row in try await database.sql.select().columns("id", "user_id").from("diary_entries").where("id", .in, ids).all() {
+            owners[try row.decode(column: "id", as: String.self)] = try row.decode(column: "user_id", as: String.self)
+        }
+        return owners
     }
 
     public func find(id: String, userID: String) async throws -> DiaryEntry? {
@@ -108,6 +113,21 @@ public struct DiaryStore: Sendable {
         return try await decode(rows)
     }
 
+    /// Entries inside any of the time windows, newest first (one query whatever the number of windows).
+    public func entries(inWindows windows: [ClosedRange<Date>], userID: String, limit: Int) async throws -> [DiaryEntry] {
+        guard !windows.isEmpty else { return [] }
+        let rows = try await baseSelect(userID: userID).where(group: { group in
+            for window in windows {
+                group.orWhere(group: { inner in
+                    inner.where("entry_at", .greaterThanOrEqual, Int64(window.lowerBound.timeIntervalSince1970))
+                        .where("entry_at", .lessThanOrEqual, Int64(window.upperBound.timeIntervalSince1970))
+                })
+            }
+            return group
+        }).orderBy("entry_at", .descending).limit(limit).all()
+        return try await decode(rows)
+    }
+
     /// Dates and confirmed moods only: what statistics, trends and the calendar need.
     public func moodPoints(userID: String, from: Date? = nil, to: Date? = nil) async throws -> [MoodPoint] {
         var query = database.sql.select().columns("entry_at", "confirmed_mood").from("diary_entries").where("user_id", .equal, userID)
@@ -117,6 +137,29 @@ public struct DiaryStore: Sendable {
             MoodPoint(date: Date(timeIntervalSince1970: Double(try row.decode(column: "entry_at", as: Int64.self))),
                       mood: try row.decode(column: "confirmed_mood", as: String?.self).flatMap(Mood.init(rawValue:)))
         }
+    }
+
+    /// Counts per confirmed mood and the date range, summed by the database (one row per mood, not per entry).
+    public func tally(userID: String, from: Date? = nil, to: Date? = nil) async throws -> MoodTally {
+        var query = database.sql.select()
+            .column("confirmed_mood")
+            .column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n")
+            .column(SQLFunction("MIN", args: SQLColumn("entry_at")), as: "first")
+            .column(SQLFunction("MAX", args: SQLColumn("entry_at")), as: "last")
+            .from("diary_entries").where("user_id", .equal, userID)
+        if let from { query = query.where("entry_at", .greaterThanOrEqual, Int64(from.timeIntervalSince1970)) }
+        if let to { query = query.where("entry_at", .lessThanOrEqual, Int64(to.timeIntervalSince1970)) }
+        var tally = MoodTally()
+        for row in try await query.groupBy("confirmed_mood").all() {
+            let count = try row.decode(column: "n", as: Int.self)
+            tally.total += count
+            if let mood = try row.decode(column: "confirmed_mood", as: String?.self).flatMap(Mood.init(rawValue:)) { tally.counts[mood] = count }
+            let first = Date(timeIntervalSince1970: Double(try row.decode(column: "first", as: Int64.self)))
+            let last = Date(timeIntervalSince1970: Double(try row.decode(column: "last", as: Int64.self)))
+            tally.first = min(tally.first ?? first, first)
+            tally.last = max(tally.last ?? last, last)
+        }
+        return tally
     }
 
     /// Everything the search index needs, text decrypted, for one user.

@@ -58,17 +58,25 @@ public struct DiaryTransfer: Sendable {
                 throw DiaryError.importInvalid("entry \(index + 1): \(error.message(.en))")
             }
         }
+        // Which ids exist already, and whose they are, asked 500 at a time rather than once per entry.
+        var owners: [String: String] = [:]
+        let ids = prepared.map(\.0.id)
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            owners.merge(try await store.owners(ids: Array(ids[start..<min(start + 500, ids.count)]))) { a, _ in a }
+        }
         var fresh: [DiaryEntry] = []
         var photoByID: [String: Data] = [:]
+        var taken = Set<String>()
         for (entry, photo) in prepared {
-            if try await store.find(id: entry.id, userID: userID) != nil { continue }
+            if owners[entry.id] == userID { continue }
             var entry = entry
             // An id taken by someone else's entry (a restore into another account) gets a fresh one.
-            if try await store.exists(id: entry.id) || fresh.contains(where: { $0.id == entry.id }) {
+            if owners[entry.id] != nil || taken.contains(entry.id) {
                 entry = DiaryEntry(id: UUID().uuidString.lowercased(), userID: userID, date: entry.date, text: entry.text, tags: entry.tags,
                                    moodScores: entry.moodScores, confirmedMood: entry.confirmedMood, hasPhoto: entry.hasPhoto,
                                    createdAt: entry.createdAt, updatedAt: entry.updatedAt)
             }
+            taken.insert(entry.id)
             fresh.append(entry)
             if let photo { photoByID[entry.id] = photo }
         }
