@@ -81,6 +81,10 @@ import Testing
             let zone = try await api.call(.patch, "/api/v1/me", json: #"{"timeZone": "Mars/Olympus"}"#)
             #expect(zone.status == .badRequest)
 
+            let nul = try await api.call(.post, "/api/v1/tokens", json: #"{"name": "a\u0000b"}"#)
+            #expect(nul.status == .badRequest)
+            #expect(nul.body.contains("NUL"))
+
             let notJSON = try await api.call(.post, "/api/v1/tokens", json: "name=x", contentType: "text/plain")
             #expect(notJSON.status == .unsupportedMediaType)
 

@@ -1,4 +1,5 @@
 import Crypto
+import Hummingbird
 import Foundation
 import Logging
 import Testing
@@ -144,5 +145,14 @@ final class LineCollector: @unchecked Sendable {
         #expect(try AppConfig.load(environment: ["HIBI_MAP_TILE_URL": "https://tiles.example.org/{z}/{x}/{y}.png"]).mapTileURL
                 == "https://tiles.example.org/{z}/{x}/{y}.png")
         #expect(throws: ConfigError.self) { try AppConfig.load(environment: ["HIBI_MAP_TILE_URL": "javascript:alert(1)"]) }
+    }
+}
+
+@Suite struct NULDetectionTests {
+    @Test func escapedNULIsFoundButAnEscapedBackslashIsNot() {
+        #expect(Request.containsEscapedNUL(Data(#"{"name":"a\u0000b"}"#.utf8)))
+        #expect(Request.containsEscapedNUL(Data(#"{"name":"\\\u0000"}"#.utf8)))
+        #expect(!Request.containsEscapedNUL(Data(#"{"name":"\\u0000"}"#.utf8)))
+        #expect(!Request.containsEscapedNUL(Data(#"{"name":"u0000"}"#.utf8)))
     }
 }

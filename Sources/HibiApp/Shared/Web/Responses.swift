@@ -94,6 +94,24 @@ public struct FormData: Sendable {
 }
 
 extension Request {
+    /// Whether JSON text holds the escape \u0000 (an odd run of backslashes before "u0000", so an escaped
+    /// backslash followed by the letters "u0000" is not mistaken for it).
+    static func containsEscapedNUL(_ data: Data) -> Bool {
+        let bytes = [UInt8](data)
+        let pattern = Array("u0000".utf8)
+        var index = 1
+        while index + pattern.count <= bytes.count {
+            if bytes[index] == UInt8(ascii: "u"), Array(bytes[index..<index + pattern.count]) == pattern {
+                var backslashes = 0
+                var back = index - 1
+                while back >= 0, bytes[back] == UInt8(ascii: "\\") { backslashes += 1; back -= 1 }
+                if backslashes % 2 == 1 { return true }
+            }
+            index += 1
+        }
+        return false
+    }
+
     /// Collects and parses a form body, within the size limit.
     public mutating func form(limit: Int = 64 * 1024) async throws -> FormData {
         let buffer: ByteBuffer
@@ -116,8 +134,13 @@ extension Request {
         } catch is NIOTooManyBytesError {
             throw RequestError.bodyTooLarge(limitBytes: limit)
         }
+        let data = Data(buffer: buffer)
+        if Self.containsEscapedNUL(data) {
+            // Valid JSON, but PostgreSQL cannot store U+0000 in text: refuse it here for every route at once.
+            throw RequestError.invalidField("body", Text(en: "contains a NUL character (\\u0000)", ja: "NUL 文字(\\u0000)を含んでいます"))
+        }
         do {
-            return try JSONCoding.decoder.decode(T.self, from: Data(buffer: buffer))
+            return try JSONCoding.decoder.decode(T.self, from: data)
         } catch let DecodingError.keyNotFound(key, _) {
             throw RequestError.missingField(key.stringValue)
         } catch let DecodingError.valueNotFound(_, context) {

@@ -15,7 +15,8 @@ public enum DiaryRules {
         for tag in raw {
             let trimmed = tag.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "#", with: "")
             if trimmed.isEmpty { continue }
-            guard trimmed.count <= 32, !trimmed.contains(","), !trimmed.contains(where: \.isNewline) else { throw .tagInvalid }
+            guard trimmed.count <= 32, !trimmed.contains(","),
+                  !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { throw .tagInvalid }
             if seen.insert(trimmed.lowercased()).inserted { tags.append(trimmed) }
         }
         guard tags.count <= maxTags else { throw .tooManyTags(limit: maxTags) }
