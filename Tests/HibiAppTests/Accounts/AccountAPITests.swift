@@ -198,3 +198,19 @@ import Testing
         await database.shutdown()
     }
 }
+
+@Suite(.serialized) struct SessionStoreTests {
+    @Test func expiredSessionsAreClearedWhenSomeoneSignsIn() async throws {
+        let config = try await TestApp.config()
+        let core = try await AppCore.open(config, logger: TestApp.quietLogger)
+        let user = try await core.accounts.createUser(username: "aiko", displayName: nil, password: Browser.password, isAdmin: true,
+                                                      language: nil, now: Date())
+        let longAgo = Date().addingTimeInterval(-2 * config.sessionLifetime)
+        _ = try await core.sessions.create(userID: user.id, now: longAgo)
+        _ = try await core.sessions.create(userID: user.id, now: Date())
+        let row = try? await core.database.sql.raw("SELECT COUNT(*) AS n FROM sessions").first()
+        await core.database.shutdown()
+        let count = try row?.decode(column: "n", as: Int.self)
+        #expect(count == 1)
+    }
+}

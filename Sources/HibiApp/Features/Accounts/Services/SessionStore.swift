@@ -19,8 +19,10 @@ public struct SessionStore: Sendable {
         self.lifetime = lifetime
     }
 
-    /// Returns the cookie value for the new session.
+    /// Returns the cookie value for the new session. Sessions nobody returns to would otherwise stay
+    /// forever, so each sign-in also clears the expired ones.
     public func create(userID: String, now: Date) async throws -> (token: String, record: SessionRecord) {
+        try await deleteExpired(now: now)
         let token = Secrets.randomToken()
         let record = SessionRecord(tokenHash: Secrets.digest(token), userID: userID, csrfToken: Secrets.randomToken(bytes: 24),
                                    expiresAt: now.addingTimeInterval(lifetime), lastSeenAt: now)

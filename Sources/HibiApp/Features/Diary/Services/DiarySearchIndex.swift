@@ -46,11 +46,6 @@ public actor DiarySearchIndex {
         return index.entries.filter { DiarySearch.matches(normalizedBytes: $0.bytes, terms: needles) }.map(\.id)
     }
 
-    public func forget(userID: String) {
-        users[userID] = nil
-        order.removeAll { $0 == userID }
-    }
-
     private func remember(_ userID: String, _ index: UserIndex) {
         users[userID] = index
         order.removeAll { $0 == userID }
