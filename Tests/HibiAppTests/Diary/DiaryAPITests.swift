@@ -97,6 +97,9 @@ import Testing
             #expect(all.entries.map(\.id) == [secondEntry.id, firstID])
             let search = try APIClient.decode(DiaryEntryPage.self, try await api.call(.get, "/api/v1/diary/entries?q=CAFE"))
             #expect(search.entries.map(\.id) == [firstID])
+            // Two words as a browser's search form sends them ("+" for the space).
+            let twoWords = try APIClient.decode(DiaryEntryPage.self, try await api.call(.get, "/api/v1/diary/entries?q=quiet+CAFE"))
+            #expect(twoWords.entries.map(\.id) == [firstID])
             let byTag = try APIClient.decode(DiaryEntryPage.self, try await api.call(.get, "/api/v1/diary/entries?tag=Coffee"))
             #expect(byTag.entries.map(\.id) == [firstID])
             let byMood = try APIClient.decode(DiaryEntryPage.self, try await api.call(.get, "/api/v1/diary/entries?mood=neutral"))

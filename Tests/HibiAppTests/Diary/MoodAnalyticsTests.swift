@@ -146,5 +146,8 @@ import Testing
         #expect(DiarySearch.matches(normalizedText: japanese, query: DiarySearch.terms("美味しかった")))
         #expect(!DiarySearch.matches(normalizedText: japanese, query: DiarySearch.terms("散歩")))
         #expect(!DiarySearch.matches(normalizedText: "ab", query: ["abc"]))
+        // Plain ASCII takes a shortcut; it must fold exactly as Foundation does.
+        let ascii = "Dear Diary, 42 THINGS @home [Zz]"
+        #expect(DiarySearch.normalize(ascii) == ascii.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil))
     }
 }

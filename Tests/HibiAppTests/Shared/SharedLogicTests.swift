@@ -1,5 +1,6 @@
 import Crypto
 import Hummingbird
+import HummingbirdCore
 import Foundation
 import Logging
 import Testing
@@ -29,6 +30,14 @@ import Testing
         #expect(form["note"] == "日々")
         #expect(form.bool("flag"))
         #expect(throws: RequestError.missingField("empty")) { try form.required("empty") }
+    }
+
+    @Test func queryStringsReadLikeGetForms() {
+        let query = URI("/diary?q=coffee+walk&tag=%2B1&tag=two&flag").formQuery
+        #expect(query.get("q") == "coffee walk")
+        #expect(query.getAll("tag") == ["+1", "two"])
+        #expect(query.get("flag") == "")
+        #expect(URI("/diary").formQuery.get("q") == nil)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import NIOCore
 
 /// An HTML page as a response. Pages are never cached: they show personal data.
@@ -153,5 +154,18 @@ extension Request {
             throw RequestError.invalidField(context.codingPath.map(\.stringValue).joined(separator: "."),
                                             Text(en: "is not valid", ja: "値が正しくありません"))
         }
+    }
+}
+
+extension URI {
+    /// The query as a browser's GET form sends it: `+` is a space (application/x-www-form-urlencoded).
+    /// Hummingbird's `queryParameters` only percent-decodes, so a search for "coffee walk" typed in a
+    /// form arrived as "coffee+walk" and found nothing.
+    public var formQuery: FlatDictionary<Substring, Substring> {
+        guard let query, !query.isEmpty else { return .init() }
+        return .init(query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (key: FormData.decode(parts[0])[...], value: (parts.count > 1 ? FormData.decode(parts[1]) : "")[...])
+        })
     }
 }

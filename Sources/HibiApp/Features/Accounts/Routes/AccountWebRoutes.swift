@@ -64,7 +64,7 @@ struct AccountWebRoutes: Sendable {
 
     func loginPage(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
         if try await setupState.needsSetup() { return .redirect(to: "/setup", type: .found) }
-        let next = Self.safeNext(request.uri.queryParameters.get("next"))
+        let next = Self.safeNext(request.uri.formQuery.get("next"))
         if context.user != nil { return .redirect(to: next, type: .found) }
         return try HTMLPage(AccountViews.login(context: context, next: next)).response(from: request, context: context)
     }

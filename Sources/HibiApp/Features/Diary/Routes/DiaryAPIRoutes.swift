@@ -10,7 +10,7 @@ struct DiaryAPIRoutes: Sendable {
     func register(on api: RouterGroup<HibiRequestContext>) {
         api.get("diary/entries") { request, context in
             let user = try await lock.require(context, request)
-            let query = request.uri.queryParameters
+            let query = request.uri.formQuery
             let page = try Self.int(query.get("page"), name: "page", range: 1...1_000_000) ?? 1
             let perPage = try Self.int(query.get("perPage"), name: "perPage", range: 1...200) ?? 20
             let filter = DiaryStore.Filter(
@@ -53,14 +53,14 @@ struct DiaryAPIRoutes: Sendable {
         }
         api.get("diary/statistics") { request, context in
             let user = try await lock.require(context, request)
-            let query = request.uri.queryParameters
+            let query = request.uri.formQuery
             let from = try Self.date(query.get("from"), name: "from"), to = try Self.date(query.get("to"), name: "to")
             if let from, let to, from > to { throw DiaryError.invalidDateRange }
             return JSONBody(try await diary.statistics(userID: user.id, timeZone: Self.zone(user), from: from, to: to))
         }
         api.get("diary/trend") { request, context in
             let user = try await lock.require(context, request)
-            guard let period = AnalyticsPeriod(rawValue: request.uri.queryParameters.get("period") ?? "month") else {
+            guard let period = AnalyticsPeriod(rawValue: request.uri.formQuery.get("period") ?? "month") else {
                 throw RequestError.invalidField("period", Text(en: "must be week, month or year", ja: "week・month・year のいずれかです"))
             }
             return JSONBody(TrendResponse(period: period, days: try await diary.trend(userID: user.id, period: period, timeZone: Self.zone(user), now: Date())))

@@ -21,7 +21,7 @@ struct DiaryWebRoutes: Sendable {
         router.get("/diary/entries/:id") { request, context in
             let user = try await lock.require(context, request)
             let entry = try await diary.entry(userID: user.id, id: try context.parameters.require("id"))
-            let notice: (String, Layout.NoticeKind)? = request.uri.queryParameters.get("saved") != nil ? (DS.saved(context.language), .success) : nil
+            let notice: (String, Layout.NoticeKind)? = request.uri.formQuery.get("saved") != nil ? (DS.saved(context.language), .success) : nil
             return HTMLPage(DiaryViews.detail(context: context, user: user, entry: entry, notice: notice))
         }
         router.get("/diary/entries/:id/edit") { request, context in
@@ -56,7 +56,7 @@ struct DiaryWebRoutes: Sendable {
         router.get("/diary/stats") { request, context in
             let user = try await lock.require(context, request)
             let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-            let period = AnalyticsPeriod(rawValue: request.uri.queryParameters.get("period") ?? "") ?? .month
+            let period = AnalyticsPeriod(rawValue: request.uri.formQuery.get("period") ?? "") ?? .month
             let now = Date()
             return HTMLPage(DiaryStatsViews.stats(
                 context: context, user: user, statistics: try await diary.statistics(userID: user.id, timeZone: zone),
@@ -67,7 +67,7 @@ struct DiaryWebRoutes: Sendable {
         router.get("/diary/calendar") { request, context in
             let user = try await lock.require(context, request)
             let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-            let (year, month) = try Self.month(request.uri.queryParameters.get("month"), now: Date(), zone: zone)
+            let (year, month) = try Self.month(request.uri.formQuery.get("month"), now: Date(), zone: zone)
             return HTMLPage(DiaryStatsViews.calendar(context: context, user: user,
                                                      grid: try await diary.month(userID: user.id, year: year, month: month, timeZone: zone)))
         }
@@ -100,7 +100,7 @@ struct DiaryWebRoutes: Sendable {
 
     func list(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
         let user = try await lock.require(context, request)
-        let query = request.uri.queryParameters
+        let query = request.uri.formQuery
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let page = max(1, Int(query.get("page") ?? "") ?? 1)
         let mood = query.get("mood").flatMap { $0.isEmpty ? nil : Mood(rawValue: $0) }

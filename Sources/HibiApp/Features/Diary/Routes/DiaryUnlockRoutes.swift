@@ -10,7 +10,7 @@ struct DiaryUnlockRoutes: Sendable {
     func register(on router: Router<HibiRequestContext>) {
         router.get("/diary/unlock") { request, context in
             let user = try context.requireUser()
-            let next = AccountWebRoutes.safeNext(request.uri.queryParameters.get("next") ?? "/diary")
+            let next = AccountWebRoutes.safeNext(request.uri.formQuery.get("next") ?? "/diary")
             return HTMLPage(UnlockViews.unlock(context: context, next: next, enrolled: try await faces.count(userID: user.id) > 0,
                                                faceAvailable: faceAvailable))
         }

@@ -49,6 +49,7 @@ public struct DiaryService: Sendable {
             photos.delete(userID: userID, entryID: entry.id)
             throw error
         }
+        await search.didWrite(userID: userID, record: entry.searchRecord)
         return entry
     }
 
@@ -90,12 +91,14 @@ public struct DiaryService: Sendable {
         if let photo = change.photo { try photos.save(photo, userID: userID, entryID: id) }
         try await store.update(entry)
         if change.removePhoto && change.photo == nil { photos.delete(userID: userID, entryID: id) }
+        await search.didWrite(userID: userID, record: entry.searchRecord)
         return entry
     }
 
     public func delete(userID: String, id: String) async throws {
         guard try await store.delete(id: id, userID: userID) else { throw DiaryError.entryNotFound }
         photos.delete(userID: userID, entryID: id)
+        await search.didDelete(userID: userID, id: id)
     }
 
     public func entry(userID: String, id: String) async throws -> DiaryEntry {
@@ -165,5 +168,11 @@ public struct DiaryService: Sendable {
         guard DiaryRules.isSupportedImage(photo) else { throw DiaryError.photoNotAnImage }
         guard let moods else { return nil }
         return try await moods.estimateMood(imageData: photo)
+    }
+}
+
+extension DiaryEntry {
+    var searchRecord: DiarySearchIndex.Record {
+        .init(id: id, date: date, text: DiarySearch.normalize(text), updatedAt: Int64(updatedAt.timeIntervalSince1970))
     }
 }

@@ -109,7 +109,12 @@ public struct DiaryStore: Sendable {
     /// Full rows for the given ids, newest first (used after an in-memory search picked them).
     public func entries(ids: [String], userID: String) async throws -> [DiaryEntry] {
         guard !ids.isEmpty else { return [] }
-        let rows = try await baseSelect(userID: userID).where("id", .in, ids).orderBy("entry_at", .descending).all()
+        // Looked up by primary key alone and the owner checked here: with `user_id = ?` in the query,
+        // SQLite (without statistics) walks the user's whole date index and fetches every row to find a
+        // handful of ids — 100k page reads per search page on a large diary.
+        let rows = try await database.sql.select().columns(Self.entryColumns).from("diary_entries").where("id", .in, ids)
+            .orderBy("entry_at", .descending).all()
+            .filter { (try? $0.decode(column: "user_id", as: String.self)) == userID }
         return try await decode(rows)
     }
 
@@ -162,27 +167,36 @@ public struct DiaryStore: Sendable {
         return tally
     }
 
-    /// Everything the search index needs, text decrypted, for one user.
-    public func searchRecords(userID: String) async throws -> [DiarySearchIndex.Record] {
-        let rows = try await database.sql.select().columns("id", "entry_at", "text_sealed").from("diary_entries")
-            .where("user_id", .equal, userID).all()
+    /// Everything the search index needs, text decrypted, for one user; with `editedSince`, only rows
+    /// edited at or after that time (seconds since 1970).
+    public func searchRecords(userID: String, editedSince: Int64? = nil) async throws -> [DiarySearchIndex.Record] {
+        var query = database.sql.select().columns("id", "entry_at", "text_sealed", "updated_at").from("diary_entries")
+            .where("user_id", .equal, userID)
+        if let editedSince { query = query.where("updated_at", .greaterThanOrEqual, editedSince) }
+        let rows = try await query.all()
         var records: [DiarySearchIndex.Record] = []
         records.reserveCapacity(rows.count)
         for row in rows {
             let id = try row.decode(column: "id", as: String.self)
             let text = try box.openString(try row.decode(column: "text_sealed", as: Data.self), context: Self.textContext(id))
             records.append(.init(id: id, date: Date(timeIntervalSince1970: Double(try row.decode(column: "entry_at", as: Int64.self))),
-                                 text: DiarySearch.normalize(text)))
+                                 text: DiarySearch.normalize(text), updatedAt: try row.decode(column: "updated_at", as: Int64.self)))
         }
         return records
     }
 
-    /// A cheap fingerprint of a user's diary: changes whenever an entry is added, edited or removed.
-    public func fingerprint(userID: String) async throws -> String {
+    public func entryIDs(userID: String) async throws -> [String] {
+        try await database.sql.select().column("id").from("diary_entries").where("user_id", .equal, userID).all()
+            .map { try $0.decode(column: "id", as: String.self) }
+    }
+
+    /// A cheap fingerprint of a user's diary, read from an index alone: it changes whenever an entry is
+    /// added or removed, and when one is edited (an edit always moves `updated_at` forward).
+    public func searchFingerprint(userID: String) async throws -> DiarySearchIndex.Fingerprint {
         let row = try await database.sql.raw("""
             SELECT COUNT(*) AS n, COALESCE(MAX(updated_at), 0) AS u FROM diary_entries WHERE user_id = \(bind: userID)
             """).first()
-        return "\(try row?.decode(column: "n", as: Int.self) ?? 0):\(try row?.decode(column: "u", as: Int64.self) ?? 0)"
+        return .init(count: try row?.decode(column: "n", as: Int.self) ?? 0, latestUpdate: try row?.decode(column: "u", as: Int64.self) ?? 0)
     }
 
     public func tags(userID: String) async throws -> [(tag: String, count: Int)] {
@@ -191,10 +205,10 @@ public struct DiaryStore: Sendable {
             """).all().map { (try $0.decode(column: "tag", as: String.self), try $0.decode(column: "n", as: Int.self)) }
     }
 
+    static let entryColumns = ["id", "user_id", "entry_at", "text_sealed", "mood_scores", "confirmed_mood", "has_photo", "created_at", "updated_at"]
+
     func baseSelect(userID: String) -> SQLSelectBuilder {
-        database.sql.select()
-            .columns("id", "user_id", "entry_at", "text_sealed", "mood_scores", "confirmed_mood", "has_photo", "created_at", "updated_at")
-            .from("diary_entries").where("user_id", .equal, userID)
+        database.sql.select().columns(Self.entryColumns).from("diary_entries").where("user_id", .equal, userID)
     }
 
     func apply(_ filter: Filter, to query: SQLSelectBuilder, userID: String) -> SQLSelectBuilder {

@@ -57,7 +57,7 @@ struct HealthAPIRoutes: Sendable {
         }
         api.post("health/imports") { request, context in
             let user = try context.requireUser()
-            let job = try await uploads.receive(request, user: user, fileName: request.uri.queryParameters.get("name") ?? "export.xml")
+            let job = try await uploads.receive(request, user: user, fileName: request.uri.formQuery.get("name") ?? "export.xml")
             return JSONBody(ImportJobResponse(job, language: context.language), status: .accepted)
         }
         api.get("health/imports") { _, context in
@@ -133,7 +133,7 @@ struct HealthAPIRoutes: Sendable {
     }
 
     static func filter(_ request: Request) throws -> HealthRecordStore.Filter {
-        let q = request.uri.queryParameters
+        let q = request.uri.formQuery
         var filter = HealthRecordStore.Filter()
         if let type = q.get("type"), !type.isEmpty { filter.type = type }
         for (name, keyPath) in [("from", \HealthRecordStore.Filter.from), ("to", \HealthRecordStore.Filter.to)] {
@@ -160,7 +160,7 @@ struct HealthAPIRoutes: Sendable {
     }
 
     static func trendQuery(_ request: Request) throws -> (HealthDataType, TrendRange) {
-        let q = request.uri.queryParameters
+        let q = request.uri.formQuery
         let typeName = q.get("type") ?? HealthDataType.steps.rawValue
         guard let type = HealthDataType(rawValue: typeName) else { throw HealthError.unknownType(typeName) }
         let rangeName = q.get("range") ?? TrendRange.month.rawValue

@@ -106,7 +106,7 @@ struct HealthWebRoutes: Sendable {
             _ = try context.requireUser()
             let file = try context.parameters.require("file")
             guard file.hasSuffix(".svg"), let d = BadgeRules.definition(String(file.dropLast(4))) else { throw RequestError.notFound }
-            let earned = request.uri.queryParameters.get("state") != "locked"
+            let earned = request.uri.formQuery.get("state") != "locked"
             return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "private, max-age=3600"],
                             body: .init(byteBuffer: ByteBuffer(string: HealthGraphics.badge(d, earned: earned, language: context.language))))
         }
@@ -147,7 +147,7 @@ struct HealthWebRoutes: Sendable {
     }
 
     static func shareOptions(_ request: Request) -> Set<String> {
-        let q = request.uri.queryParameters
+        let q = request.uri.formQuery
         let chosen = Set(["steps", "streak", "badge", "weight", "name"].filter { q.get($0) == "1" })
         return chosen.isEmpty && (request.uri.query ?? "").isEmpty ? ["steps", "badge"] : chosen
     }
@@ -218,7 +218,7 @@ struct HealthWebRoutes: Sendable {
         let user = try context.requireUser()
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let now = Date()
-        let q = request.uri.queryParameters
+        let q = request.uri.formQuery
         var filter = HealthRecordStore.Filter(limit: 50)
         let type = q.get("type").flatMap { $0.isEmpty ? nil : $0 }
         filter.type = type

@@ -11,13 +11,13 @@ struct VideoAPIRoutes: Sendable {
     func register(on api: RouterGroup<HibiRequestContext>) {
         api.get("videos") { request, context in
             let user = try context.requireUser()
-            let query = try VideoQueryParser.parse(request.uri.queryParameters)
+            let query = try VideoQueryParser.parse(request.uri.formQuery)
             return JSONBody(try await videos.store.list(userID: user.id, query: query).map { Self.response($0, context.language) })
         }
         // The body is the file itself (not multipart), streamed to disk; the JSON body limit does not apply.
         api.post("videos") { request, context in
             let user = try context.requireUser()
-            let name = request.uri.queryParameters.get("filename") ?? request.headers[HTTPField.Name("X-Filename")!]?.removingPercentEncoding
+            let name = request.uri.formQuery.get("filename") ?? request.headers[HTTPField.Name("X-Filename")!]?.removingPercentEncoding
             let length = request.headers[.contentLength].flatMap { Int64($0) }
             let item = try await videos.upload(userID: user.id, fileName: name, expectedLength: length, body: request.body, now: Date())
             return JSONBody(Self.response(item, context.language), status: .created)

@@ -10,12 +10,12 @@ struct VideoWebRoutes: Sendable {
         router.get("/videos") { request, context in
             let user = try context.requireUser()
             var notice: (String, Layout.NoticeKind)?
-            if let scanned = request.uri.queryParameters.get("scanned") {
+            if let scanned = request.uri.formQuery.get("scanned") {
                 let counts = scanned.split(separator: "-").map(String.init)
                 if counts.count == 3 { notice = (V.scanned(context.language, counts), .success) }
             }
-            if request.uri.queryParameters.get("deleted") != nil { notice = (V.deleted(context.language), .success) }
-            let query = (try? VideoQueryParser.parse(request.uri.queryParameters)) ?? VideoQuery()
+            if request.uri.formQuery.get("deleted") != nil { notice = (V.deleted(context.language), .success) }
+            let query = (try? VideoQueryParser.parse(request.uri.formQuery)) ?? VideoQuery()
             let model = VideoViews.LibraryModel(
                 items: try await videos.store.list(userID: user.id, query: query),
                 continueWatching: query == VideoQuery() ? try await videos.continueWatching(userID: user.id) : [],
@@ -30,7 +30,7 @@ struct VideoWebRoutes: Sendable {
         }
         router.get("/videos/history") { request, context in
             let user = try context.requireUser()
-            let notice = request.uri.queryParameters.get("cleared") != nil ? V.historyCleared(context.language) : nil
+            let notice = request.uri.formQuery.get("cleared") != nil ? V.historyCleared(context.language) : nil
             return HTMLPage(VideoViews.history(context: context, items: try await videos.store.history(userID: user.id), notice: notice))
         }
         router.post("/videos/history/clear") { _, context in
@@ -102,13 +102,13 @@ struct VideoWebRoutes: Sendable {
             let playlists = try await videos.store.playlists(userID: user.id)
             var current: Playlist?
             var next: VideoItem?
-            if let playlistID = request.uri.queryParameters.get("playlist"), let playlist = playlists.first(where: { $0.id == playlistID }) {
+            if let playlistID = request.uri.formQuery.get("playlist"), let playlist = playlists.first(where: { $0.id == playlistID }) {
                 current = playlist
                 let items = try await videos.playlistItems(userID: user.id, playlist: playlist)
                 if let index = items.firstIndex(where: { $0.video.id == item.video.id }), index + 1 < items.count { next = items[index + 1] }
             }
-            let notice: (String, Layout.NoticeKind)? = request.uri.queryParameters.get("saved") != nil ? (V.saved(context.language), .success)
-                : request.uri.queryParameters.get("added") != nil ? (V.added(context.language), .success) : nil
+            let notice: (String, Layout.NoticeKind)? = request.uri.formQuery.get("saved") != nil ? (V.saved(context.language), .success)
+                : request.uri.formQuery.get("added") != nil ? (V.added(context.language), .success) : nil
             return HTMLPage(VideoViews.player(context: context, model: .init(
                 item: item, playlists: playlists,
                 memberOf: try await videos.store.playlistIDs(containing: item.video.id, userID: user.id),

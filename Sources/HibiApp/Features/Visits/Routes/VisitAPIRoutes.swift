@@ -41,7 +41,7 @@ struct VisitAPIRoutes: Sendable {
         }
         api.get("visits/export") { request, context in
             let user = try context.requireUser()
-            let format = request.uri.queryParameters.get("format") ?? "geojson"
+            let format = request.uri.formQuery.get("format") ?? "geojson"
             let list = try await visits.list(userID: user.id, filter: VisitFilter())
             let stamp = Date().formatted(.iso8601.year().month().day())
             switch format {
@@ -132,7 +132,7 @@ struct VisitAPIRoutes: Sendable {
 
     static func query(_ request: Request) -> [String: String] {
         var result: [String: String] = [:]
-        for (key, value) in request.uri.queryParameters { result[String(key)] = String(value) }
+        for (key, value) in request.uri.formQuery { result[String(key)] = String(value) }
         return result
     }
 
