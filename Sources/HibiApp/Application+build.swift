@@ -88,7 +88,8 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     router.add(middleware: FileMiddleware(
         (config.vendorDirectory as NSString).appendingPathComponent("web"), urlBasePath: "/vendor",
         cacheControl: assetCache(maxAge: 86400), logger: core.logger))
-    router.add(middleware: CSRFMiddleware(formLimit: 64 * 1024, multipartLimit: 12 * 1024 * 1024))
+    router.add(middleware: CSRFMiddleware(formLimit: 64 * 1024, multipartLimit: 12 * 1024 * 1024,
+                                         multipartLimitByPath: ["/diary/import": DiaryTransfer.maxImportBytes]))
 
     let setupState = SetupState(users: core.users)
     OperationsRoutes(database: core.database, metrics: metrics, openAPIDocument: core.openAPIDocument).register(on: router)
