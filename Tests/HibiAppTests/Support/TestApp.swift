@@ -118,7 +118,8 @@ final class Browser: @unchecked Sendable {
         let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: body)
         for field in response.headers[values: .setCookie] {
             let pair = field.split(separator: ";").first.map(String.init) ?? ""
-            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            // Empty values kept: "name=" is how a server clears a cookie.
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 2 else { continue }
             if parts[1].isEmpty || field.contains("Max-Age=0") {
                 cookies[parts[0]] = nil

@@ -99,8 +99,9 @@ struct CSRFMiddleware: RouterMiddleware {
         guard ![.get, .head, .options].contains(request.method) else { return try await next(request, context) }
         if case .apiToken = context.identity?.credential { return try await next(request, context) }
         let isAPI = request.uri.path.hasPrefix("/api/")
-        if isAPI, context.identity == nil {
-            // Unauthenticated API writes are refused by the route itself with 401.
+        if isAPI, context.identity == nil, request.cookies[Cookies.device] == nil {
+            // Unauthenticated API writes are refused by the route itself with 401. A remembered-device
+            // cookie is an ambient credential (face sign-in), so with it the page must prove its origin.
             return try await next(request, context)
         }
         var request = request
