@@ -1,4 +1,5 @@
-// Face unlock (challenge with head turns) and face enrollment, both from the browser camera.
+// Face unlock and face sign-in (a challenge with head turns; the page names the endpoints) and face
+// enrollment, all from the browser camera.
 (() => {
   const strings = JSON.parse(document.getElementById("unlock-strings")?.textContent || "{}");
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -58,7 +59,7 @@
         return;
       }
       try {
-        const challenge = await api("/api/v1/diary/face/challenge");
+        const challenge = await api(unlockBox.dataset.challengeUrl);
         setState("scanning");
         const frames = [];
         prompt.textContent = strings.straight;
@@ -75,7 +76,7 @@
         }
         prompt.textContent = strings.processing;
         setState("processing");
-        await api("/api/v1/diary/face/unlock", { challengeId: challenge.id, frames });
+        await api(unlockBox.dataset.verifyUrl, { challengeId: challenge.id, frames });
         setState("success");
         prompt.textContent = strings.success;
         stream.getTracks().forEach((track) => track.stop());

@@ -88,12 +88,23 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     router.add(middleware: FileMiddleware(
         (config.vendorDirectory as NSString).appendingPathComponent("web"), urlBasePath: "/vendor",
         cacheControl: assetCache(maxAge: 86400), logger: core.logger))
-    router.add(middleware: CSRFMiddleware(formLimit: 64 * 1024, multipartLimit: 12 * 1024 * 1024))
+    router.add(middleware: CSRFMiddleware(formLimit: 64 * 1024, multipartLimit: 12 * 1024 * 1024,
+                                         multipartLimitByPath: ["/diary/import": DiaryTransfer.maxImportBytes]))
 
     let setupState = SetupState(users: core.users)
     OperationsRoutes(database: core.database, metrics: metrics, openAPIDocument: core.openAPIDocument).register(on: router)
-    AccountWebRoutes(accounts: core.accounts, sessions: core.sessions, tokens: core.tokens, setupState: setupState,
-                     secureCookies: config.usesSecureCookies, sessionLifetime: config.sessionLifetime)
+    let devices = DeviceStore(database: core.database)
+    // The face services are made before the account pages because the sign-in page offers face sign-in.
+    let diaryLock = DiaryLock(database: core.database)
+    let diaryUpload = 12 * 1024 * 1024
+    let faceTemplates = FaceTemplateStore(database: core.database, box: core.box)
+    let faceAuth = FaceAuthService(engine: core.faceAnalyzer, templates: faceTemplates, database: core.database,
+                                   throttle: LoginThrottleStore(database: core.database), policy: config.loginPolicy, logger: core.logger)
+    let faceSignIn = FaceSignInRoutes(faces: faceAuth, devices: devices, sessions: core.sessions, lock: diaryLock,
+                                      secureCookies: config.usesSecureCookies, sessionLifetime: config.sessionLifetime, maxUpload: diaryUpload)
+    AccountWebRoutes(accounts: core.accounts, sessions: core.sessions, tokens: core.tokens, devices: devices,
+                     faceSignIn: { token, context, next in try await faceSignIn.offer(deviceToken: token, context: context, next: next) },
+                     setupState: setupState, secureCookies: config.usesSecureCookies, sessionLifetime: config.sessionLifetime)
         .register(on: router)
     AdminWebRoutes(accounts: core.accounts, users: core.users).register(on: router)
     let api = router.group("api/v1")
@@ -104,14 +115,10 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     let photos = PhotoStore(dataDirectory: config.dataDirectory, box: core.box)
     let diary = DiaryService(store: diaryStore, photos: photos, search: DiarySearchIndex(), moods: core.moodEstimator, logger: core.logger)
     let transfer = DiaryTransfer(store: diaryStore, photos: photos)
-    let diaryLock = DiaryLock(database: core.database)
-    let diaryUpload = 12 * 1024 * 1024
     DiaryWebRoutes(diary: diary, transfer: transfer, lock: diaryLock, maxUpload: diaryUpload).register(on: router)
     DiaryAPIRoutes(diary: diary, transfer: transfer, lock: diaryLock, maxUpload: diaryUpload).register(on: api)
-    let faceTemplates = FaceTemplateStore(database: core.database, box: core.box)
     DiaryUnlockRoutes(lock: diaryLock, accounts: core.accounts, faces: faceTemplates, faceAvailable: core.faceAnalyzer != nil).register(on: router)
-    let faceAuth = FaceAuthService(engine: core.faceAnalyzer, templates: faceTemplates, database: core.database,
-                                   throttle: LoginThrottleStore(database: core.database), policy: config.loginPolicy, logger: core.logger)
+    faceSignIn.register(api: api)
     FaceRoutes(faces: faceAuth, lock: diaryLock, maxUpload: diaryUpload).register(on: router, api: api)
 
     VisitsFeature(core: core).register(router: router, api: api)

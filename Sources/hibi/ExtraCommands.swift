@@ -1,4 +1,4 @@
 import ArgumentParser
 
 /// Commands of features whose modules are wired into this executable.
-let extraCommands: [any ParsableCommand.Type] = [ImportCommand.self, VisitsCommand.self, VideosCommand.self, FaceCommand.self]
+let extraCommands: [any ParsableCommand.Type] = [ImportCommand.self, ExportCommand.self, VisitsCommand.self, VideosCommand.self, FaceCommand.self]

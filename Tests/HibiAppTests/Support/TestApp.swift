@@ -88,6 +88,8 @@ final class Browser: @unchecked Sendable {
         let status: HTTPResponse.Status
         let headers: HTTPFields
         let body: String
+        /// The body's bytes, for answers that are not text (archives, photos).
+        var data = Data()
         var location: String? { headers[.location] }
     }
 
@@ -116,7 +118,8 @@ final class Browser: @unchecked Sendable {
         let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: body)
         for field in response.headers[values: .setCookie] {
             let pair = field.split(separator: ";").first.map(String.init) ?? ""
-            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            // Empty values kept: "name=" is how a server clears a cookie.
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 2 else { continue }
             if parts[1].isEmpty || field.contains("Max-Age=0") {
                 cookies[parts[0]] = nil
@@ -126,7 +129,7 @@ final class Browser: @unchecked Sendable {
         }
         let text = String(buffer: response.body)
         if let token = Self.csrfToken(in: text) { csrf = token }
-        return Page(status: response.status, headers: response.headers, body: text)
+        return Page(status: response.status, headers: response.headers, body: text, data: Data(buffer: response.body))
     }
 
     func setCookie(_ name: String, _ value: String?) {
@@ -192,14 +195,18 @@ struct APIClient {
     let token: String?
 
     func call(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, contentType: String = "application/json") async throws -> Browser.Page {
+        try await call(method, uri, body: json.map { Data($0.utf8) }, contentType: contentType)
+    }
+
+    func call(_ method: HTTPRequest.Method, _ uri: String, body: Data?, contentType: String) async throws -> Browser.Page {
         var headers: HTTPFields = [:]
         if let token { headers[.authorization] = "Bearer \(token)" }
-        if json != nil { headers[.contentType] = contentType }
+        if body != nil { headers[.contentType] = contentType }
         let saved = browser.cookies
         // Bearer calls carry no cookies, like a script would.
         for name in saved.keys { browser.setCookie(name, nil) }
         defer { for (name, value) in saved { browser.setCookie(name, value) } }
-        return try await browser.send(uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
+        return try await browser.send(uri, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) })
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ page: Browser.Page) throws -> T {

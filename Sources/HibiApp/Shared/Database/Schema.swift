@@ -4,7 +4,7 @@ import SQLKit
 /// ids are text UUIDs (no autoincrement differences), times are Unix seconds in BIGINT,
 /// encrypted values are BLOB/BYTEA, booleans use SQLKit's `.bool`.
 public enum Schema {
-    public static var all: [Migration] { [accounts, HealthSchema.migration, visits, videos, diary, diaryIndexes] }
+    public static var all: [Migration] { [accounts, HealthSchema.migration, visits, videos, diary, diaryIndexes, rememberedDevices] }
 
     static let accounts = Migration(version: 1, name: "accounts") { sql, _ in
         try await sql.create(table: "settings")
@@ -49,6 +49,22 @@ public enum Schema {
             .column("last_failure_at", type: .bigint, .notNull)
             .column("locked_until", type: .bigint)
             .run()
+    }
+}
+
+extension Schema {
+    /// Browsers a user asked to remember at sign-in; only the token's SHA-256 is stored, like sessions.
+    static let rememberedDevices = Migration(version: 7, name: "remembered-devices") { sql, _ in
+        try await sql.create(table: "remembered_devices")
+            .column("id", type: .text, .primaryKey(autoIncrement: false))
+            .column("user_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
+            .column("token_hash", type: .text, .notNull, .unique)
+            .column("label", type: .text, .notNull)
+            .column("created_at", type: .bigint, .notNull)
+            .column("last_used_at", type: .bigint)
+            .column("expires_at", type: .bigint, .notNull)
+            .run()
+        try await sql.create(index: "remembered_devices_user").on("remembered_devices").column("user_id").run()
     }
 }
 

@@ -38,7 +38,8 @@ public struct SealedBoxService: Sendable {
     }
 
     public func open(_ sealed: Data, context: String) throws(EncryptionError) -> Data {
-        guard sealed.count > 1 + 12 + 16, sealed.first == Self.version else { throw .corrupted }
+        // Version, nonce and tag: an empty plaintext (a photo-only diary entry's text) is exactly that long.
+        guard sealed.count >= 1 + 12 + 16, sealed.first == Self.version else { throw .corrupted }
         do {
             let box = try AES.GCM.SealedBox(combined: sealed.dropFirst())
             return try AES.GCM.open(box, using: key, authenticating: Data(context.utf8))

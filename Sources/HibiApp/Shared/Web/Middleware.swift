@@ -92,13 +92,16 @@ struct CSRFMiddleware: RouterMiddleware {
     let formLimit: Int
     /// Multipart forms (photo uploads) may be larger; their `_csrf` field is read from the parsed body.
     let multipartLimit: Int
+    /// Paths whose uploads are whole archives (a diary import) rather than one photo.
+    var multipartLimitByPath: [String: Int] = [:]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard ![.get, .head, .options].contains(request.method) else { return try await next(request, context) }
         if case .apiToken = context.identity?.credential { return try await next(request, context) }
         let isAPI = request.uri.path.hasPrefix("/api/")
-        if isAPI, context.identity == nil {
-            // Unauthenticated API writes are refused by the route itself with 401.
+        if isAPI, context.identity == nil, request.cookies[Cookies.device] == nil {
+            // Unauthenticated API writes are refused by the route itself with 401. A remembered-device
+            // cookie is an ambient credential (face sign-in), so with it the page must prove its origin.
             return try await next(request, context)
         }
         var request = request
@@ -107,7 +110,7 @@ struct CSRFMiddleware: RouterMiddleware {
            request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
             presented = try await request.form(limit: formLimit)["_csrf"]
         } else if presented == nil, !isAPI, request.isMultipart {
-            presented = try await request.multipart(limit: multipartLimit)["_csrf"]
+            presented = try await request.multipart(limit: multipartLimitByPath[request.uri.path] ?? multipartLimit)["_csrf"]
         }
         guard let presented, !context.csrfToken.isEmpty, Secrets.constantTimeEquals(presented, context.csrfToken) else {
             throw RequestError.csrfFailed

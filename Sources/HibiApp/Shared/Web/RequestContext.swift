@@ -34,4 +34,6 @@ public enum Cookies {
     public static let session = "hibi_session"
     public static let csrf = "hibi_csrf"
     public static let language = "hibi_lang"
+    /// A remembered device (long-lived, HttpOnly): lets this browser offer face sign-in.
+    public static let device = "hibi_device"
 }

@@ -62,6 +62,14 @@ public enum S {
     public static let signedInAs = Text(en: "Signed in as %@", ja: "%@ としてサインイン中")
     public static let dangerZone = Text(en: "Sessions", ja: "セッション")
     public static let sessionsIntro = Text(en: "Signed in on a device you no longer have? Sign out everywhere.", ja: "手元にない端末でサインインしたままですか?すべての端末からサインアウトできます。")
+    public static let rememberDevice = Text(en: "Remember this device (to sign in with your face next time)", ja: "この端末を記憶する(次回から顔でサインインできます)")
+    public static let devices = Text(en: "Remembered devices", ja: "記憶した端末")
+    public static let devicesIntro = Text(en: "These browsers may offer sign-in with your face. Forget one you no longer use.", ja: "これらのブラウザでは顔でサインインできます。使わなくなった端末は削除してください。")
+    public static let noDevices = Text(en: "No remembered devices.", ja: "記憶した端末はありません。")
+    public static let device = Text(en: "Device", ja: "端末")
+    public static let forget = Text(en: "Forget", ja: "削除")
+    public static let signInWithFace = Text(en: "Sign in with your face", ja: "顔でサインイン")
+    public static let orWithPassword = Text(en: "Or sign in with your password", ja: "またはパスワードでサインイン")
 }
 
 extension Text {

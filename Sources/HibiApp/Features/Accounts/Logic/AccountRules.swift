@@ -41,6 +41,17 @@ public enum AccountRules {
         }
         return name
     }
+
+    /// A name the user can tell devices apart by in settings ("Firefox · Linux"), from the User-Agent;
+    /// nothing finer (versions, models) is kept.
+    public static func deviceLabel(userAgent: String?) -> String {
+        let agent = userAgent ?? ""
+        let browser = agent.contains("Edg/") ? "Edge" : agent.contains("Firefox/") ? "Firefox" : agent.contains("Chrome/") ? "Chrome"
+            : agent.contains("Safari/") ? "Safari" : "Browser"
+        let system: String? = agent.contains("iPhone") || agent.contains("iPad") ? "iOS" : agent.contains("Android") ? "Android"
+            : agent.contains("Mac OS X") ? "macOS" : agent.contains("Windows") ? "Windows" : agent.contains("Linux") ? "Linux" : nil
+        return system.map { "\(browser) · \($0)" } ?? browser
+    }
 }
 
 /// How failed sign-ins are slowed and then locked, per account and per client address.

@@ -21,6 +21,9 @@ public enum AccountError: UserFacingError, Equatable {
     case invalidTimeZone
     case invalidLanguage
     case cannotDisableYourself
+    /// No remembered-device cookie, or one that is unknown, expired or revoked.
+    case deviceNotRemembered
+    case deviceNotFound
 
     public var status: HTTPResponse.Status {
         switch self {
@@ -28,11 +31,11 @@ public enum AccountError: UserFacingError, Equatable {
              .tokenNameInvalid, .invalidTimeZone, .invalidLanguage, .currentPasswordWrong, .cannotDisableYourself:
             .badRequest
         case .usernameTaken, .setupAlreadyDone: .conflict
-        case .invalidCredentials: .unauthorized
+        case .invalidCredentials, .deviceNotRemembered: .unauthorized
         case .locked: .tooManyRequests
         case .accountDisabled: .forbidden
         case .setupRequired: .serviceUnavailable
-        case .userNotFound, .tokenNotFound: .notFound
+        case .userNotFound, .tokenNotFound, .deviceNotFound: .notFound
         }
     }
 
@@ -52,6 +55,8 @@ public enum AccountError: UserFacingError, Equatable {
         case .currentPasswordWrong: "current_password_wrong"
         case .userNotFound: "user_not_found"
         case .tokenNotFound: "token_not_found"
+        case .deviceNotRemembered: "device_not_remembered"
+        case .deviceNotFound: "device_not_found"
         case .tokenNameInvalid: "invalid_token_name"
         case .invalidTimeZone: "invalid_time_zone"
         case .invalidLanguage: "invalid_language"
@@ -99,6 +104,11 @@ public enum AccountError: UserFacingError, Equatable {
             Text(en: "Language must be en or ja.", ja: "言語は en か ja を指定してください。")
         case .cannotDisableYourself:
             Text(en: "You cannot disable your own account.", ja: "自分のアカウントは無効にできません。")
+        case .deviceNotRemembered:
+            Text(en: "Face sign-in works only on a device you chose to remember when signing in with your password.",
+                 ja: "顔でのサインインは、パスワードでサインインしたときに記憶した端末でのみ使えます。")
+        case .deviceNotFound:
+            Text(en: "No such remembered device.", ja: "その記憶済みの端末は存在しません。")
         }
         return text(language)
     }

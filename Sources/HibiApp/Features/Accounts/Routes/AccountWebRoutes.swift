@@ -8,6 +8,9 @@ struct AccountWebRoutes: Sendable {
     let accounts: AccountService
     let sessions: SessionStore
     let tokens: TokenStore
+    let devices: DeviceStore
+    /// Asks the diary's face sign-in what to show for a remembered device; injected so accounts need not know faces.
+    let faceSignIn: (@Sendable (_ deviceToken: String, _ context: HibiRequestContext, _ next: String) async throws -> Node?)?
     let setupState: SetupState
     let secureCookies: Bool
     let sessionLifetime: TimeInterval
@@ -23,12 +26,17 @@ struct AccountWebRoutes: Sendable {
         router.post("/language") { request, context in try await language(request, context) }
         router.get("/settings") { request, context in
             let user = try context.requireUser()
-            return HTMLPage(AccountViews.settings(context: context, user: user, tokens: try await tokens.list(userID: user.id)))
+            return HTMLPage(try await settingsView(context, user: user))
         }
         router.post("/settings/profile") { request, context in try await profile(request, context) }
         router.post("/settings/password") { request, context in try await password(request, context) }
         router.post("/settings/tokens") { request, context in try await createToken(request, context) }
         router.post("/settings/tokens/:id/revoke") { request, context in try await revokeToken(request, context) }
+        router.post("/settings/devices/:id/revoke") { _, context in
+            let user = try context.requireUser()
+            guard try await devices.revoke(id: try context.parameters.require("id"), userID: user.id) else { throw AccountError.deviceNotFound }
+            return Response.redirect(to: "/settings#devices", type: .found)
+        }
     }
 
     func today(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
@@ -66,7 +74,18 @@ struct AccountWebRoutes: Sendable {
         if try await setupState.needsSetup() { return .redirect(to: "/setup", type: .found) }
         let next = Self.safeNext(request.uri.formQuery.get("next"))
         if context.user != nil { return .redirect(to: next, type: .found) }
-        return try HTMLPage(AccountViews.login(context: context, next: next)).response(from: request, context: context)
+        return try HTMLPage(AccountViews.login(context: context, next: next, face: try await faceBox(request, context, next: next)))
+            .response(from: request, context: context)
+    }
+
+    func faceBox(_ request: Request, _ context: HibiRequestContext, next: String) async throws -> Node? {
+        guard let faceSignIn, let token = request.cookies[Cookies.device]?.value else { return nil }
+        return try await faceSignIn(token, context, next)
+    }
+
+    func settingsView(_ context: HibiRequestContext, user: User, notices: AccountViews.SettingsNotices = .init()) async throws -> Node {
+        AccountViews.settings(context: context, user: user, tokens: try await tokens.list(userID: user.id),
+                              devices: try await devices.list(userID: user.id, now: Date()), notices: notices)
     }
 
     func login(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
@@ -77,9 +96,23 @@ struct AccountWebRoutes: Sendable {
         do {
             let user = try await accounts.authenticate(username: username, password: form["password"] ?? "",
                                                        clientAddress: context.clientAddress, now: Date())
-            return try await signedIn(user: user, redirect: next, context: context)
+            var response = try await signedIn(user: user, redirect: next, context: context)
+            if form.bool("remember_device") {
+                // One device row per browser and user: a browser already remembered for this user keeps its token.
+                let old = request.cookies[Cookies.device]?.value
+                var current: User?
+                if let old { current = try await devices.find(token: old, now: Date())?.user }
+                if current?.id != user.id {
+                    if let old { try await devices.revoke(token: old) }
+                    let token = try await devices.create(userID: user.id, label: AccountRules.deviceLabel(userAgent: request.headers[.userAgent]), now: Date())
+                    response.setCookie(Cookie(name: Cookies.device, value: token, maxAge: Int(DeviceStore.lifetime), path: "/",
+                                              secure: secureCookies, httpOnly: true, sameSite: .lax))
+                }
+            }
+            return response
         } catch let error as AccountError {
-            var response = try HTMLPage(AccountViews.login(context: context, error: error.message(context.language), username: username, next: next),
+            var response = try HTMLPage(AccountViews.login(context: context, error: error.message(context.language), username: username, next: next,
+                                                           face: try await faceBox(request, context, next: next)),
                                         status: error.status).response(from: request, context: context)
             if case let .locked(retryAfter) = error { response.headers[.retryAfter] = String(retryAfter) }
             return response
@@ -89,12 +122,14 @@ struct AccountWebRoutes: Sendable {
     func signedIn(user: User, redirect: String, context: HibiRequestContext) async throws -> Response {
         let (token, _) = try await sessions.create(userID: user.id, now: Date())
         var response = Response.redirect(to: redirect, type: .found)
-        response.setCookie(Cookie(name: Cookies.session, value: token, maxAge: Int(sessionLifetime), path: "/",
-                                  secure: secureCookies, httpOnly: true, sameSite: .lax))
-        if let language = user.language {
-            response.setCookie(Self.languageCookie(language, secure: secureCookies))
-        }
+        for cookie in Self.sessionCookies(token: token, user: user, lifetime: sessionLifetime, secure: secureCookies) { response.setCookie(cookie) }
         return response
+    }
+
+    /// What a new session sets in the browser, whether it began with a password or a face.
+    static func sessionCookies(token: String, user: User, lifetime: TimeInterval, secure: Bool) -> [Cookie] {
+        [Cookie(name: Cookies.session, value: token, maxAge: Int(lifetime), path: "/", secure: secure, httpOnly: true, sameSite: .lax)]
+            + (user.language.map { [languageCookie($0, secure: secure)] } ?? [])
     }
 
     func logout(_ request: Request, _ context: HibiRequestContext, everywhere: Bool) async throws -> Response {
@@ -135,14 +170,12 @@ struct AccountWebRoutes: Sendable {
                                                            language: form["language"], timeZone: form["time_zone"])
             if let language = updated.language { context.language = language }
             context.identity = Identity(user: updated, credential: context.identity!.credential)
-            var response = try HTMLPage(AccountViews.settings(context: context, user: updated, tokens: try await tokens.list(userID: user.id),
-                                                              notices: .init(profile: (S.saved(context.language), .success))))
+            var response = try HTMLPage(try await settingsView(context, user: updated, notices: .init(profile: (S.saved(context.language), .success))))
                 .response(from: request, context: context)
             if let language = updated.language { response.setCookie(Self.languageCookie(language, secure: secureCookies)) }
             return response
         } catch let error as AccountError {
-            return try HTMLPage(AccountViews.settings(context: context, user: user, tokens: try await tokens.list(userID: user.id),
-                                                      notices: .init(profile: (error.message(context.language), .error))), status: error.status)
+            return try HTMLPage(try await settingsView(context, user: user, notices: .init(profile: (error.message(context.language), .error))), status: error.status)
                 .response(from: request, context: context)
         }
     }
@@ -163,8 +196,7 @@ struct AccountWebRoutes: Sendable {
             notice = (error.message(context.language), .error)
             status = error.status
         }
-        return try HTMLPage(AccountViews.settings(context: context, user: user, tokens: try await tokens.list(userID: user.id),
-                                                  notices: .init(password: notice)), status: status)
+        return try HTMLPage(try await settingsView(context, user: user, notices: .init(password: notice)), status: status)
             .response(from: request, context: context)
     }
 
@@ -175,12 +207,10 @@ struct AccountWebRoutes: Sendable {
         do {
             let name = try AccountRules.validateTokenName(form["name"] ?? "")
             let (secret, _) = try await tokens.create(userID: user.id, name: name, now: Date())
-            return try HTMLPage(AccountViews.settings(context: context, user: user, tokens: try await tokens.list(userID: user.id),
-                                                      notices: .init(newToken: secret)), status: .created)
+            return try HTMLPage(try await settingsView(context, user: user, notices: .init(newToken: secret)), status: .created)
                 .response(from: request, context: context)
         } catch let error as AccountError {
-            return try HTMLPage(AccountViews.settings(context: context, user: user, tokens: try await tokens.list(userID: user.id),
-                                                      notices: .init(tokens: (error.message(context.language), .error))), status: error.status)
+            return try HTMLPage(try await settingsView(context, user: user, notices: .init(tokens: (error.message(context.language), .error))), status: error.status)
                 .response(from: request, context: context)
         }
     }

@@ -26,7 +26,8 @@ enum AccountViews {
         }
     }
 
-    static func login(context: HibiRequestContext, error: String? = nil, username: String = "", next: String = "/") -> Node {
+    /// `face` is the face sign-in box, present only on a remembered device whose user enrolled a face.
+    static func login(context: HibiRequestContext, error: String? = nil, username: String = "", next: String = "/", face: Node? = nil) -> Node {
         let l = context.language
         return Layout.page(title: S.signIn(l), context: context) {
             el("article", .class("narrow card")) {
@@ -35,14 +36,23 @@ enum AccountViews {
                     el("p") { S.tagline(l) }
                 }
                 if let error { Layout.notice(error, kind: .error) }
+                if let face {
+                    face
+                    el("h2") { S.orWithPassword(l) }
+                }
                 el("form", .method("post"), .action("/login"), .id("login-form")) {
                     Layout.csrfField(context)
                     input(.type("hidden"), .name("next"), .value(next))
                     Layout.field(label: S.username(l), id: "username", .name("username"), .value(username), .autocomplete("username"), .required, .autofocus)
                     Layout.field(label: S.password(l), id: "password", .name("password"), .type("password"), .autocomplete("current-password"), .required)
+                    el("label", .class("inline-check")) {
+                        input(.type("checkbox"), .name("remember_device"), .value("on"), .id("remember-device"))
+                        S.rememberDevice(l)
+                    }
                     el("button", .type("submit")) { S.signIn(l) }
                 }
             }
+            if face != nil { el("script", .src("/static/face.js"), .init("defer", nil)) }
         }
     }
 
@@ -70,7 +80,8 @@ enum AccountViews {
         var newToken: String?
     }
 
-    static func settings(context: HibiRequestContext, user: User, tokens: [APIToken], notices: SettingsNotices = .init()) -> Node {
+    static func settings(context: HibiRequestContext, user: User, tokens: [APIToken], devices: [RememberedDevice],
+                         notices: SettingsNotices = .init()) -> Node {
         let l = context.language
         // Foundation's list lacks "UTC", the default for accounts made from the shell.
         let zones = Set(TimeZone.knownTimeZoneIdentifiers + ["UTC", user.timeZone]).sorted()
@@ -164,6 +175,41 @@ enum AccountViews {
                     el("fieldset", .init("role", "group")) {
                         input(.name("name"), .placeholder(S.tokenName(l)), .aria("label", S.tokenName(l)), .required, .maxlength(64))
                         el("button", .type("submit")) { S.createToken(l) }
+                    }
+                }
+            }
+            el("section", .class("card"), .id("devices")) {
+                el("h2") { S.devices(l) }
+                el("p", .class("muted")) { S.devicesIntro(l) }
+                if devices.isEmpty {
+                    el("p", .class("empty")) { S.noDevices(l) }
+                } else {
+                    el("div", .class("overflow-auto")) {
+                        el("table") {
+                            el("thead") {
+                                el("tr") {
+                                    el("th") { S.device(l) }
+                                    el("th") { S.created(l) }
+                                    el("th") { S.lastUsed(l) }
+                                    el("th") { "" }
+                                }
+                            }
+                            el("tbody") {
+                                for device in devices {
+                                    el("tr", .data("device", device.id)) {
+                                        el("td") { device.label }
+                                        el("td") { formatDate(device.createdAt, user: user, language: l) }
+                                        el("td") { device.lastUsedAt.map { formatDate($0, user: user, language: l) } ?? S.never(l) }
+                                        el("td") {
+                                            el("form", .method("post"), .action("/settings/devices/\(device.id)/revoke"), .class("inline")) {
+                                                Layout.csrfField(context)
+                                                el("button", .type("submit"), .class("secondary outline small")) { S.forget(l) }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
                     }
                 }
             }

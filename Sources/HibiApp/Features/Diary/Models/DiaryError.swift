@@ -13,12 +13,14 @@ public enum DiaryError: UserFacingError, Equatable {
     case invalidMood
     case invalidDateRange
     case diaryLocked
-    case importInvalid(String)
+    case importInvalid(Text)
+    case exportTooLarge
 
     public var status: HTTPResponse.Status {
         switch self {
         case .entryNotFound: .notFound
         case .photoTooLarge: .contentTooLarge
+        case .exportTooLarge: .unprocessableContent
         case .diaryLocked: .forbidden
         default: .badRequest
         }
@@ -39,6 +41,7 @@ public enum DiaryError: UserFacingError, Equatable {
         case .invalidDateRange: "invalid_date_range"
         case .diaryLocked: "diary_locked"
         case .importInvalid: "import_invalid"
+        case .exportTooLarge: "export_too_large"
         }
     }
 
@@ -56,7 +59,9 @@ public enum DiaryError: UserFacingError, Equatable {
         case .invalidMood: Text(en: "Unknown mood.", ja: "不明な気分です。")
         case .invalidDateRange: Text(en: "The start of the range is after its end.", ja: "期間の開始が終了より後になっています。")
         case .diaryLocked: Text(en: "The diary is locked. Unlock it with your face or password.", ja: "日記はロックされています。顔かパスワードで解除してください。")
-        case let .importInvalid(detail): Text(en: "The diary export cannot be imported: \(detail)", ja: "日記のエクスポートを読み込めません: \(detail)")
+        case let .importInvalid(detail): Text(en: "The diary export cannot be imported: \(detail.en)", ja: "日記のエクスポートを読み込めません: \(detail.ja)")
+        case .exportTooLarge: Text(en: "The diary is too large for one export archive (at most 65,000 photos and 4 GiB).",
+                                   ja: "日記が大きすぎて1つのアーカイブに書き出せません(写真 65,000 枚・4 GiB まで)。")
         }
         return text(language)
     }

@@ -1,10 +1,12 @@
 import Foundation
 
-/// The diary export: one self-contained JSON file. Photos travel inside it as base64 so the
-/// file restores with nothing else beside it.
+/// The diary export: `diary.json` in a ZIP archive, each photo a file beside it (`photos/<entry-id>.jpg`)
+/// so the archive opens in any file manager. Version 1 was this JSON alone with photos inline as
+/// base64; those files still import.
 public struct DiaryExport: Codable, Sendable {
     public static let formatName = "hibi-diary"
-    public static let currentVersion = 1
+    public static let currentVersion = 2
+    public static let fileName = "diary.json"
 
     public var format: String
     public var version: Int
@@ -23,8 +25,10 @@ public struct DiaryExport: Codable, Sendable {
         public var photo: Photo?
     }
 
+    /// Exactly one of `path` (version 2: a file in the archive) and `base64` (version 1) is set.
     public struct Photo: Codable, Sendable {
         public var contentType: String
-        public var base64: String
+        public var path: String?
+        public var base64: String?
     }
 }

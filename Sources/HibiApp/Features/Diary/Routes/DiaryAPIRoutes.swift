@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 
 struct DiaryAPIRoutes: Sendable {
     let diary: DiaryService
@@ -75,12 +76,17 @@ struct DiaryAPIRoutes: Sendable {
         }
         api.get("diary/export") { request, context in
             let user = try await lock.require(context, request)
-            return JSONBody(try await transfer.export(userID: user.id, now: Date()))
+            return try await DiaryWebRoutes.archiveResponse(transfer, userID: user.id)
         }
         api.post("diary/import") { request, context in
             let user = try await lock.require(context, request)
             var request = request
-            let buffer = try await request.collectBody(upTo: 256 * 1024 * 1024)
+            let buffer: ByteBuffer
+            do {
+                buffer = try await request.collectBody(upTo: DiaryTransfer.maxImportBytes)
+            } catch is NIOTooManyBytesError {
+                throw RequestError.bodyTooLarge(limitBytes: DiaryTransfer.maxImportBytes)
+            }
             return JSONBody(ImportResponse(imported: try await transfer.importExport(Data(buffer: buffer), userID: user.id, now: Date())))
         }
     }

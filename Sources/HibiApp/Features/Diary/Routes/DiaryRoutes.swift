@@ -75,17 +75,14 @@ struct DiaryWebRoutes: Sendable {
             _ = try await lock.require(context, request)
             return HTMLPage(DiaryDataViews.page(context: context))
         }
-        router.get("/diary/export.json") { request, context in
+        router.get("/diary/export.zip") { request, context in
             let user = try await lock.require(context, request)
-            let export = try await transfer.export(userID: user.id, now: Date())
-            var response = try JSONBody(export).response(from: request, context: context)
-            response.headers[.contentDisposition] = "attachment; filename=\"hibi-diary-\(MoodAnalytics.dayKey(Date(), timeZone: .gmt)).json\""
-            return response
+            return try await Self.archiveResponse(transfer, userID: user.id)
         }
         router.post("/diary/import") { request, context in
             let user = try await lock.require(context, request)
             var request = request
-            let form = try await request.multipart(limit: maxUpload)
+            let form = try await request.multipart(limit: DiaryTransfer.maxImportBytes)
             guard let file = form.file("file") else { throw RequestError.missingField("file") }
             do {
                 let added = try await transfer.importExport(file.data, userID: user.id, now: Date())
@@ -96,6 +93,20 @@ struct DiaryWebRoutes: Sendable {
                     .response(from: request, context: context)
             }
         }
+    }
+
+    /// The export as a download, streamed: the size check runs first so its error is a normal page.
+    static func archiveResponse(_ transfer: DiaryTransfer, userID: String) async throws -> Response {
+        let plan = try await transfer.planExport(userID: userID)
+        let now = Date()
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/zip", .cacheControl: "no-store",
+                      .contentDisposition: "attachment; filename=\"hibi-diary-\(MoodAnalytics.dayKey(now, timeZone: .gmt)).zip\""],
+            body: ResponseBody { writer in
+                try await transfer.writeArchive(plan, now: now) { try await writer.write(ByteBuffer(bytes: $0)) }
+                try await writer.finish(nil)
+            })
     }
 
     func list(_ request: Request, _ context: HibiRequestContext) async throws -> Response {

@@ -51,6 +51,11 @@ public struct DiaryLock: Sendable {
         try await touch(tokenHash: tokenHash, now: now)
     }
 
+    /// For a session just created by face sign-in: the face was proven, so the diary opens with it.
+    public func unlock(sessionTokenHash: String, now: Date) async throws {
+        try await touch(tokenHash: sessionTokenHash, now: now)
+    }
+
     public func lock(_ context: HibiRequestContext) async throws {
         guard case let .session(tokenHash, _) = context.identity?.credential else { return }
         try await database.sql.update("sessions").set("unlocked_at", to: Int64?.none).where("token_hash", .equal, tokenHash).run()

@@ -10,43 +10,107 @@ public struct DiaryTransfer: Sendable {
         self.photos = photos
     }
 
-    public func export(userID: String, now: Date) async throws -> DiaryExport {
-        var entries: [DiaryExport.Entry] = []
+    /// Largest archive or JSON file an import accepts; it is read whole into memory.
+    public static let maxImportBytes = 256 * 1024 * 1024
+
+    /// The entries an export will hold, listed before the first byte is sent so that a diary too large
+    /// for one archive fails with a clear error instead of a download cut short.
+    public struct ExportPlan: Sendable {
+        let userID: String
+        let entries: [DiaryEntry]
+        public var entryCount: Int { entries.count }
+    }
+
+    public func planExport(userID: String) async throws -> ExportPlan {
+        var entries: [DiaryEntry] = []
         var offset = 0
         while true {
             let page = try await store.list(userID: userID, filter: .init(), limit: 500, offset: offset).entries
             if page.isEmpty { break }
-            for entry in page {
-                let photo = entry.hasPhoto ? try photos.load(userID: userID, entryID: entry.id) : nil
-                entries.append(.init(id: entry.id, date: entry.date, text: entry.text, tags: entry.tags, moodScores: entry.moodScores,
-                                     confirmedMood: entry.confirmedMood, createdAt: entry.createdAt, updatedAt: entry.updatedAt,
-                                     photo: photo.map { .init(contentType: DiaryRules.imageContentType($0), base64: $0.base64EncodedString()) }))
-            }
+            entries += page
             offset += page.count
         }
-        return DiaryExport(format: DiaryExport.formatName, version: DiaryExport.currentVersion, exportedAt: now, entries: entries.reversed())
+        entries.reverse()
+        // Sealed files are a little larger than the photos inside, so their sum bounds the archive from above;
+        // the text allowance covers headers and each entry's JSON with room to spare.
+        let photoCount = entries.count { $0.hasPhoto }
+        var bytes: UInt64 = 0
+        for entry in entries {
+            bytes += UInt64(entry.text.utf8.count) * 6 + 2048
+            if entry.hasPhoto { bytes += UInt64(photos.storedSize(userID: userID, entryID: entry.id) ?? 0) }
+        }
+        guard photoCount + 1 < StoredZip.maxEntries, bytes < StoredZip.maxArchiveBytes else { throw DiaryError.exportTooLarge }
+        return ExportPlan(userID: userID, entries: entries)
     }
 
-    /// Checks every entry before writing any; entries already in this diary (same id) are skipped,
-    /// so importing the same file twice changes nothing. Returns how many were added.
+    /// Writes the archive: each photo as soon as it is read, then `diary.json`, then the directory.
+    /// Only one photo is in memory at a time.
+    public func writeArchive(_ plan: ExportPlan, now: Date, to write: (Data) async throws -> Void) async throws {
+        var zip = StoredZipWriter()
+        var items: [DiaryExport.Entry] = []
+        items.reserveCapacity(plan.entries.count)
+        for entry in plan.entries {
+            var photo: DiaryExport.Photo?
+            if entry.hasPhoto, let data = try photos.load(userID: plan.userID, entryID: entry.id) {
+                let type = DiaryRules.imageContentType(data)
+                let path = "photos/\(entry.id).\(Self.fileExtension(type))"
+                for chunk in try zip.add(name: path, data: data, modified: entry.updatedAt) { try await write(chunk) }
+                photo = .init(contentType: type, path: path)
+            }
+            items.append(.init(id: entry.id, date: entry.date, text: entry.text, tags: entry.tags, moodScores: entry.moodScores,
+                               confirmedMood: entry.confirmedMood, createdAt: entry.createdAt, updatedAt: entry.updatedAt, photo: photo))
+        }
+        let export = DiaryExport(format: DiaryExport.formatName, version: DiaryExport.currentVersion, exportedAt: now, entries: items)
+        let encoder = JSONCoding.encoder
+        encoder.outputFormatting.insert(.prettyPrinted)
+        for chunk in try zip.add(name: DiaryExport.fileName, data: try encoder.encode(export), modified: now) { try await write(chunk) }
+        try await write(zip.finish())
+    }
+
+    static func fileExtension(_ contentType: String) -> String {
+        switch contentType {
+        case "image/png": "png"
+        case "image/webp": "webp"
+        default: "jpg"
+        }
+    }
+
+    /// Takes the ZIP archive an export makes, or a version-1 JSON file. Checks every entry and photo
+    /// before writing any; entries already in this diary (same id) are skipped, so importing the same
+    /// file twice changes nothing. Returns how many were added.
     public func importExport(_ data: Data, userID: String, now: Date) async throws -> Int {
+        let archive: StoredZipReader?
+        let json: Data
+        if StoredZipReader.looksLikeArchive(data) {
+            do {
+                let reader = try StoredZipReader(data)
+                guard let file = try reader.contents(of: DiaryExport.fileName) else {
+                    throw DiaryError.importInvalid(Text(en: "the archive has no \(DiaryExport.fileName)", ja: "アーカイブに \(DiaryExport.fileName) がありません"))
+                }
+                (archive, json) = (reader, file)
+            } catch let error as StoredZipError {
+                throw DiaryError.importInvalid(error.text)
+            }
+        } else {
+            (archive, json) = (nil, data)
+        }
         let export: DiaryExport
         do {
-            export = try JSONCoding.decoder.decode(DiaryExport.self, from: data)
+            export = try JSONCoding.decoder.decode(DiaryExport.self, from: json)
         } catch {
-            throw DiaryError.importInvalid("not a Hibi diary export (\(Self.describe(error)))")
+            let detail = Self.describe(error)
+            throw DiaryError.importInvalid(Text(en: "not a Hibi diary export (\(detail))", ja: "Hibi の日記エクスポートではありません(\(detail))"))
         }
-        guard export.format == DiaryExport.formatName else { throw DiaryError.importInvalid("unknown format \"\(export.format)\"") }
+        guard export.format == DiaryExport.formatName else {
+            throw DiaryError.importInvalid(Text(en: "unknown format \"\(export.format)\"", ja: "不明な形式「\(export.format)」です"))
+        }
         guard export.version <= DiaryExport.currentVersion else {
-            throw DiaryError.importInvalid("made by a newer Hibi (version \(export.version))")
+            throw DiaryError.importInvalid(Text(en: "made by a newer Hibi (version \(export.version))", ja: "新しい Hibi で作られています(バージョン \(export.version))"))
         }
         var prepared: [(DiaryEntry, Data?)] = []
         for (index, item) in export.entries.enumerated() {
             do {
-                let photo = try item.photo.map { photo -> Data in
-                    guard let data = Data(base64Encoded: photo.base64), DiaryRules.isSupportedImage(data) else { throw DiaryError.photoNotAnImage }
-                    return data
-                }
+                let photo = try item.photo.map { try Self.photoData($0, in: archive) }
                 let id = UUID(uuidString: item.id) != nil ? item.id.lowercased() : UUID().uuidString.lowercased()
                 let entry = DiaryEntry(id: id, userID: userID, date: try DiaryRules.validateDate(item.date, now: now),
                                        text: try DiaryRules.validateText(item.text, hasPhoto: photo != nil),
@@ -55,7 +119,8 @@ public struct DiaryTransfer: Sendable {
                                        createdAt: item.createdAt, updatedAt: item.updatedAt)
                 prepared.append((entry, photo))
             } catch let error as DiaryError {
-                throw DiaryError.importInvalid("entry \(index + 1): \(error.message(.en))")
+                let detail = if case let .importInvalid(detail) = error { detail } else { Text(en: error.message(.en), ja: error.message(.ja)) }
+                throw DiaryError.importInvalid(Text(en: "entry \(index + 1): \(detail.en)", ja: "\(index + 1) 件目: \(detail.ja)"))
             }
         }
         // Which ids exist already, and whose they are, asked 500 at a time rather than once per entry.
@@ -88,6 +153,31 @@ public struct DiaryTransfer: Sendable {
             throw error
         }
         return fresh.count
+    }
+
+    /// A photo from the archive (by its path) or inline (version 1), checked to be an image within the size limit.
+    static func photoData(_ photo: DiaryExport.Photo, in archive: StoredZipReader?) throws -> Data {
+        let data: Data
+        if let path = photo.path {
+            guard let archive else { throw DiaryError.importInvalid(Text(en: "photos are files in the ZIP archive; import the archive, not diary.json alone",
+                                                                          ja: "写真は ZIP アーカイブ内のファイルです。diary.json だけでなくアーカイブを読み込んでください")) }
+            let entry = archive.entries[path]
+            guard let entry else { throw DiaryError.importInvalid(Text(en: "the photo \(path) is missing from the archive", ja: "写真 \(path) がアーカイブにありません")) }
+            // Checked before the bytes are touched, so an oversized entry costs nothing.
+            guard entry.size <= DiaryRules.maxPhotoBytes else { throw DiaryError.photoTooLarge(limitMB: DiaryRules.maxPhotoBytes / 1024 / 1024) }
+            do {
+                data = try archive.contents(of: path) ?? Data()
+            } catch {
+                throw DiaryError.importInvalid(error.text)
+            }
+        } else if let base64 = photo.base64, let decoded = Data(base64Encoded: base64) {
+            data = decoded
+        } else {
+            throw DiaryError.photoNotAnImage
+        }
+        guard data.count <= DiaryRules.maxPhotoBytes else { throw DiaryError.photoTooLarge(limitMB: DiaryRules.maxPhotoBytes / 1024 / 1024) }
+        guard DiaryRules.isSupportedImage(data) else { throw DiaryError.photoNotAnImage }
+        return data
     }
 
     static func describe(_ error: any Error) -> String {

@@ -37,6 +37,11 @@ public struct PhotoStore: Sendable {
         return try box.open(sealed, context: Self.context(entryID))
     }
 
+    /// The sealed file's size, a little more than the photo's: enough to bound an export without opening it.
+    public func storedSize(userID: String, entryID: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path(userID: userID, entryID: entryID))[.size] as? NSNumber)?.intValue
+    }
+
     public func delete(userID: String, entryID: String) {
         try? FileManager.default.removeItem(atPath: path(userID: userID, entryID: entryID))
     }

@@ -8,14 +8,14 @@ enum DiaryDataViews {
             el("section", .class("card")) {
                 el("h2") { DS.export(l) }
                 el("p") { DS.exportIntro(l) }
-                el("a", .href("/diary/export.json"), .role("button"), .id("export"), .init("download", nil)) { DS.export(l) }
+                el("a", .href("/diary/export.zip"), .role("button"), .id("export"), .init("download", nil)) { DS.export(l) }
             }
             el("section", .class("card")) {
                 el("h2") { DS.importTitle(l) }
                 el("p") { DS.importIntro(l) }
                 el("form", .method("post"), .action("/diary/import"), .init("enctype", "multipart/form-data"), .id("import-form")) {
                     Layout.csrfField(context)
-                    input(.type("file"), .name("file"), .init("accept", "application/json,.json"), .required, .aria("label", DS.importTitle(l)))
+                    input(.type("file"), .name("file"), .init("accept", "application/zip,.zip,application/json,.json"), .required, .aria("label", DS.importTitle(l)))
                     el("button", .type("submit")) { DS.importTitle(l) }
                 }
             }

@@ -40,18 +40,8 @@ enum UnlockViews {
                 }
                 if let error { Layout.notice(error, kind: .error) }
                 if enrolled && faceAvailable {
-                    el("section", .id("face-unlock"), .data("next", next), .data("state", "ready")) {
-                        el("h2") { US.withFace(l) }
-                        el("div", .class("camera")) {
-                            el("video", .id("camera"), .init("autoplay", nil), .init("playsinline", nil), .init("muted", nil)) { "" }
-                            el("p", .class("camera-prompt"), .id("prompt"), .aria("live", "assertive")) { US.ready(l) }
-                        }
-                        el("p", .id("face-status"), .class("status"), .role("status"), .data("state", "ready")) { US.ready(l) }
-                        el("button", .type("button"), .id("face-start")) { US.startCamera(l) }
-                        el("script", .type("application/json"), .id("unlock-strings")) {
-                            Node.raw(UnlockScriptStrings.json(l))
-                        }
-                    }
+                    faceBox(context: context, title: US.withFace, next: next,
+                            challengeURL: "/api/v1/diary/face/challenge", verifyURL: "/api/v1/diary/face/unlock")
                 } else if !enrolled {
                     el("p", .class("muted"), .id("not-enrolled")) { US.notEnrolled(l) }
                 }
@@ -66,6 +56,27 @@ enum UnlockViews {
                 }
             }
             el("script", .src("/static/face.js"), .init("defer", nil))
+        }
+    }
+}
+
+extension UnlockViews {
+    /// The camera and liveness challenge that face.js drives: diary unlock and face sign-in differ only
+    /// in where the challenge comes from and where the frames go.
+    static func faceBox(context: HibiRequestContext, title: Text, next: String, challengeURL: String, verifyURL: String) -> Node {
+        let l = context.language
+        return el("section", .id("face-unlock"), .data("next", next), .data("state", "ready"),
+                  .data("challenge-url", challengeURL), .data("verify-url", verifyURL)) {
+            el("h2") { title(l) }
+            el("div", .class("camera")) {
+                el("video", .id("camera"), .init("autoplay", nil), .init("playsinline", nil), .init("muted", nil)) { "" }
+                el("p", .class("camera-prompt"), .id("prompt"), .aria("live", "assertive")) { US.ready(l) }
+            }
+            el("p", .id("face-status"), .class("status"), .role("status"), .data("state", "ready")) { US.ready(l) }
+            el("button", .type("button"), .id("face-start")) { US.startCamera(l) }
+            el("script", .type("application/json"), .id("unlock-strings")) {
+                Node.raw(UnlockScriptStrings.json(l))
+            }
         }
     }
 }

@@ -1,0 +1,54 @@
+import Foundation
+import Hummingbird
+
+/// Sign-in with the face on a remembered device: the device cookie says who is claimed, the same
+/// liveness challenge as diary unlock proves it. Without a live device cookie both endpoints answer
+/// 401 and the sign-in page offers nothing. A success opens a session with the diary unlocked.
+struct FaceSignInRoutes: Sendable {
+    let faces: FaceAuthService
+    let devices: DeviceStore
+    let sessions: SessionStore
+    let lock: DiaryLock
+    let secureCookies: Bool
+    let sessionLifetime: TimeInterval
+    let maxUpload: Int
+
+    struct SignedIn: Codable, Sendable { let signedIn: Bool }
+
+    func register(api: RouterGroup<HibiRequestContext>) {
+        api.post("auth/face/challenge") { request, _ in
+            let (_, user) = try await device(request)
+            return JSONBody(try await faces.challenge(userID: user.id, now: Date()), status: .created)
+        }
+        api.post("auth/face/sign-in") { request, context in
+            let (device, user) = try await device(request)
+            var request = request
+            let input = try await request.json(FaceRoutes.UnlockRequest.self, limit: maxUpload * 4)
+            // The challenge is looked up for this device's user only, so nobody else's challenge or face counts here.
+            try await faces.unlock(userID: user.id, challengeID: input.challengeId, frames: try input.frames.map(DiaryAPIRoutes.photo), now: Date())
+            let now = Date()
+            let (token, session) = try await sessions.create(userID: user.id, now: now)
+            try await lock.unlock(sessionTokenHash: session.tokenHash, now: now)
+            try await devices.markUsed(id: device.id, now: now)
+            var response = try JSONBody(SignedIn(signedIn: true)).response(from: request, context: context)
+            for cookie in AccountWebRoutes.sessionCookies(token: token, user: user, lifetime: sessionLifetime, secure: secureCookies) {
+                response.setCookie(cookie)
+            }
+            return response
+        }
+    }
+
+    func device(_ request: Request) async throws -> (RememberedDevice, User) {
+        guard let token = request.cookies[Cookies.device]?.value, let found = try await devices.find(token: token, now: Date()),
+              !found.user.disabled else { throw AccountError.deviceNotRemembered }
+        return found
+    }
+
+    /// The face box for the sign-in page, when this device's user can sign in with their face.
+    func offer(deviceToken: String, context: HibiRequestContext, next: String) async throws -> Node? {
+        guard faces.engine != nil, let (_, user) = try await devices.find(token: deviceToken, now: Date()), !user.disabled,
+              try await faces.templates.count(userID: user.id) > 0 else { return nil }
+        return UnlockViews.faceBox(context: context, title: S.signInWithFace, next: next,
+                                   challengeURL: "/api/v1/auth/face/challenge", verifyURL: "/api/v1/auth/face/sign-in")
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import HibiApp
+
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export", abstract: "Export data to files.", subcommands: [DiaryExportCommand.self])
+}
+
+/// `hibi export diary`: the same ZIP archive as the web's export, written to a file or stdout.
+struct DiaryExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diary", abstract: "Export a user's whole diary as a ZIP archive: diary.json and the photos as files.")
+    @OptionGroup var options: ConfigOptions
+    @Option(help: "Username whose diary to export") var user: String
+    @Option(name: .shortAndLong, help: "Archive to write (default: stdout)") var output: String?
+
+    func run() async throws {
+        let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
+        guard let account = try await core.users.find(username: user) else {
+            printError("No user named \(user).")
+            await core.database.shutdown()
+            throw ExitCode.failure
+        }
+        let transfer = DiaryTransfer(store: DiaryStore(database: core.database, box: core.box),
+                                     photos: PhotoStore(dataDirectory: core.config.dataDirectory, box: core.box))
+        do {
+            let plan = try await transfer.planExport(userID: account.id)
+            // Written beside the target and renamed at the end, so a failed export never looks like a finished one.
+            let temporary = output.map { $0 + ".partial" }
+            if let temporary {
+                guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                    throw Fatal("Cannot write \(temporary).")
+                }
+            }
+            let handle = try temporary.map { try FileHandle(forWritingTo: URL(fileURLWithPath: $0)) } ?? FileHandle.standardOutput
+            try await transfer.writeArchive(plan, now: Date()) { try handle.write(contentsOf: $0) }
+            if let temporary, let output {
+                try handle.close()
+                _ = try? FileManager.default.removeItem(atPath: output)
+                try FileManager.default.moveItem(atPath: temporary, toPath: output)
+                printError("Exported \(plan.entryCount) entries to \(output).")
+            }
+        } catch let error as DiaryError {
+            printError(error.message(.en))
+            await core.database.shutdown()
+            throw ExitCode.failure
+        }
+        await core.database.shutdown()
+    }
+}
+
+/// `hibi import diary`: restores an export (the ZIP archive, or an older JSON file) into a user's diary.
+struct DiaryImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diary", abstract: "Import a Hibi diary export (.zip, or .json from an older Hibi). Entries already there are skipped.")
+    @OptionGroup var options: ConfigOptions
+    @Option(help: "Username to import for") var user: String
+    @Argument(help: "Path to the export") var file: String
+
+    func run() async throws {
+        let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
+        guard let account = try await core.users.find(username: user) else {
+            printError("No user named \(user).")
+            await core.database.shutdown()
+            throw ExitCode.failure
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue
+        guard let size, let data = try? Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped) else {
+            printError("Cannot read \(file).")
+            await core.database.shutdown()
+            throw ExitCode.failure
+        }
+        guard size <= DiaryTransfer.maxImportBytes else {
+            printError("\(file) is larger than \(DiaryTransfer.maxImportBytes / 1024 / 1024) MB.")
+            await core.database.shutdown()
+            throw ExitCode.failure
+        }
+        let transfer = DiaryTransfer(store: DiaryStore(database: core.database, box: core.box),
+                                     photos: PhotoStore(dataDirectory: core.config.dataDirectory, box: core.box))
+        do {
+            let added = try await transfer.importExport(data, userID: account.id, now: Date())
+            print("Imported \(added) new entries.")
+        } catch let error as DiaryError {
+            printError(error.message(.en))
+            await core.database.shutdown()
+            throw ExitCode.failure
+        }
+        await core.database.shutdown()
+    }
+}
