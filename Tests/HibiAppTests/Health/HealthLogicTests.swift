@@ -194,3 +194,16 @@ struct CSVTests {
         #expect(HealthCSV.escape("=cmd()") == "'=cmd()")
     }
 }
+
+struct AppleHealthMappingTests {
+    @Test func metadataBecomesJSONThatReadsBackExactly() throws {
+        let pairs = [("HKMetadataKeyHeartRateMotionContext", "1"), ("quote", #"say "hi" \ bye"#), ("lines", "a\nb\tc\u{01}"),
+                     ("名前", "日々 🏃"), ("quote", "last one wins"), ("path", "a/b")]
+        let text = AppleHealthMapping.json(pairs)
+        let decoded = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String])
+        #expect(decoded == ["HKMetadataKeyHeartRateMotionContext": "1", "quote": "last one wins", "lines": "a\nb\tc\u{01}",
+                            "名前": "日々 🏃", "path": "a/b"])
+        #expect(text.hasPrefix(#"{"HKMetadataKeyHeartRateMotionContext":"1","lines":"#))
+        #expect(AppleHealthMapping.json([]) == "{}")
+    }
+}

@@ -165,3 +165,17 @@ final class LineCollector: @unchecked Sendable {
         #expect(!Request.containsEscapedNUL(Data(#"{"name":"u0000"}"#.utf8)))
     }
 }
+
+@Suite struct TimeOrderedIDTests {
+    @Test func idsAreVersion7UUIDsThatSortByTime() throws {
+        let earlier = TimeOrderedID.make(now: Date(timeIntervalSince1970: 1_700_000_000))
+        let later = TimeOrderedID.make(now: Date(timeIntervalSince1970: 1_700_000_000.002))
+        let uuid = try #require(UUID(uuidString: earlier))
+        #expect(uuid.uuidString == earlier)
+        #expect(Array(earlier)[14] == "7")  // version nibble
+        #expect("89AB".contains(Array(earlier)[19]))  // RFC 9562 variant
+        #expect(earlier.hasPrefix("018BCFE5-6800"))  // 1_700_000_000_000 ms in hex, first 48 bits
+        #expect(earlier < later)
+        #expect(TimeOrderedID.make() != TimeOrderedID.make())
+    }
+}

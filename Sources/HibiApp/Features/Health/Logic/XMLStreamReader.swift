@@ -214,6 +214,20 @@ public final class XMLStreamReader {
         guard !Self.isSpace(first), first != 0x3E, first != 0x2F, first != 0x3D else {
             throw XMLStreamError(reason: .unexpected("character in a tag name"), line: line)
         }
+        // Fast path as for values: the rest of the name is in the buffer.
+        var end = position
+        while end < count, end - position < 4096 {
+            let b = buffer[end]
+            if Self.isSpace(b) || b == 0x3E || b == 0x2F || b == 0x3D || b == 0x3C || b == 0x22 || b == 0x27 { break }
+            end += 1
+        }
+        if end < count, end - position < 4096, !(buffer[end] == 0x3C || buffer[end] == 0x22 || buffer[end] == 0x27) {
+            var bytes = [first]
+            bytes.append(contentsOf: UnsafeBufferPointer(start: buffer + position, count: end - position))
+            bytesRead += Int64(end - position)
+            position = end
+            return String(decoding: bytes, as: UTF8.self)
+        }
         scratch.removeAll(keepingCapacity: true)
         scratch.append(first)
         while let b = try peek() {
@@ -255,8 +269,21 @@ public final class XMLStreamReader {
     }
 
     private func readValue(quote: UInt8) throws -> String {
+        // Fast path: the whole value already sits in the buffer with nothing to decode, so the
+        // string is made straight from it (most values in an export are short dates and numbers).
+        var end = position
+        while end < count {
+            let b = buffer[end]
+            if b == quote || b == 0x26 || b == 0x3C || b == 0x0A { break }
+            end += 1
+        }
+        if end < count, buffer[end] == quote, end - position <= Self.maxTokenBytes {
+            let value = String(decoding: UnsafeBufferPointer(start: buffer + position, count: end - position), as: UTF8.self)
+            bytesRead += Int64(end + 1 - position)
+            position = end + 1
+            return value
+        }
         scratch.removeAll(keepingCapacity: true)
-        var plainASCII = true
         // Fast path: copy straight out of the buffer while no entity, newline or refill gets in the way.
         while true {
             if position >= count, try !fill() { throw XMLStreamError(reason: .truncated, line: line) }
@@ -270,11 +297,9 @@ public final class XMLStreamReader {
             }
             if b == 0x3C { throw XMLStreamError(reason: .unexpected("'<' in an attribute value"), line: line) }
             if b == 0x0A { line += 1 }
-            if b >= 0x80 { plainASCII = false }
             scratch.append(b)
             if scratch.count > Self.maxTokenBytes { throw XMLStreamError(reason: .tooLarge, line: line) }
         }
-        _ = plainASCII
         return String(decoding: scratch, as: UTF8.self)
     }
 

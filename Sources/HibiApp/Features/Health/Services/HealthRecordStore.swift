@@ -22,7 +22,7 @@ public struct HealthRecordStore: Sendable {
             guard !chunk.isEmpty else { return }
             let builder = sql.insert(into: "health_records").columns(columns)
             for d in chunk {
-                builder.values(SQLBind(UUID().uuidString), SQLBind(userID), SQLBind(d.type), SQLBind(d.value), SQLBind(d.category),
+                builder.values(SQLBind(TimeOrderedID.make(now: now)), SQLBind(userID), SQLBind(d.type), SQLBind(d.value), SQLBind(d.category),
                                SQLBind(d.unit), SQLBind(d.start), SQLBind(d.end), SQLBind(source.rawValue), SQLBind(d.device),
                                SQLBind(d.details), SQLBind(created))
             }
