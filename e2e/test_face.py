@@ -20,7 +20,7 @@ def WebDriverWait(driver, timeout):
     return _Wait(driver, timeout, ignored_exceptions=(WebDriverException,))
 
 from conftest import ROOT, make_browser, shot
-from test_accounts import PASSWORD, fill, settle, submit, wait_text
+from test_accounts import PASSWORD, fill, settle, sign_out, submit, wait_text
 
 FIXTURES = ROOT / ".cache" / "face-fixtures"
 FRAMES = FIXTURES / "frames" / "wolfgang"
@@ -101,6 +101,28 @@ def try_face_unlock(browser):
     return seen["state"], seen["text"]
 
 
+def try_face_sign_in(browser):
+    """Face sign-in on the sign-in page; on success the page goes on to the diary, already unlocked."""
+    browser.find_element(By.ID, "face-start").click()
+    seen = {}
+
+    def finished(d):
+        if "/login" not in d.current_url:
+            seen.update(state="success", text="(moved on)")
+            return True
+        state = d.find_element(By.ID, "face-status").get_attribute("data-state")
+        if state == "failed":
+            seen.update(state=state, text=d.find_element(By.ID, "face-status").text)
+            return True
+        return False
+    try:
+        WebDriverWait(browser, 90).until(finished)
+    except Exception:
+        shot(browser, "face-sign-in-timeout")
+        raise AssertionError("face sign-in never finished: " + browser.find_element(By.TAG_NAME, "main").text[:400])
+    return seen["state"], seen["text"]
+
+
 def test_enroll_then_unlock_as_the_same_person(server, clips):
     base = server["base"]
     browser = camera_browser(clips["a-turning"])
@@ -138,6 +160,21 @@ def test_enroll_then_unlock_as_the_same_person(server, clips):
         shot(browser, "face-03-unlock-result")
         assert state == "success", text
         WebDriverWait(browser, 10).until(lambda d: d.current_url.rstrip("/").endswith("/diary"))
+
+        # Face sign-in: offered only once this browser is remembered at a password sign-in.
+        sign_out(browser)
+        assert not browser.find_elements(By.ID, "face-start"), "a browser that is not remembered gets only the password"
+        fill(browser, username="aiko", password=PASSWORD)
+        browser.find_element(By.ID, "remember-device").click()
+        submit(browser, "login-form")
+        sign_out(browser)
+        shot(browser, "face-03b-sign-in-offers-face")
+        state, text = try_face_sign_in(browser)
+        assert state == "success", text
+        # Signed in, and the diary opens without asking again.
+        browser.get(base + "/diary")
+        assert browser.current_url.rstrip("/").endswith("/diary"), browser.current_url
+        shot(browser, "face-03c-signed-in-with-face")
     finally:
         browser.quit()
 
