@@ -36,8 +36,33 @@ public actor DiarySearchIndex {
     struct UserIndex {
         var fingerprint: Fingerprint
         var entries: [String: Entry]
-        /// Newest first, so results come out in list order; rebuilt lazily after a change.
+        /// Newest first, so results come out in list order; sorted lazily after a large change.
         var ordered: [Entry]?
+
+        static func precedes(_ a: Entry, _ b: Entry) -> Bool { a.date == b.date ? a.id < b.id : a.date > b.date }
+
+        /// Keeps the entries and their order current. A few changes are patched into the order (one
+        /// pass and a binary search each), since sorting 100k entries again was most of a search
+        /// right after an edit; many changes just drop the order to be sorted on the next search.
+        mutating func apply(written: [Entry], deleted: Set<String> = []) {
+            for entry in written { entries[entry.id] = entry }
+            for id in deleted { entries[id] = nil }
+            guard var order = ordered, written.count + deleted.count <= 256 else {
+                ordered = nil
+                return
+            }
+            let gone = deleted.union(written.map(\.id))
+            order.removeAll { gone.contains($0.id) }
+            for entry in written {
+                var low = 0, high = order.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if Self.precedes(order[mid], entry) { low = mid + 1 } else { high = mid }
+                }
+                order.insert(entry, at: low)
+            }
+            ordered = order
+        }
     }
 
     private var users: [String: UserIndex] = [:]
@@ -58,30 +83,28 @@ public actor DiarySearchIndex {
 
     /// The service wrote this entry (create or edit): keep a built index current without a refresh.
     public func didWrite(userID: String, record: Record) {
-        guard var index = users[userID] else { return }
-        index.entries[record.id] = Entry(record)
-        index.ordered = nil
+        guard var index = users.removeValue(forKey: userID) else { return }
+        index.apply(written: [Entry(record)])
         users[userID] = index
     }
 
     public func didDelete(userID: String, id: String) {
-        guard var index = users[userID], index.entries.removeValue(forKey: id) != nil else { return }
-        index.ordered = nil
+        guard var index = users.removeValue(forKey: userID) else { return }
+        index.apply(written: [], deleted: [id])
         users[userID] = index
     }
 
     private func current(userID: String, store: DiaryStore) async throws -> [Entry] {
         let fingerprint = try await store.searchFingerprint(userID: userID)
         var index: UserIndex
-        if var cached = users[userID] {
-            if cached.fingerprint != fingerprint {
-                try await refresh(&cached, userID: userID, to: fingerprint, store: store)
-            }
+        if let held = users[userID]?.fingerprint, held != fingerprint {
+            index = try await refreshed(userID: userID, from: held, to: fingerprint, store: store)
+        } else if let cached = users.removeValue(forKey: userID) {
             index = cached
         } else {
             index = try await build(userID: userID, fingerprint: fingerprint, store: store)
         }
-        let ordered = index.ordered ?? index.entries.values.sorted { $0.date == $1.date ? $0.id < $1.id : $0.date > $1.date }
+        let ordered = index.ordered ?? index.entries.values.sorted(by: UserIndex.precedes)
         index.ordered = ordered
         remember(userID, index)
         return ordered
@@ -94,22 +117,25 @@ public actor DiarySearchIndex {
     }
 
     /// Rows edited at or after the newest edit already held are fetched again (the same second may hold
-    /// more than one edit); deletions show as a count that is too high and are found by id.
-    private func refresh(_ index: inout UserIndex, userID: String, to fingerprint: Fingerprint, store: DiaryStore) async throws {
-        for record in try await store.searchRecords(userID: userID, editedSince: index.fingerprint.latestUpdate) {
-            index.entries[record.id] = Entry(record)
+    /// more than one edit); deletions show as a count that is too high and are found by id. Everything
+    /// is read from the database first; the held index is then taken out of `users` and changed in
+    /// place with no suspension in between, so its 100k entries are never copied.
+    private func refreshed(userID: String, from held: Fingerprint, to fingerprint: Fingerprint, store: DiaryStore) async throws -> UserIndex {
+        let changed = try await store.searchRecords(userID: userID, editedSince: held.latestUpdate).map(Entry.init)
+        let newCount = changed.filter { users[userID]?.entries[$0.id] == nil }.count
+        let heldCount = users[userID]?.entries.count ?? 0
+        let present = heldCount + newCount == fingerprint.count ? nil : Set(try await store.entryIDs(userID: userID))
+        guard var index = users.removeValue(forKey: userID), index.fingerprint == held else {
+            return try await build(userID: userID, fingerprint: fingerprint, store: store)
         }
-        if index.entries.count != fingerprint.count {
-            let present = Set(try await store.entryIDs(userID: userID))
-            index.entries = index.entries.filter { present.contains($0.key) }
-        }
+        index.apply(written: changed)
+        if let present { index.apply(written: [], deleted: Set(index.entries.keys.filter { !present.contains($0) })) }
         guard index.entries.count == fingerprint.count else {
             // Something older than what we hold appeared (e.g. an import that keeps old edit times).
-            index = try await build(userID: userID, fingerprint: fingerprint, store: store)
-            return
+            return try await build(userID: userID, fingerprint: fingerprint, store: store)
         }
         index.fingerprint = fingerprint
-        index.ordered = nil
+        return index
     }
 
     private func remember(_ userID: String, _ index: UserIndex) {
