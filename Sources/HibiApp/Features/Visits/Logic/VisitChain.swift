@@ -474,16 +474,16 @@ public enum VisitChain {
         var latest: [String: Int] = [:]
         latest.reserveCapacity(records.count)
         for (index, record) in records.enumerated() { latest[record.visitID] = index }
-        var seen = Set<String>()
-        seen.reserveCapacity(current.count)
+        // Marks which records' visits the table has (its ids are unique): cheaper than a set of ids.
+        var seen = [Bool](repeating: false, count: records.count)
         var problems: [ChainProblem] = []
         var quoted: [UInt8] = []
         for visit in current {
-            seen.insert(visit.id)
             guard let index = latest[visit.id] else {
                 problems.append(ChainProblem(seq: records.count + 1, visitId: visit.id, reason: .removed))
                 continue
             }
+            seen[index] = true
             let matches: Bool
             if visit.deleted || checks[index].action == .delete {
                 matches = visit.deleted && checks[index].action == .delete
@@ -504,7 +504,7 @@ public enum VisitChain {
             }
             if !matches { problems.append(ChainProblem(seq: index + 1, visitId: visit.id, reason: .visitChanged)) }
         }
-        for (id, index) in latest where !seen.contains(id) {
+        for (id, index) in latest where !seen[index] {
             problems.append(ChainProblem(seq: index + 1, visitId: id, reason: .removed))
         }
         return problems.min { $0.seq < $1.seq }
