@@ -409,7 +409,7 @@ public enum VisitChain {
         let checks = inParallel(records.count) { index in
             check(records[index], previousHash: index == 0 ? genesis : records[index - 1].hash, userID: userID)
         }
-        /// Positions (1-based) whose signature fails, among the first `count` records.
+        /// The first position (1-based) among the first `count` records whose signature fails.
         func firstBadSignature(among count: Int) -> Int? {
             inParallel(count) { signatureOK(records[$0], isValidSignature) }.firstIndex(of: false).map { $0 + 1 }
         }
