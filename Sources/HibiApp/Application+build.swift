@@ -22,8 +22,16 @@ public struct AppCore: Sendable {
     public var moodEstimator: (any MoodEstimating)?
     public var faceAnalyzer: (any FaceAnalyzing)?
 
+    /// What the core is opened for. A one-off command skips what only serving uses: loading the face
+    /// models (over a second: model files are hashed and each worker builds its detector) and making the
+    /// sign-in decoy hash (a quarter second of bcrypt).
+    public enum Purpose: Sendable {
+        case server
+        case command
+    }
+
     /// Opens the database, applies migrations, loads the data key and checks it matches the database.
-    public static func open(_ config: AppConfig, logger: Logger) async throws -> AppCore {
+    public static func open(_ config: AppConfig, logger: Logger, for purpose: Purpose = .server) async throws -> AppCore {
         // Resources first: a server that cannot describe its own API should not start.
         let openAPIDocument = try OpenAPIDocument.compose(
             directory: (config.resourcesDirectory as NSString).appendingPathComponent("openapi"))
@@ -37,15 +45,16 @@ public struct AppCore: Sendable {
             let sessions = SessionStore(database: database, lifetime: config.sessionLifetime)
             let tokens = TokenStore(database: database)
             let hasher = PasswordHasher(cost: config.passwordHashCost)
+            let decoy = DecoyHash(hasher: hasher)
+            if purpose == .server { _ = try await decoy.value() }
             let accounts = AccountService(
                 users: users, sessions: sessions, tokens: tokens, throttle: LoginThrottleStore(database: database),
-                hasher: hasher, policy: config.loginPolicy, logger: logger,
-                decoyHash: try await hasher.hash(Secrets.randomToken())
+                hasher: hasher, policy: config.loginPolicy, logger: logger, decoyHash: decoy
             )
             var core = AppCore(config: config, logger: logger, database: database, box: box, users: users, sessions: sessions,
                                tokens: tokens, accounts: accounts, openAPIDocument: openAPIDocument)
             #if canImport(FaceEngine)
-            if let models = config.faceModelsDirectory {
+            if purpose == .server, let models = config.faceModelsDirectory {
                 let adapter = FaceEngineAdapter(engine: try FaceEngine(configuration: FaceEngineConfiguration(
                     modelsDirectory: models,
                     emotionModelPath: (config.resourcesDirectory as NSString).appendingPathComponent("models/emotion_mini_xception.onnx"))))

@@ -45,7 +45,7 @@ struct ConfigOptions: ParsableArguments {
         var config = try load()
         if let logLevel { config.logLevel = logLevel }
         do {
-            return try await AppCore.open(config, logger: makeLogger(level: config.logLevel))
+            return try await AppCore.open(config, logger: makeLogger(level: config.logLevel), for: .command)
         } catch let error as any CustomStringConvertible where error is DatabaseError || error is EncryptionError {
             throw Fatal(error.description)
         }

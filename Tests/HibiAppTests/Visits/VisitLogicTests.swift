@@ -56,6 +56,96 @@ struct VisitLogicTests {
         #expect((try? JSONSerialization.jsonObject(with: Data(state.utf8))) != nil)
     }
 
+    /// The state as the generic canonical serialiser writes it: the fast writer must match it byte for byte,
+    /// or chains signed before it would stop verifying.
+    static func referenceState(id: String, fields: VisitFields, photos: [VisitPhotoRef]) -> String {
+        func optional(_ value: String?) -> CanonicalJSON { value.map(CanonicalJSON.string) ?? .null }
+        func optional(_ value: Double?) -> CanonicalJSON { value.map(CanonicalJSON.double) ?? .null }
+        let address: CanonicalJSON = fields.address.map { address in
+            .object(["country": optional(address.country), "postalCode": optional(address.postalCode),
+                     "region": optional(address.region), "locality": optional(address.locality), "street": optional(address.street)])
+        } ?? .null
+        return CanonicalJSON.object([
+            "id": .string(id), "visitedAt": .int(Int64(fields.visitedAt.timeIntervalSince1970)),
+            "latitude": .double(fields.latitude), "longitude": .double(fields.longitude),
+            "accuracy": optional(fields.accuracy), "altitude": optional(fields.altitude), "simulated": .bool(fields.simulated),
+            "name": .string(fields.name), "address": address, "labels": .array(fields.labels.map(CanonicalJSON.string)),
+            "group": optional(fields.group), "companions": .array(fields.companions.map(CanonicalJSON.string)),
+            "notes": .string(fields.notes),
+            "photos": .array(photos.map { .object(["id": .string($0.id), "contentType": .string($0.contentType),
+                                                    "size": .int(Int64($0.size)), "sha256": .string($0.sha256)]) }),
+        ]).render()
+    }
+
+    @Test func theStateWriterMatchesTheGenericCanonicalForm() {
+        let photos = [VisitPhotoRef(id: "p1", contentType: "image/jpeg", size: 12345, sha256: String(repeating: "ab", count: 32)),
+                      VisitPhotoRef(id: "p2", contentType: "image/png", size: 0, sha256: "00")]
+        let samples = [
+            Self.tokyo,
+            VisitFields(visitedAt: Date(timeIntervalSince1970: -86_400.5), latitude: -0.0000001, longitude: 180, accuracy: 1e-7,
+                        altitude: -12.25, simulated: true, name: "Tab\\there \"quoted\" \u{1}\u{1f}\u{7f} 東京 😀\r\n",
+                        address: VisitAddress(country: "日本", postalCode: "100-0005", region: nil, locality: "千代田区", street: "a/b"),
+                        labels: [], group: "Family", companions: ["A\"B", "", "ç"], notes: String(repeating: "長い", count: 300)),
+            VisitFields(visitedAt: Date(timeIntervalSince1970: 1e12), latitude: 1e15, longitude: 123456789.125, name: "x",
+                        address: VisitAddress()),
+        ]
+        for fields in samples {
+            for list in [[], photos] {
+                #expect(VisitCanonical.state(id: "v-1", fields: fields, photos: list) == Self.referenceState(id: "v-1", fields: fields, photos: list))
+            }
+        }
+        #expect(VisitChain.sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+
+    @Test func storedStringListsReadTheSameFastOrThroughJSONDecoder() throws {
+        for text in [#"[]"#, #"[""]"#, #"["a"]"#, #"["train","東京","a b"]"#, #"["a\"b","c"]"#, #"["\u0001"]"#, #"["x\\y"]"#] {
+            #expect(try VisitStore.decodeStrings(text) == JSONDecoder().decode([String].self, from: Data(text.utf8)), "\(text)")
+        }
+        for broken in [#"["a""#, #"[1]"#, #"{}"#, #"["a"]x"#] {
+            #expect(throws: (any Error).self) { try VisitStore.decodeStrings(broken) }
+        }
+    }
+
+    @Test func bodiesInAnotherShapeAreReadByTheDecoder() throws {
+        // A body with its keys in another order still verifies when its hash and signature hold:
+        // the fast reader declines it and JSONDecoder reads it.
+        let key = Curve25519.Signing.PrivateKey()
+        var records: [ChainRecord] = []
+        var prev = VisitChain.genesis
+        for index in 0..<3 {
+            let state = index == 2 ? "null" : #""{\"n\":\#(index)}""#
+            let action = index == 2 ? "delete" : "create"
+            let body = #"{"seq":\#(index + 1), "visit":"v\#(index % 2)","user":"u1","prev":"\#(prev)","at":5,"action":"\#(action)","state":\#(state)}"#
+            let hash = VisitChain.sha256Hex(body)
+            records.append(ChainRecord(seq: index + 1, visitID: "v\(index % 2)", action: VisitAction(rawValue: action)!, body: body,
+                                       hash: hash, signature: try key.signature(for: Data(body.utf8)).base64EncodedString()))
+            prev = hash
+        }
+        let current = [VisitChain.CurrentVisit(id: "v0", state: "", deleted: true),
+                       VisitChain.CurrentVisit(id: "v1", state: #"{"n":1}"#, deleted: false)]
+        let report = VisitChain.verify(records: records, storedHead: ChainHead(seq: 3, hash: prev), userID: "u1", current: current,
+                                       allSignatures: true) { key.publicKey.isValidSignature($0, for: $1) }
+        #expect(report.intact)
+        let changed = [current[0], VisitChain.CurrentVisit(id: "v1", state: #"{"n":2}"#, deleted: false)]
+        #expect(VisitChain.verify(records: records, storedHead: nil, userID: "u1", current: changed) { key.publicKey.isValidSignature($0, for: $1) }
+            .problem == ChainProblem(seq: 2, visitId: "v1", reason: .visitChanged))
+    }
+
+    @Test func onlyAGenuineHeadIsSignedOnto() throws {
+        let key = Curve25519.Signing.PrivateKey()
+        let records = Self.chain(3, key: key)
+        let head = ChainHead(seq: 3, hash: records[2].hash)
+        let check: (Data, Data) -> Bool = { key.publicKey.isValidSignature($0, for: $1) }
+        #expect(VisitChain.isGenuineHead(records[2], head: head, isValidSignature: check))
+        #expect(!VisitChain.isGenuineHead(nil, head: head, isValidSignature: check))
+        #expect(!VisitChain.isGenuineHead(records[1], head: head, isValidSignature: check))
+        var forged = records[2]
+        forged.body = forged.body.replacingOccurrences(of: #"\"n\":2"#, with: #"\"n\":9"#)
+        forged.hash = VisitChain.sha256Hex(forged.body)
+        #expect(forged.body != records[2].body)
+        #expect(!VisitChain.isGenuineHead(forged, head: ChainHead(seq: 3, hash: forged.hash), isValidSignature: check))
+    }
+
     static func chain(_ count: Int, key: Curve25519.Signing.PrivateKey) -> [ChainRecord] {
         var records: [ChainRecord] = []
         for index in 0..<count {

@@ -80,6 +80,24 @@ import Testing
         }
     }
 
+    @Test func aRewrittenHistoryIsNotSignedOntoByTheNextChange() async throws {
+        // Someone rewrites record 3 and its hash and moves the stored head to match. Were the next change
+        // signed on top, verify (which checks the head's signature) would vouch for their version.
+        try await Self.withThreeVisits { api, sql, visits in
+            let row = try #require(try await sql.raw("SELECT body FROM visit_chain WHERE seq = 3").first())
+            let body = try row.decode(column: "body", as: String.self).replacingOccurrences(of: "Charlie", with: "Delta")
+            let hash = VisitChain.sha256Hex(body)
+            try await sql.raw("UPDATE visit_chain SET body = \(bind: body), hash = \(bind: hash) WHERE seq = 3").run()
+            try await sql.raw("UPDATE visit_chain_heads SET hash = \(bind: hash)").run()
+            let refused = try await api.call(.post, "/api/v1/visits", json: VisitTestApp.visit("Echo"))
+            #expect(refused.status == .conflict)
+            #expect(refused.body.contains("visit_log_tampered"))
+            #expect(try await sql.raw("SELECT COUNT(*) AS n FROM visit_chain").first()?.decode(column: "n", as: Int.self) == 3)
+            let report = try await VisitTestApp.verify(api)
+            #expect(report.problem == ChainProblem(seq: 3, visitId: visits[2].id, reason: .badSignature))
+        }
+    }
+
     @Test func aVisitRowDeletedBehindHibisBackIsNamed() async throws {
         try await Self.withThreeVisits { api, sql, visits in
             try await sql.raw("DELETE FROM visits WHERE id = \(bind: visits[0].id)").run()

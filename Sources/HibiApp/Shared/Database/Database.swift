@@ -148,8 +148,12 @@ struct PooledSQLiteDatabase: SQLDatabase {
         }
     }
 
+    /// Through the connection's async path: the future-based one above hands every row to the event loop
+    /// one by one (a hop and a future per row), which made reading 100 000 rows several times slower.
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
-        try await execute(sql: query, onRow).get()
+        let connection = try await pool.requestConnection(logger: logger).get()
+        defer { pool.releaseConnection(connection, logger: logger) }
+        try await connection.sql(queryLogLevel: .trace).execute(sql: query, onRow)
     }
 
     func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {

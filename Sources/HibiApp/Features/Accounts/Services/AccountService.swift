@@ -13,10 +13,10 @@ public struct AccountService: Sendable {
     /// Holding a failed answer back is how sign-ins are slowed; tests may pass a recorder.
     let pause: @Sendable (TimeInterval) async -> Void
     /// A hash of a random secret at the configured cost, checked when the username does not exist.
-    let decoyHash: String
+    let decoyHash: DecoyHash
 
     public init(users: UserStore, sessions: SessionStore, tokens: TokenStore, throttle: LoginThrottleStore,
-                hasher: PasswordHasher, policy: LoginThrottlePolicy, logger: Logger, decoyHash: String,
+                hasher: PasswordHasher, policy: LoginThrottlePolicy, logger: Logger, decoyHash: DecoyHash,
                 pause: @escaping @Sendable (TimeInterval) async -> Void = { seconds in
                     try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
                 }) {
@@ -78,7 +78,7 @@ public struct AccountService: Sendable {
             valid = try await hasher.verify(password, hash: user.passwordHash)
         } else {
             // Spend the same time on unknown names so response times do not reveal which accounts exist.
-            _ = try await hasher.verify(password, hash: decoyHash)
+            _ = try await hasher.verify(password, hash: try await decoyHash.value())
             valid = false
         }
         guard valid, let user else {
@@ -166,4 +166,23 @@ public struct AccountService: Sendable {
         String(Secrets.digest("hibi-client:" + value).prefix(12))
     }
 
+}
+
+/// The decoy bcrypt hash, made on first use. It costs a quarter second, which a one-off CLI command
+/// (that never signs anyone in) should not pay; the server makes it at start (`AppCore.open`), so the
+/// first unknown-name sign-in takes no longer than the later ones.
+public actor DecoyHash {
+    private let hasher: PasswordHasher
+    private var hash: String?
+
+    public init(hasher: PasswordHasher) {
+        self.hasher = hasher
+    }
+
+    public func value() async throws -> String {
+        if let hash { return hash }
+        let made = try await hasher.hash(Secrets.randomToken())
+        if hash == nil { hash = made }  // another caller may have finished first while this one hashed
+        return hash!
+    }
 }

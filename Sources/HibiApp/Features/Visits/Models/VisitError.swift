@@ -19,6 +19,9 @@ public enum VisitError: UserFacingError, Equatable {
     case importTooLarge(limitBytes: Int)
     case invalidWebhookURL
     case invalidFilter(field: String)
+    /// The chain's head record fails its hash or signature: someone changed the log outside Hibi.
+    /// Nothing is signed on top of it, or that signature would vouch for their records.
+    case logTampered
 
     public var status: HTTPResponse.Status {
         switch self {
@@ -26,6 +29,7 @@ public enum VisitError: UserFacingError, Equatable {
         case .photoTooLarge, .importTooLarge: .contentTooLarge
         case .photoType: .unsupportedMediaType
         case .importInvalid: .unprocessableContent
+        case .logTampered: .conflict
         default: .badRequest
         }
     }
@@ -48,6 +52,7 @@ public enum VisitError: UserFacingError, Equatable {
         case .importTooLarge: "import_too_large"
         case .invalidWebhookURL: "invalid_webhook_url"
         case .invalidFilter: "invalid_filter"
+        case .logTampered: "visit_log_tampered"
         }
     }
 
@@ -85,6 +90,9 @@ public enum VisitError: UserFacingError, Equatable {
             Text(en: "The webhook must be an http or https URL.", ja: "Webhook は http または https の URL にしてください。")
         case let .invalidFilter(field):
             Text(en: "The filter \(field) is not valid.", ja: "絞り込み条件 \(field) が正しくありません。")
+        case .logTampered:
+            Text(en: "The visit log was changed outside Hibi, so no change can be signed onto it. Open Verify to see which record.",
+                 ja: "訪問記録のログが Hibi の外で変更されているため、変更を署名して追記できません。「検証」でどの記録かを確認してください。")
         }
         return text(language)
     }

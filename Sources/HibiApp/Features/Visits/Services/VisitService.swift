@@ -25,12 +25,27 @@ public struct VisitService: Sendable {
     /// Appends a record for `visit` (or its tombstone) after the current head.
     private func record(_ visit: Visit, action: VisitAction, now: Date, on sql: any SQLDatabase) async throws -> ChainRecord {
         let (head, webhook) = try await VisitStore.lockHead(userID: visit.userID, engine: database.engine, on: sql)
+        try await requireGenuine(head, userID: visit.userID, on: sql)
         let state = action == .delete ? nil : VisitCanonical.state(id: visit.id, fields: visit.fields, photos: visit.photos)
         let record = try VisitChain.append(head: head, userID: visit.userID, visitID: visit.id, action: action, state: state,
                                            now: now, sign: signer.sign)
         try await VisitStore.append(record, userID: visit.userID, on: sql)
         return ChainRecord(seq: record.seq, visitID: record.visitID, action: record.action, body: record.body, hash: record.hash,
                            signature: record.signature, webhook: webhook)
+    }
+
+    /// Refuses to sign on top of a head record whose hash or signature fails. Verify checks only the
+    /// head's signature when every link holds; that covers the whole chain only because Hibi never
+    /// signs a record whose `prev` is a forged head (otherwise someone who rewrote the history and its
+    /// hashes in the database would have the next edit sign their version).
+    private func requireGenuine(_ head: ChainHead?, userID: String, on sql: any SQLDatabase) async throws {
+        guard let head else { return }
+        let record = try await VisitStore.record(userID: userID, seq: head.seq, on: sql)
+        let key = try signer.publicKey()
+        guard VisitChain.isGenuineHead(record, head: head, isValidSignature: { key.isValidSignature($0, for: $1) }) else {
+            logger.error("visit log head fails its hash or signature; refusing to sign on top of it")
+            throw VisitError.logTampered
+        }
     }
 
     public func create(userID: String, fields: VisitFields, now: Date) async throws -> Visit {
@@ -59,6 +74,7 @@ public struct VisitService: Sendable {
         let last = try await database.transaction { sql in
             // One head lock for the whole file; records are chained in memory and the head written once.
             let (start, webhook) = try await VisitStore.lockHead(userID: userID, engine: self.database.engine, on: sql)
+            try await self.requireGenuine(start, userID: userID, on: sql)
             var head = start
             var last: ChainRecord?
             for fields in batch {
@@ -144,7 +160,7 @@ public struct VisitService: Sendable {
     public func addPhoto(userID: String, visitID: String, data: Data, contentType: String?, now: Date) async throws -> VisitPhotoRef {
         let box = self.box
         let photoID = UUID().uuidString.lowercased()
-        let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let digest = Hex.string(SHA256.hash(data: data))
         let sealed = try box.seal(data, context: Self.photoContext(photoID))
         let visit = try await mutate(userID: userID, id: visitID, now: now, { visit in
             let type = try VisitRules.validatePhoto(contentType: contentType, size: data.count, existing: visit.photos.count)

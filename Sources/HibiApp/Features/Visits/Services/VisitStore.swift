@@ -17,6 +17,42 @@ struct VisitStore: Sendable {
         try JSONDecoder().decode(T.self, from: Data(text.utf8))
     }
 
+    /// Labels and companions: almost always `[]` or a few strings without escapes, read here directly
+    /// because verify reads every row and `JSONDecoder` is slow at this scale. Anything else goes to it.
+    static func decodeStrings(_ text: String) throws -> [String] {
+        if text == "[]" { return [] }
+        var text = text
+        if let plain = text.withUTF8(plainStrings) { return plain }
+        return try decodeJSON([String].self, text)
+    }
+
+    static func decodePhotos(_ text: String) throws -> [VisitPhotoRef] {
+        text == "[]" ? [] : try decodeJSON([VisitPhotoRef].self, text)
+    }
+
+    /// `["a","b"]` exactly as JSONEncoder writes it, or nil.
+    static func plainStrings(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        guard bytes.count >= 4, bytes.first == UInt8(ascii: "["), bytes.last == UInt8(ascii: "]") else { return nil }
+        var strings: [String] = []
+        var at = 1
+        while at < bytes.count, bytes[at] == quote {
+            let start = at + 1
+            at = start
+            while at < bytes.count, bytes[at] != quote {
+                if bytes[at] == backslash || bytes[at] < 0x20 { return nil }
+                at += 1
+            }
+            guard at + 1 < bytes.count else { return nil }
+            strings.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<at]), as: UTF8.self))
+            at += 1
+            if bytes[at] == UInt8(ascii: "]") { return at == bytes.count - 1 ? strings : nil }
+            guard bytes[at] == UInt8(ascii: ",") else { return nil }
+            at += 1
+        }
+        return nil
+    }
+
     static func insert(_ visit: Visit, on sql: any SQLDatabase) async throws {
         let f = visit.fields
         try await sql.insert(into: "visits").columns(columns).values(
@@ -45,27 +81,33 @@ struct VisitStore: Sendable {
             .run()
     }
 
+    /// sqlite-kit decodes `T?` through its generic Decoder path, several times slower than `T`;
+    /// verify decodes five of these for every visit.
+    static func optional<T: Decodable>(_ row: any SQLRow, _ column: String, as type: T.Type) throws -> T? {
+        try row.decodeNil(column: column) ? nil : row.decode(column: column, as: T.self)
+    }
+
     static func decode(_ row: any SQLRow) throws -> (Visit, deleted: Bool) {
         let fields = VisitFields(
             visitedAt: Date(timeIntervalSince1970: Double(try row.decode(column: "visited_at", as: Int64.self))),
             latitude: try row.decode(column: "latitude", as: Double.self),
             longitude: try row.decode(column: "longitude", as: Double.self),
-            accuracy: try row.decode(column: "accuracy", as: Double?.self),
-            altitude: try row.decode(column: "altitude", as: Double?.self),
+            accuracy: try optional(row, "accuracy", as: Double.self),
+            altitude: try optional(row, "altitude", as: Double.self),
             simulated: try row.decode(column: "simulated", as: Bool.self),
             name: try row.decode(column: "name", as: String.self),
-            address: try row.decode(column: "address", as: String?.self).map { try decodeJSON(VisitAddress.self, $0) },
-            labels: try decodeJSON([String].self, try row.decode(column: "labels", as: String.self)),
-            group: try row.decode(column: "group_name", as: String?.self),
-            companions: try decodeJSON([String].self, try row.decode(column: "companions", as: String.self)),
+            address: try optional(row, "address", as: String.self).map { try decodeJSON(VisitAddress.self, $0) },
+            labels: try decodeStrings(try row.decode(column: "labels", as: String.self)),
+            group: try optional(row, "group_name", as: String.self),
+            companions: try decodeStrings(try row.decode(column: "companions", as: String.self)),
             notes: try row.decode(column: "notes", as: String.self))
         let visit = Visit(
             id: try row.decode(column: "id", as: String.self), userID: try row.decode(column: "user_id", as: String.self),
-            fields: fields, photos: try decodeJSON([VisitPhotoRef].self, try row.decode(column: "photos", as: String.self)),
+            fields: fields, photos: try decodePhotos(try row.decode(column: "photos", as: String.self)),
             createdAt: Date(timeIntervalSince1970: Double(try row.decode(column: "created_at", as: Int64.self))),
             updatedAt: Date(timeIntervalSince1970: Double(try row.decode(column: "updated_at", as: Int64.self))),
             revision: Int(try row.decode(column: "revision", as: Int64.self)))
-        return (visit, try row.decode(column: "deleted_at", as: Int64?.self) != nil)
+        return (visit, !(try row.decodeNil(column: "deleted_at")))
     }
 
     static func find(id: String, userID: String, on sql: any SQLDatabase) async throws -> Visit? {
@@ -133,15 +175,22 @@ struct VisitStore: Sendable {
             .run()
     }
 
+    static func record(userID: String, seq: Int, on sql: any SQLDatabase) async throws -> ChainRecord? {
+        try await sql.select().columns("seq", "visit_id", "action", "body", "hash", "signature").from("visit_chain")
+            .where("user_id", .equal, userID).where("seq", .equal, Int64(seq)).first().map(decodeRecord)
+    }
+
     static func records(userID: String, visitID: String? = nil, on sql: any SQLDatabase) async throws -> [ChainRecord] {
         var query = sql.select().columns("seq", "visit_id", "action", "body", "hash", "signature").from("visit_chain")
             .where("user_id", .equal, userID)
         if let visitID { query = query.where("visit_id", .equal, visitID) }
-        return try await query.orderBy("seq").all().map { row in
-            ChainRecord(seq: Int(try row.decode(column: "seq", as: Int64.self)), visitID: try row.decode(column: "visit_id", as: String.self),
-                        action: VisitAction(rawValue: try row.decode(column: "action", as: String.self)) ?? .edit,
-                        body: try row.decode(column: "body", as: String.self), hash: try row.decode(column: "hash", as: String.self),
-                        signature: try row.decode(column: "signature", as: String.self))
-        }
+        return try await query.orderBy("seq").all().map(decodeRecord)
+    }
+
+    static func decodeRecord(_ row: any SQLRow) throws -> ChainRecord {
+        ChainRecord(seq: Int(try row.decode(column: "seq", as: Int64.self)), visitID: try row.decode(column: "visit_id", as: String.self),
+                    action: VisitAction(rawValue: try row.decode(column: "action", as: String.self)) ?? .edit,
+                    body: try row.decode(column: "body", as: String.self), hash: try row.decode(column: "hash", as: String.self),
+                    signature: try row.decode(column: "signature", as: String.self))
     }
 }
