@@ -191,6 +191,31 @@ struct AsyncArray<Element: Sendable>: AsyncSequence, Sendable {
     }
 }
 
+extension VideoRangeTests {
+    /// Longer than the streamer's three 256 KB buffers, so each is filled several times: the bytes must
+    /// still come back whole and in order.
+    @Test func longRangesComeBackIntactAcrossManyChunks() async throws {
+        var config = try await TestApp.config()
+        let library = try LibraryFolder()
+        config.videos.libraryDirectory = library.path
+        var generator = SystemRandomNumberGenerator()
+        let words = (0..<(3 * 1024 * 1024 / 8 + 1000)).map { _ in generator.next() as UInt64 }
+        let data = words.withUnsafeBytes { Data($0) }.dropLast(3)
+        try data.write(to: URL(fileURLWithPath: (library.path as NSString).appendingPathComponent("Long.mp4")))
+        try await TestApp.run(config: config) { aiko in
+            try await aiko.setUp()
+            _ = try await aiko.json(.post, "/api/v1/videos/library/scan")
+            let list = try APIClient.decode([VideoResponse].self, try await aiko.get("/api/v1/videos"))
+            let long = try #require(list.first { $0.fileName == "Long.mp4" })
+            let full = try await aiko.bytes(long.streamURL)
+            #expect(full.0 == .ok && full.2 == data)
+            let (start, end) = (300_001, data.count - 8)
+            let part = try await aiko.bytes(long.streamURL, headers: [.range: "bytes=\(start)-\(end)"])
+            #expect(part.0 == .partialContent && part.2 == data[start...end])
+        }
+    }
+}
+
 @Suite(.serialized) struct VideoPrivacyTests {
     @Test func anotherUsersVideosAreInvisible() async throws {
         try await TestApp.run { aiko in

@@ -19,7 +19,7 @@ public struct VideoService: Sendable {
     let scans: ScanCoordinator
     let fileIO = FileIO()
     /// Large enough to keep syscalls few when streaming, small enough that ten viewers cost a few MB.
-    static let streamChunk = 256 * 1024
+    let streamer = FileRangeStreamer(threadPool: .singleton, chunkLength: 256 * 1024, ringSize: 3)
 
     public init(database: Database, dataDirectory: String, settings: VideoSettings, logger: Logger) {
         self.store = VideoStore(database: database)
@@ -324,13 +324,10 @@ public struct VideoService: Sendable {
             return Response(status: .rangeNotSatisfiable, headers: headers, body: .init())
         case .full:
             guard stat.size > 0 else { return Response(status: .ok, headers: headers, body: .init()) }
-            let body = try await fileIO.loadFile(path: path, range: 0...Int(stat.size - 1), context: context, chunkLength: Self.streamChunk)
-            return Response(status: .ok, headers: headers, body: body)
+            return Response(status: .ok, headers: headers, body: streamer.body(path: path, range: 0...(stat.size - 1)))
         case let .partial(range):
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(stat.size)"
-            let body = try await fileIO.loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context,
-                                                 chunkLength: Self.streamChunk)
-            return Response(status: .partialContent, headers: headers, body: body)
+            return Response(status: .partialContent, headers: headers, body: streamer.body(path: path, range: range))
         }
     }
 
