@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import Synchronization
 
 /// Records in SQL, always scoped to one user.
 public struct HealthRecordStore: Sendable {
@@ -22,12 +23,20 @@ public struct HealthRecordStore: Sendable {
             guard !chunk.isEmpty else { return }
             let builder = sql.insert(into: "health_records").columns(columns)
             for d in chunk {
+                // A missing detail is written as the literal NULL: an Optional bind takes sqlite-kit's slow
+                // generic encoding path, once per record.
                 builder.values(SQLBind(TimeOrderedID.make(now: now)), SQLBind(userID), SQLBind(d.type), SQLBind(d.value), SQLBind(d.category),
                                SQLBind(d.unit), SQLBind(d.start), SQLBind(d.end), SQLBind(source.rawValue), SQLBind(d.device),
-                               SQLBind(d.details), SQLBind(created))
+                               d.details.map { SQLBind($0) as any SQLExpression } ?? SQLLiteral.null, SQLBind(created))
             }
-            let rows = try await builder.ignoringConflicts(with: identity).returning("id").all()
-            inserted += rows.count
+            builder.ignoringConflicts(with: identity)
+            if sql.dialect.name == "sqlite" {
+                // SQLite counts what the statement inserted; RETURNING would build a row object per record.
+                try await builder.run()
+                inserted += try await sql.raw("SELECT changes() AS n").first()?.decode(column: "n", as: Int.self) ?? 0
+            } else {
+                inserted += try await builder.returning("id").all().count
+            }
             chunk.removeAll(keepingCapacity: true)
         }
         for draft in drafts {
@@ -119,9 +128,15 @@ public struct HealthRecordStore: Sendable {
 
     /// Distinct quarter-hours with a record: enough to place every record on its local day in any
     /// time zone (offsets are multiples of 15 minutes) without reading millions of rows.
+    /// Streamed row by row: years of Apple Health data hold hundreds of thousands of quarter hours, and
+    /// collecting them as rows first was the peak of a 1 GB import's memory.
     public func activeQuarterHours(userID: String) async throws -> [Int64] {
+        let quarters = Mutex<[Int64]>([])
         try await database.sql.raw("SELECT DISTINCT start_at / 900 AS q FROM health_records WHERE user_id = \(bind: userID)")
-            .all().map { try $0.decode(column: "q", as: Int64.self) * 900 }
+            .run { row in
+                if let q = try? row.decode(column: "q", as: Int64.self) { quarters.withLock { $0.append(q * 900) } }
+            }
+        return quarters.withLock { $0 }
     }
 
     public func types(userID: String) async throws -> [String] {

@@ -1,6 +1,12 @@
 import SQLKit
 
 enum HealthSchema {
+    /// The identity index starts with (user_id, type, start_at), so it already serves every query by
+    /// type and time; the separate index only cost a fourth B-tree write per imported record.
+    static let dropRedundantIndex = Migration(version: 8, name: "health-drop-redundant-index") { sql, _ in
+        try await sql.drop(index: "health_records_user_type_start").ifExists().run()
+    }
+
     static let migration = Migration(version: 2, name: "health") { sql, _ in
         try await sql.create(table: "health_records")
             .column("id", type: .text, .primaryKey(autoIncrement: false))
