@@ -51,6 +51,7 @@ public actor DiarySearchIndex {
                 ordered = nil
                 return
             }
+            ordered = nil  // so `order` is the only reference and is changed in place
             let gone = deleted.union(written.map(\.id))
             order.removeAll { gone.contains($0.id) }
             for entry in written {

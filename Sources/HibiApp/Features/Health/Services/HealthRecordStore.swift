@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import SQLiteNIO
 import Synchronization
 
 /// Records in SQL, always scoped to one user.
@@ -21,6 +22,11 @@ public struct HealthRecordStore: Sendable {
         chunk.reserveCapacity(800)
         func flush() async throws {
             guard !chunk.isEmpty else { return }
+            if let session = sql as? SQLiteSession {
+                inserted += try await insertOnSQLite(chunk, userID: userID, source: source, created: created, now: now, on: session)
+                chunk.removeAll(keepingCapacity: true)
+                return
+            }
             let builder = sql.insert(into: "health_records").columns(columns)
             for d in chunk {
                 // A missing detail is written as the literal NULL: an Optional bind takes sqlite-kit's slow
@@ -45,6 +51,29 @@ public struct HealthRecordStore: Sendable {
         }
         try await flush()
         return inserted
+    }
+
+    /// The same statement as the SQLKit path (same columns, same conflict rule), written once as text
+    /// with SQLite values bound directly; the count comes from `changes()`, not a row per record.
+    static func insertOnSQLite(_ drafts: [HealthRecordDraft], userID: String, source: DataSource, created: Int64, now: Date,
+                               on session: SQLiteSession) async throws -> Int {
+        let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ",") + ")"
+        let text = "INSERT INTO health_records (\(columns.joined(separator: ","))) VALUES "
+            + Array(repeating: row, count: drafts.count).joined(separator: ",")
+            + " ON CONFLICT (\(identity.joined(separator: ","))) DO NOTHING"
+        var binds: [SQLiteData] = []
+        binds.reserveCapacity(drafts.count * columns.count)
+        for d in drafts {
+            binds += [.text(TimeOrderedID.make(now: now)), .text(userID), .text(d.type), .float(d.value), .text(d.category),
+                      .text(d.unit), .integer(SQLiteInt64(d.start)), .integer(SQLiteInt64(d.end)), .text(source.rawValue), .text(d.device),
+                      d.details.map { .text($0) } ?? .null, .integer(SQLiteInt64(created))]
+        }
+        try await session.connection.query(text, binds) { _ in }
+        let changed = Mutex(0)
+        try await session.connection.query("SELECT changes()", []) { row in
+            changed.withLock { $0 = Int(row.column("changes()")?.integer ?? 0) }
+        }
+        return changed.withLock { $0 }
     }
 
     public func insert(_ drafts: [HealthRecordDraft], userID: String, source: DataSource, now: Date) async throws -> Int {
