@@ -27,22 +27,14 @@ public struct HealthRecordStore: Sendable {
                 chunk.removeAll(keepingCapacity: true)
                 return
             }
+            // PostgreSQL: the portable statement; RETURNING tells what was really inserted.
             let builder = sql.insert(into: "health_records").columns(columns)
             for d in chunk {
-                // A missing detail is written as the literal NULL: an Optional bind takes sqlite-kit's slow
-                // generic encoding path, once per record.
                 builder.values(SQLBind(TimeOrderedID.make(now: now)), SQLBind(userID), SQLBind(d.type), SQLBind(d.value), SQLBind(d.category),
                                SQLBind(d.unit), SQLBind(d.start), SQLBind(d.end), SQLBind(source.rawValue), SQLBind(d.device),
-                               d.details.map { SQLBind($0) as any SQLExpression } ?? SQLLiteral.null, SQLBind(created))
+                               SQLBind(d.details), SQLBind(created))
             }
-            builder.ignoringConflicts(with: identity)
-            if sql.dialect.name == "sqlite" {
-                // SQLite counts what the statement inserted; RETURNING would build a row object per record.
-                try await builder.run()
-                inserted += try await sql.raw("SELECT changes() AS n").first()?.decode(column: "n", as: Int.self) ?? 0
-            } else {
-                inserted += try await builder.returning("id").all().count
-            }
+            inserted += try await builder.ignoringConflicts(with: identity).returning("id").all().count
             chunk.removeAll(keepingCapacity: true)
         }
         for draft in drafts {
@@ -158,7 +150,7 @@ public struct HealthRecordStore: Sendable {
     /// Distinct quarter-hours with a record: enough to place every record on its local day in any
     /// time zone (offsets are multiples of 15 minutes) without reading millions of rows.
     /// Streamed row by row: years of Apple Health data hold hundreds of thousands of quarter hours, and
-    /// collecting them as rows first was the peak of a 1 GB import's memory.
+    /// only the numbers are kept, not a row object for each.
     public func activeQuarterHours(userID: String) async throws -> [Int64] {
         let quarters = Mutex<[Int64]>([])
         try await database.sql.raw("SELECT DISTINCT start_at / 900 AS q FROM health_records WHERE user_id = \(bind: userID)")
