@@ -107,6 +107,26 @@ import Testing
         }
     }
 
+    @Test func changingThePasswordForgetsRememberedDevices() async throws {
+        try await unlock.withFaceApp { browser in
+            try await rememberedAndSignedOut(browser)
+            let remembered = try #require(browser.cookies[Cookies.device])
+            try await browser.get("/login")
+            #expect(try await challenge(browser).0.status == .created)
+            _ = try await browser.signIn(username: "aiko")
+            try await browser.get("/settings")
+            let changed = try await browser.post("/settings/password", form: [
+                "current_password": Browser.password, "new_password": "a brand new password", "new_password_confirm": "a brand new password",
+            ])
+            #expect(changed.status == .ok)
+            #expect(changed.body.contains("No remembered devices."))
+            try await browser.signOut()
+            browser.setCookie(Cookies.device, remembered)
+            #expect(!(try await browser.get("/login")).body.contains("Sign in with your face"))
+            #expect(try await challenge(browser).0.body.contains("device_not_remembered"))
+        }
+    }
+
     @Test func oneUsersDeviceCannotSignInAsAnother() async throws {
         try await unlock.withFaceApp { aiko in
             #expect(try await unlock.enroll(aiko).status == .created)

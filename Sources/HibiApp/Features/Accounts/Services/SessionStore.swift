@@ -70,10 +70,13 @@ public struct SessionStore: Sendable {
         try await database.sql.delete(from: "sessions").where("token_hash", .equal, tokenHash).run()
     }
 
+    /// Ends every sign-in of the user but `keep`: sign out everywhere, a password change or reset, a
+    /// disabled account. Remembered devices go too, since each one can start a new sign-in with the face.
     public func deleteAll(userID: String, except keep: String? = nil) async throws {
         var query = database.sql.delete(from: "sessions").where("user_id", .equal, userID)
         if let keep { query = query.where("token_hash", .notEqual, keep) }
         try await query.run()
+        try await database.sql.delete(from: "remembered_devices").where("user_id", .equal, userID).run()
     }
 
     public func deleteExpired(now: Date) async throws {
