@@ -16,7 +16,7 @@ public enum Secrets {
     }
 
     public static func digest(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.string(SHA256.hash(data: Data(token.utf8)))
     }
 
     public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {

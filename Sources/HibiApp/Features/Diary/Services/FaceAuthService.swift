@@ -103,7 +103,7 @@ public struct FaceAuthService: Sendable {
             guard DiaryRules.isSupportedImage(frame) else { throw DiaryError.photoNotAnImage }
             observations.append(try? await engine.observation(imageData: frame))
         }
-        let digests = frames.map { SHA256.hash(data: $0).map { String(format: "%02x", $0) }.joined() }
+        let digests = frames.map { Hex.string(SHA256.hash(data: $0)) }
         switch Liveness.verify(observations: observations, frameDigests: digests, steps: steps, templates: enrolled, threshold: engine.matchThreshold) {
         case .pass:
             try await throttle.clear(subject: Self.subject(userID))

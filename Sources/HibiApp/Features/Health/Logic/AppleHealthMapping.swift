@@ -158,37 +158,9 @@ public enum AppleHealthMapping {
                                  end: start + 86399, device: "Apple Health", details: json(rest))
     }
 
-    /// A JSON object of the pairs, keys sorted, the last value of a repeated key kept. Written by hand:
-    /// JSONSerialization's boxing was a twentieth of an import's time (most records carry metadata).
+    /// A JSON object of the pairs, keys sorted, the last value of a repeated key kept.
     static func json(_ pairs: [(String, String)]) -> String {
-        var object: [String: String] = [:]
-        for (key, value) in pairs { object[key] = value }
-        var out = "{"
-        for (index, key) in object.keys.sorted().enumerated() {
-            if index > 0 { out += "," }
-            appendJSONString(key, to: &out)
-            out += ":"
-            appendJSONString(object[key]!, to: &out)
-        }
-        return out + "}"
-    }
-
-    static func appendJSONString(_ text: String, to out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
+        CanonicalJSON.object(Dictionary(pairs.map { ($0.0, CanonicalJSON.string($0.1)) }, uniquingKeysWith: { $1 })).render()
     }
 }
 

@@ -122,7 +122,7 @@ public struct AppleHealthImporter: Sendable {
         }
         defer { try? handle.close() }
         let head = try handle.read(upToCount: 1 << 20) ?? Data()
-        let digest = SHA256.hash(data: head).map { String(format: "%02x", $0) }.joined()
+        let digest = Hex.string(SHA256.hash(data: head))
         return ("\(size)-\(digest)", size)
     }
 
