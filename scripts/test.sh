@@ -19,6 +19,9 @@ trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 stage() { printf '\n== %s ==\n' "$*"; }
 
+stage "no unexplained traps in server code"
+python3 scripts/check-traps.py
+
 stage "build"
 # Progress lines are dropped; warnings and errors stay. A failed build fails the run (pipefail).
 swift build --build-tests 2>&1 | { grep -vE "^\[[0-9]+/[0-9]+\]" || true; }

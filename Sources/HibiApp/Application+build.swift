@@ -18,6 +18,10 @@ public struct AppCore: Sendable {
     public let tokens: TokenStore
     public let accounts: AccountService
     public let openAPIDocument: Data
+    /// Per-person storage quota over every feature's uploads.
+    public let quota: StorageQuota
+    /// CPU-heavy parsing of uploads, off the request's task, one job per person at a time.
+    public let heavyWork: HeavyWork
     /// Set by the builder when the face engine's models are loaded; tests may put a fake here.
     public var moodEstimator: (any MoodEstimating)?
     public var faceAnalyzer: (any FaceAnalyzing)?
@@ -51,8 +55,15 @@ public struct AppCore: Sendable {
                 users: users, sessions: sessions, tokens: tokens, throttle: LoginThrottleStore(database: database),
                 hasher: hasher, policy: config.loginPolicy, logger: logger, decoyHash: decoy
             )
+            let videoStore = VideoStore(database: database)
+            let diaryPhotos = PhotoStore(dataDirectory: config.dataDirectory, box: box)
+            let quota = StorageQuota(limit: config.userQuotaBytes, usages: [
+                { try await videoStore.uploadedBytes(userID: $0) },
+                { diaryPhotos.usedBytes(userID: $0) },
+                { try await VisitStore.photoBytes(userID: $0, on: database.sql) },
+            ])
             var core = AppCore(config: config, logger: logger, database: database, box: box, users: users, sessions: sessions,
-                               tokens: tokens, accounts: accounts, openAPIDocument: openAPIDocument)
+                               tokens: tokens, accounts: accounts, openAPIDocument: openAPIDocument, quota: quota, heavyWork: HeavyWork())
             #if canImport(FaceEngine)
             if purpose == .server, let models = config.faceModelsDirectory {
                 let adapter = FaceEngineAdapter(engine: try FaceEngine(configuration: FaceEngineConfiguration(
@@ -97,8 +108,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     router.add(middleware: FileMiddleware(
         (config.vendorDirectory as NSString).appendingPathComponent("web"), urlBasePath: "/vendor",
         cacheControl: assetCache(maxAge: 86400), logger: core.logger))
-    router.add(middleware: CSRFMiddleware(formLimit: 64 * 1024, multipartLimit: 12 * 1024 * 1024,
-                                         multipartLimitByPath: ["/diary/import": DiaryTransfer.maxImportBytes]))
+    router.add(middleware: CSRFMiddleware(formLimit: 64 * 1024))
 
     let setupState = SetupState(users: core.users)
     OperationsRoutes(database: core.database, metrics: metrics, openAPIDocument: core.openAPIDocument).register(on: router)
@@ -124,8 +134,8 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     let photos = PhotoStore(dataDirectory: config.dataDirectory, box: core.box)
     let diary = DiaryService(store: diaryStore, photos: photos, search: DiarySearchIndex(), moods: core.moodEstimator, logger: core.logger)
     let transfer = DiaryTransfer(store: diaryStore, photos: photos)
-    DiaryWebRoutes(diary: diary, transfer: transfer, lock: diaryLock, maxUpload: diaryUpload).register(on: router)
-    DiaryAPIRoutes(diary: diary, transfer: transfer, lock: diaryLock, maxUpload: diaryUpload).register(on: api)
+    DiaryWebRoutes(diary: diary, transfer: transfer, lock: diaryLock, maxUpload: diaryUpload, heavyWork: core.heavyWork).register(on: router)
+    DiaryAPIRoutes(diary: diary, transfer: transfer, lock: diaryLock, maxUpload: diaryUpload, heavyWork: core.heavyWork).register(on: api)
     DiaryUnlockRoutes(lock: diaryLock, accounts: core.accounts, faces: faceTemplates, faceAvailable: core.faceAnalyzer != nil).register(on: router)
     faceSignIn.register(api: api)
     FaceRoutes(faces: faceAuth, lock: diaryLock, maxUpload: diaryUpload).register(on: router, api: api)
@@ -135,6 +145,9 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
 
     return Application(
         router: router,
+        // The idle timeout also ends a request head trickled in byte by byte: Hummingbird counts a
+        // connection active only from a whole head on.
+        server: .http1(configuration: .init(idleTimeout: .seconds(config.idleTimeoutSeconds))),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Hibi"),
         services: [DatabaseService(database: core.database), healthBackground] + videoServices,
         logger: core.logger

@@ -33,7 +33,7 @@ import Testing
     }
 
     func found(_ f: Fixture, _ query: String, user: String? = nil) async throws -> [String] {
-        try await f.service.list(userID: user ?? f.userID, query: query, filter: .init(), page: 1, perPage: 50).entries.map(\.text)
+        try await f.service.list(userID: user ?? f.userID, query: query, filter: .init(), paging: PageRequest(page: 1, perPage: 50)).entries.map(\.text)
     }
 
     func entry(_ f: Fixture, _ text: String, day: Int, updated: Date, user: String? = nil) -> DiaryEntry {

@@ -64,7 +64,8 @@ enum TestApp {
     static func run<T>(config: AppConfig? = nil, moods: (any MoodEstimating)? = FakeMoodEstimator(),
                        _ body: @escaping @Sendable (Browser) async throws -> T) async throws -> T {
         let config = if let config { config } else { try await Self.config() }
-        var core = try await AppCore.open(config, logger: quietLogger)
+        // HIBI_TEST_LOG=1 prints the app's error lines, to see why a test got a 500.
+        var core = try await AppCore.open(config, logger: ProcessInfo.processInfo.environment["HIBI_TEST_LOG"] != nil ? makeLogger(level: .error) : quietLogger)
         core.moodEstimator = moods
         let app = buildApplication(core: core)
         return try await app.test(.router) { client in
@@ -240,7 +241,8 @@ extension Browser {
         var body = ByteBuffer()
         var all = fields
         if all["_csrf"] == nil, let csrf { all["_csrf"] = csrf }
-        for (name, value) in all {
+        // `_csrf` first, as a browser sends Hibi's forms (the token field comes first in each form).
+        for (name, value) in all.sorted(by: { ($0.key == "_csrf" ? 0 : 1, $0.key) < ($1.key == "_csrf" ? 0 : 1, $1.key) }) {
             body.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n")
         }
         for (name, (filename, data)) in files {

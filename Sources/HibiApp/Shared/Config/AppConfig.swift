@@ -47,6 +47,11 @@ public struct AppConfig: Sendable {
     /// Map tile URL template the user's browser loads; empty keeps maps offline (world outline only).
     public var mapTileURL: String = VisitMapSettings.defaultTileURL
     public var videos = VideoSettings()
+    /// Bytes each person may store in uploads (videos, photos); nil is no limit (`HIBI_USER_QUOTA_GB`).
+    public var userQuotaBytes: Int64?
+    /// A connection that sends nothing (no request, or a request head trickled byte by byte) for this
+    /// long is closed (`HIBI_IDLE_TIMEOUT_SECONDS`).
+    public var idleTimeoutSeconds: Int64 = 30
 
     public var usesSecureCookies: Bool { publicURL?.scheme?.lowercased() == "https" }
 
@@ -160,6 +165,18 @@ public struct AppConfig: Sendable {
             config.maxRequestBodyBytes = mb * 1024 * 1024
         }
         config.videos = try VideoSettings.load(environment: environment)
+        if let raw = environment["HIBI_USER_QUOTA_GB"], !raw.isEmpty {
+            guard let gb = Double(raw), gb.isFinite, gb > 0, gb <= 1_000_000 else {
+                throw ConfigError(setting: "HIBI_USER_QUOTA_GB", reason: "\"\(raw)\" is not a size in gigabytes (more than 0, e.g. 20 or 0.5)")
+            }
+            config.userQuotaBytes = Int64(gb * 1_073_741_824)
+        }
+        if let raw = environment["HIBI_IDLE_TIMEOUT_SECONDS"], !raw.isEmpty {
+            guard let seconds = Int64(raw), (5...3600).contains(seconds) else {
+                throw ConfigError(setting: "HIBI_IDLE_TIMEOUT_SECONDS", reason: "\"\(raw)\" is not a number of seconds (5-3600)")
+            }
+            config.idleTimeoutSeconds = seconds
+        }
         return config
     }
 

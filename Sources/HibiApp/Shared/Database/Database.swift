@@ -54,18 +54,31 @@ public final class Database: Sendable {
             } else {
                 storage = .memory
             }
-            let source = TunedSQLiteSource(base: SQLiteConnectionSource(configuration: .init(storage: storage, enableForeignKeys: true)))
+            // SQLite calls block a thread, and a writer waiting for the lock (busy_timeout) sleeps on its thread.
+            // On NIO's shared pool (one thread per core) two waiting writers left no thread for the transaction
+            // they waited for, which then could not finish: every racing PUT/DELETE failed after the 10 s timeout.
+            // A pool of its own with a thread per connection (and one spare) lets the lock holder always run.
+            let connectionsPerLoop = 2
+            let threads = NIOThreadPool(numberOfThreads: connectionsPerLoop * System.coreCount + 1)
+            threads.start()
+            let source = TunedSQLiteSource(base: SQLiteConnectionSource(configuration: .init(storage: storage, enableForeignKeys: true),
+                                                                        threadPool: threads))
             // A few connections let readers run beside the writer under WAL; more only add lock contention.
-            let pool = EventLoopGroupConnectionPool(source: source, maxConnectionsPerEventLoop: 2, pruneInterval: nil, logger: logger, on: group)
+            let pool = EventLoopGroupConnectionPool(source: source, maxConnectionsPerEventLoop: connectionsPerLoop, pruneInterval: nil,
+                                                    logger: logger, on: group)
             let database = PooledSQLiteDatabase(pool: pool, logger: logger)
             // Fail now, with the reason, rather than on the first request.
             do {
                 try await database.raw("SELECT 1").run()
             } catch {
                 try? await pool.shutdownAsync()
+                try? await threads.shutdownGracefully()
                 throw DatabaseError.cannotOpen(String(describing: error))
             }
-            return Database(engine: .sqlite, sql: database, shutdown: { try await pool.shutdownAsync() })
+            return Database(engine: .sqlite, sql: database, shutdown: {
+                try await pool.shutdownAsync()
+                try await threads.shutdownGracefully()
+            })
         case let .postgres(url):
             let configuration: SQLPostgresConfiguration
             do {

@@ -35,11 +35,11 @@ public indirect enum CanonicalJSON: Sendable, Equatable {
         case let .object(members):
             out.append(UInt8(ascii: "{"))
             // Sorted by UTF-8 bytes, which is what Python's sort_keys does for these ASCII keys.
-            for (index, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+            for (index, member) in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.quote(key, into: &out)
+                Self.quote(member.key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                members[key]!.render(into: &out)
+                member.value.render(into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }

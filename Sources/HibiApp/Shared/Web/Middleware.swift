@@ -73,8 +73,9 @@ struct IdentityMiddleware: RouterMiddleware {
             if let existing = request.cookies[Cookies.csrf]?.value, existing.count >= 20 {
                 context.csrfToken = existing
             } else {
-                newCSRFCookie = Secrets.randomToken(bytes: 24)
-                context.csrfToken = newCSRFCookie!
+                let fresh = Secrets.randomToken(bytes: 24)
+                newCSRFCookie = fresh
+                context.csrfToken = fresh
             }
         }
         var response = try await next(request, context)
@@ -85,38 +86,62 @@ struct IdentityMiddleware: RouterMiddleware {
     }
 }
 
-/// Every state-changing request made with a browser session must prove it came from Hibi's own page:
-/// forms carry `_csrf`, scripts send `X-CSRF-Token`. Bearer-token API calls carry no ambient credential and are exempt.
+/// Every state-changing request is checked before its body is read: who is asking, and, for a
+/// browser session, that the request came from Hibi's own page (forms carry `_csrf`, scripts send
+/// `X-CSRF-Token`). Only after that does a route read the body, with its own limit. An anonymous
+/// client may write only to the few paths that sign in, and only small bodies; everything else is
+/// answered before a byte of the body is kept (a 262 MB anonymous upload used to be parsed whole).
+/// Bearer-token API calls carry no ambient credential and need no CSRF token.
 struct CSRFMiddleware: RouterMiddleware {
     typealias Context = HibiRequestContext
+    /// Form bodies (sign-in, settings) are small; a larger one is refused.
     let formLimit: Int
-    /// Multipart forms (photo uploads) may be larger; their `_csrf` field is read from the parsed body.
-    let multipartLimit: Int
-    /// Paths whose uploads are whole archives (a diary import) rather than one photo.
-    var multipartLimitByPath: [String: Int] = [:]
+    /// How much of a multipart body may be read to find its leading `_csrf` part.
+    var leadingPartLimit = 16 * 1024
+    /// Paths an anonymous client may write to: sign-in, first-run setup, the language switch.
+    var anonymousWebPaths: Set<String> = ["/login", "/setup", "/logout", "/language"]
+    /// API paths that a remembered device may call before anyone is signed in (face sign-in).
+    var deviceAPIPaths: Set<String> = ["/api/v1/auth/face/challenge", "/api/v1/auth/face/sign-in"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard ![.get, .head, .options].contains(request.method) else { return try await next(request, context) }
         if case .apiToken = context.identity?.credential { return try await next(request, context) }
-        let isAPI = request.uri.path.hasPrefix("/api/")
-        if isAPI, context.identity == nil, request.cookies[Cookies.device] == nil {
-            // Unauthenticated API writes are refused by the route itself with 401. A remembered-device
-            // cookie is an ambient credential (face sign-in), so with it the page must prove its origin.
-            return try await next(request, context)
+        let path = request.uri.path
+        let isAPI = path.hasPrefix("/api/")
+        if context.identity == nil {
+            if isAPI {
+                guard deviceAPIPaths.contains(path) else { throw RequestError.unauthenticated }
+                // Face sign-in checks the device cookie before it reads a byte of the body. Without the cookie
+                // there is no ambient credential to forge; with it, the page must prove its origin (below).
+                if request.cookies[Cookies.device] == nil { return try await next(request, context) }
+            } else {
+                guard anonymousWebPaths.contains(path) else { throw RequestError.unauthenticated }
+                // No anonymous page takes an upload.
+                guard !request.isMultipart else { throw RequestError.unauthenticated }
+            }
         }
         var request = request
-        var presented = request.headers[HTTPField.Name("X-CSRF-Token")!]
+        var presented = request.headers[.csrfToken]
         if presented == nil, !isAPI,
            request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
             presented = try await request.form(limit: formLimit)["_csrf"]
         } else if presented == nil, !isAPI, request.isMultipart {
-            presented = try await request.multipart(limit: multipartLimitByPath[request.uri.path] ?? multipartLimit)["_csrf"]
+            if case let .field("_csrf", value) = try await request.multipartLeadingField(limit: leadingPartLimit) {
+                presented = value
+            }
         }
         guard let presented, !context.csrfToken.isEmpty, Secrets.constantTimeEquals(presented, context.csrfToken) else {
             throw RequestError.csrfFailed
         }
         return try await next(request, context)
     }
+}
+
+extension HTTPField.Name {
+    // Literal names made of token characters always parse, so these unwraps cannot trap.
+    static let csrfToken = HTTPField.Name("X-CSRF-Token")! // trap-check: literal header name
+    static let fileName = HTTPField.Name("X-Filename")! // trap-check: literal header name
+    static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")! // trap-check: literal header name
 }
 
 /// Maps every error to the right status: JSON `{error: {code, message}}` under /api, a friendly page elsewhere.

@@ -24,15 +24,7 @@ public struct MultipartForm: Sendable {
 
     public var asForm: FormData { FormData(fields: fields) }
 
-    static func boundary(of contentType: String) -> String? {
-        for parameter in contentType.split(separator: ";").dropFirst() {
-            let pair = parameter.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-            if pair.count == 2, pair[0].lowercased() == "boundary" {
-                return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            }
-        }
-        return nil
-    }
+    static func boundary(of contentType: String) -> String? { MultipartHeader.boundary(of: contentType) }
 
     public static func parse(_ buffer: ByteBuffer, contentType: String) throws -> MultipartForm {
         guard let boundary = boundary(of: contentType) else {
@@ -64,15 +56,7 @@ public struct MultipartForm: Sendable {
         return form
     }
 
-    static func parameter(_ name: String, in header: String) -> String? {
-        for part in header.split(separator: ";") {
-            let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-            if pair.count == 2, pair[0].lowercased() == name {
-                return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            }
-        }
-        return nil
-    }
+    static func parameter(_ name: String, in header: String) -> String? { MultipartHeader.parameter(name, in: header) }
 }
 
 extension Request {
@@ -90,5 +74,55 @@ extension Request {
             throw RequestError.bodyTooLarge(limitBytes: limit)
         }
         return try MultipartForm.parse(buffer, contentType: contentType)
+    }
+}
+
+/// A request body whose first bytes were already read (to check a form's CSRF token): yields those,
+/// then the rest of the original stream. The iterator lives in a box because it moves from the
+/// middleware to the route; the two never read it at the same time (the route runs after the
+/// middleware's read finished), which is why the unchecked Sendable is sound.
+struct PrefixedRequestBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    final class Rest: @unchecked Sendable {
+        var iterator: RequestBody.AsyncIterator
+        init(_ iterator: RequestBody.AsyncIterator) { self.iterator = iterator }
+    }
+    let prefix: ByteBuffer
+    let rest: Rest
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var prefix: ByteBuffer?
+        let rest: Rest
+        mutating func next() async throws -> ByteBuffer? {
+            if let first = prefix {
+                prefix = nil
+                if first.readableBytes > 0 { return first }
+            }
+            return try await rest.iterator.next()
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(prefix: prefix, rest: rest) }
+}
+
+extension Request {
+    /// Reads only the first part of a multipart body (at most `limit` bytes) and puts what was read
+    /// back in front of the rest of the body for the route.
+    mutating func multipartLeadingField(limit: Int) async throws -> MultipartLeadingField {
+        guard let contentType = headers[.contentType], let boundary = MultipartForm.boundary(of: contentType) else { return .invalid }
+        var iterator = body.makeAsyncIterator()
+        var seen = ByteBuffer()
+        var result = MultipartLeadingField.incomplete
+        while result == .incomplete {
+            guard var chunk = try await iterator.next() else {
+                result = .invalid
+                break
+            }
+            seen.writeBuffer(&chunk)
+            result = seen.withUnsafeReadableBytes { MultipartLeadingField.read($0, boundary: boundary) }
+            if result == .incomplete, seen.readableBytes > limit { result = .invalid }
+        }
+        body = RequestBody(asyncSequence: PrefixedRequestBody(prefix: seen, rest: .init(iterator)))
+        return result
     }
 }

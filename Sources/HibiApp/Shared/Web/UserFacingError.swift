@@ -21,6 +21,12 @@ public enum RequestError: UserFacingError, Equatable {
     case forbidden
     case csrfFailed
     case unsupportedMediaType
+    /// The person already has a heavy job (an import) running; one at a time each.
+    case busy
+    /// An upload would take the person past their storage quota.
+    case quotaExceeded(limitBytes: Int64)
+    /// A query parameter outside what the route accepts.
+    case invalidParameter(String, Text)
 
     public var status: HTTPResponse.Status {
         switch self {
@@ -31,6 +37,9 @@ public enum RequestError: UserFacingError, Equatable {
         case .unauthenticated: .unauthorized
         case .forbidden, .csrfFailed: .forbidden
         case .unsupportedMediaType: .unsupportedMediaType
+        case .busy: .tooManyRequests
+        case .quotaExceeded: .contentTooLarge
+        case .invalidParameter: .badRequest
         }
     }
 
@@ -46,6 +55,9 @@ public enum RequestError: UserFacingError, Equatable {
         case .forbidden: "forbidden"
         case .csrfFailed: "csrf_failed"
         case .unsupportedMediaType: "unsupported_media_type"
+        case .busy: "busy"
+        case .quotaExceeded: "quota_exceeded"
+        case .invalidParameter: "invalid_parameter"
         }
     }
 
@@ -71,8 +83,20 @@ public enum RequestError: UserFacingError, Equatable {
             Text(en: "The form expired or came from another site. Reload the page and try again.", ja: "フォームの有効期限が切れたか、別のサイトから送信されました。ページを再読み込みしてやり直してください。")(language)
         case .unsupportedMediaType:
             Text(en: "Send the body as application/json.", ja: "本文は application/json で送ってください。")(language)
+        case .busy:
+            Text(en: "Another import of yours is still running. Try again when it has finished.",
+                 ja: "別のインポートを実行中です。終わってからもう一度お試しください。")(language)
+        case let .quotaExceeded(limit):
+            Text(en: "This upload would exceed your storage quota (\(Self.megabytes(limit)) MB). Delete something or ask the administrator.",
+                 ja: "このアップロードで保存容量の上限(\(Self.megabytes(limit)) MB)を超えます。不要なものを削除するか、管理者に相談してください。")(language)
+        case let .invalidParameter(name, reason):
+            Text(en: "The parameter \"\(name)\" \(reason.en).", ja: "パラメーター「\(name)」は\(reason.ja)。")(language)
         }
     }
+}
+
+extension RequestError {
+    static func megabytes(_ bytes: Int64) -> Int64 { bytes / (1024 * 1024) }
 }
 
 /// Thrown where a browser should be sent elsewhere (e.g. to unlock the diary) rather than shown an error.

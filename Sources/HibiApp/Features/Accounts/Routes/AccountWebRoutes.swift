@@ -58,7 +58,7 @@ struct AccountWebRoutes: Sendable {
             let user = try await accounts.setup(
                 username: username, displayName: form["display_name"], password: form["password"] ?? "",
                 confirmation: form["password_confirm"] ?? "", language: nil,
-                timeZone: TimeZone(identifier: form["time_zone"] ?? "") == nil ? "UTC" : form["time_zone"]!, now: Date()
+                timeZone: form["time_zone"].flatMap { TimeZone(identifier: $0) }?.identifier ?? "UTC", now: Date()
             )
             setupState.markDone()
             return try await signedIn(user: user, redirect: "/", context: context)
@@ -169,7 +169,7 @@ struct AccountWebRoutes: Sendable {
             let updated = try await accounts.updateProfile(user: user, displayName: form["display_name"] ?? user.displayName,
                                                            language: form["language"], timeZone: form["time_zone"])
             if let language = updated.language { context.language = language }
-            context.identity = Identity(user: updated, credential: context.identity!.credential)
+            if let credential = context.identity?.credential { context.identity = Identity(user: updated, credential: credential) }
             var response = try HTMLPage(try await settingsView(context, user: updated, notices: .init(profile: (S.saved(context.language), .success))))
                 .response(from: request, context: context)
             if let language = updated.language { response.setCookie(Self.languageCookie(language, secure: secureCookies)) }

@@ -182,7 +182,9 @@ public actor DecoyHash {
     public func value() async throws -> String {
         if let hash { return hash }
         let made = try await hasher.hash(Secrets.randomToken())
-        if hash == nil { hash = made }  // another caller may have finished first while this one hashed
-        return hash!
+        // Another caller may have finished first while this one hashed: keep the first.
+        let kept = hash ?? made
+        hash = kept
+        return kept
     }
 }

@@ -109,26 +109,36 @@ public enum MoodAnalytics {
     public static func daily(_ points: [MoodPoint], timeZone: TimeZone) -> [DayMood] {
         var byDay: [String: [MoodPoint]] = [:]
         for point in points { byDay[dayKey(point.date, timeZone: timeZone), default: []].append(point) }
-        return byDay.keys.sorted().compactMap { day in
-            let entries = byDay[day]!
-            let confirmed = entries.filter { $0.mood != nil }.sorted { $0.date < $1.date }
-            guard !confirmed.isEmpty else { return nil }
+        return byDay.sorted { $0.key < $1.key }.compactMap { day, entries in
+            let confirmed = entries.compactMap { point in point.mood.map { (mood: $0, date: point.date) } }.sorted { $0.date < $1.date }
             var counts: [Mood: Int] = [:]
             var latest: [Mood: Date] = [:]
             for point in confirmed {
-                counts[point.mood!, default: 0] += 1
-                latest[point.mood!] = point.date
+                counts[point.mood, default: 0] += 1
+                latest[point.mood] = point.date
             }
+            // The most frequent mood; a tie goes to the one confirmed last.
             let best = counts.max { a, b in
-                a.value == b.value ? latest[a.key]! < latest[b.key]! : a.value < b.value
-            }!.key
-            return DayMood(day: day, mood: best, entries: entries.count)
+                a.value == b.value ? (latest[a.key] ?? .distantPast) < (latest[b.key] ?? .distantPast) : a.value < b.value
+            }
+            return best.map { DayMood(day: day, mood: $0.key, entries: entries.count) }
+        }
+    }
+
+    /// Gregorian leap years, by arithmetic: no Calendar lookup that could come back empty.
+    static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
+
+    static func daysIn(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
         }
     }
 
     public static func dayKey(_ date: Date, timeZone: TimeZone) -> String {
         let c = gregorian(timeZone).dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!)
+        return String(format: "%04d-%02d-%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0)
     }
 
     /// The month grid: weeks of seven optional day numbers starting Monday, with each day's mood.
@@ -141,8 +151,10 @@ public enum MoodAnalytics {
 
     public static func monthGrid(year: Int, month: Int, days: [DayMood], timeZone: TimeZone) -> MonthGrid {
         let calendar = gregorian(timeZone)
-        let first = calendar.date(from: DateComponents(year: year, month: month, day: 1))!
-        let count = calendar.range(of: .day, in: .month, for: first)!.count
+        guard (1...12).contains(month), let first = calendar.date(from: DateComponents(year: year, month: month, day: 1)) else {
+            return MonthGrid(year: year, month: month, weeks: [], moods: [:])
+        }
+        let count = daysIn(year: year, month: month)
         let weekday = calendar.component(.weekday, from: first)
         let leading = (weekday + 5) % 7
         var cells: [Int?] = Array(repeating: nil, count: leading) + (1...count).map { Optional($0) }
@@ -160,9 +172,9 @@ public enum MoodAnalytics {
         let calendar = gregorian(timeZone)
         let a = calendar.dateComponents([.year, .month, .day], from: date)
         let b = calendar.dateComponents([.year, .month, .day], from: today)
-        guard a.year! < b.year! else { return false }
+        guard let earlier = a.year, let year = b.year, earlier < year else { return false }
         if a.month == b.month, a.day == b.day { return true }
-        let todayIsLeap = calendar.range(of: .day, in: .month, for: calendar.date(from: DateComponents(year: b.year, month: 2))!)!.count == 29
+        let todayIsLeap = isLeap(year)
         return a.month == 2 && a.day == 29 && b.month == 2 && b.day == 28 && !todayIsLeap
     }
 
@@ -176,7 +188,7 @@ public enum MoodAnalytics {
         var windows: [ClosedRange<Date>] = []
         for earlier in stride(from: year - 1, through: firstYear, by: -1) {
             var days = [day]
-            let todayIsLeap = calendar.range(of: .day, in: .month, for: calendar.date(from: DateComponents(year: year, month: 2))!)!.count == 29
+            let todayIsLeap = isLeap(year)
             if month == 2, day == 28, !todayIsLeap { days.append(29) }
             for d in days {
                 let components = DateComponents(year: earlier, month: month, day: d)

@@ -43,7 +43,7 @@ public enum Mood: String, Sendable, CaseIterable, Codable, Comparable {
 
     /// Fixed order so ties are broken the same way everywhere.
     public static func < (a: Mood, b: Mood) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+        (allCases.firstIndex(of: a) ?? 0) < (allCases.firstIndex(of: b) ?? 0)
     }
 }
 

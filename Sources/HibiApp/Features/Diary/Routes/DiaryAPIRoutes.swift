@@ -7,19 +7,19 @@ struct DiaryAPIRoutes: Sendable {
     let transfer: DiaryTransfer
     let lock: DiaryLock
     let maxUpload: Int
+    let heavyWork: HeavyWork
 
     func register(on api: RouterGroup<HibiRequestContext>) {
         api.get("diary/entries") { request, context in
             let user = try await lock.require(context, request)
             let query = request.uri.formQuery
-            let page = try Self.int(query.get("page"), name: "page", range: 1...1_000_000) ?? 1
-            let perPage = try Self.int(query.get("perPage"), name: "perPage", range: 1...200) ?? 20
+            let paging = try PageRequest.api(page: query.get("page"), perPage: query.get("perPage"), defaultPerPage: 20, maxPerPage: 200)
             let filter = DiaryStore.Filter(
                 mood: try query.get("mood").map { raw in guard let mood = Mood(rawValue: raw) else { throw DiaryError.invalidMood }; return mood },
                 tag: query.get("tag").flatMap { $0.isEmpty ? nil : $0 },
                 from: try Self.date(query.get("from"), name: "from"), to: try Self.date(query.get("to"), name: "to"))
-            let (entries, total) = try await diary.list(userID: user.id, query: query.get("q"), filter: filter, page: page, perPage: perPage)
-            return JSONBody(DiaryEntryPage(entries: entries.map(DiaryEntryResponse.init), total: total, page: page, perPage: perPage))
+            let (entries, total) = try await diary.list(userID: user.id, query: query.get("q"), filter: filter, paging: paging)
+            return JSONBody(DiaryEntryPage(entries: entries.map(DiaryEntryResponse.init), total: total, page: paging.page, perPage: paging.perPage))
         }
         api.post("diary/entries") { request, context in
             let user = try await lock.require(context, request)
@@ -87,7 +87,10 @@ struct DiaryAPIRoutes: Sendable {
             } catch is NIOTooManyBytesError {
                 throw RequestError.bodyTooLarge(limitBytes: DiaryTransfer.maxImportBytes)
             }
-            return JSONBody(ImportResponse(imported: try await transfer.importExport(Data(buffer: buffer), userID: user.id, now: Date())))
+            let added = try await heavyWork.exclusive(userID: user.id) {
+                try await transfer.importExport(Data(buffer: buffer), userID: user.id, now: Date())
+            }
+            return JSONBody(ImportResponse(imported: added))
         }
     }
 

@@ -7,6 +7,7 @@ struct DiaryWebRoutes: Sendable {
     let transfer: DiaryTransfer
     let lock: DiaryLock
     let maxUpload: Int
+    let heavyWork: HeavyWork
 
     func register(on router: Router<HibiRequestContext>) {
         router.get("/diary") { request, context in try await list(request, context) }
@@ -82,10 +83,13 @@ struct DiaryWebRoutes: Sendable {
         router.post("/diary/import") { request, context in
             let user = try await lock.require(context, request)
             var request = request
-            let form = try await request.multipart(limit: DiaryTransfer.maxImportBytes)
-            guard let file = form.file("file") else { throw RequestError.missingField("file") }
             do {
-                let added = try await transfer.importExport(file.data, userID: user.id, now: Date())
+                // Parsing a large archive is heavy: one import per person, a bounded number at once.
+                let added = try await heavyWork.exclusive(userID: user.id) {
+                    let form = try await request.multipart(limit: DiaryTransfer.maxImportBytes)
+                    guard let file = form.file("file") else { throw RequestError.missingField("file") }
+                    return try await transfer.importExport(file.data, userID: user.id, now: Date())
+                }
                 return try HTMLPage(DiaryDataViews.page(context: context, notice: (DS.imported(context.language, String(added)), .success)))
                     .response(from: request, context: context)
             } catch let error as DiaryError {
@@ -113,7 +117,7 @@ struct DiaryWebRoutes: Sendable {
         let user = try await lock.require(context, request)
         let query = request.uri.formQuery
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        let page = max(1, Int(query.get("page") ?? "") ?? 1)
+        let paging = PageRequest.web(page: query.get("page"), perPage: 20)
         let mood = query.get("mood").flatMap { $0.isEmpty ? nil : Mood(rawValue: $0) }
         let from = query.get("from") ?? "", to = query.get("to") ?? ""
         let filter = DiaryStore.Filter(
@@ -121,11 +125,11 @@ struct DiaryWebRoutes: Sendable {
             from: from.isEmpty ? nil : try DiaryRules.parseLocalDateTime(date: from, time: "00:00", timeZone: zone),
             to: to.isEmpty ? nil : try DiaryRules.parseLocalDateTime(date: to, time: "23:59", timeZone: zone).addingTimeInterval(59))
         let q = query.get("q") ?? ""
-        let (entries, total) = try await diary.list(userID: user.id, query: q, filter: filter, page: page, perPage: 20)
+        let (entries, total) = try await diary.list(userID: user.id, query: q, filter: filter, paging: paging)
         var notice: (String, Layout.NoticeKind)?
         if query.get("deleted") != nil { notice = (DS.deleted(context.language), .success) }
         return try HTMLPage(DiaryViews.list(context: context, user: user, state: .init(
-            entries: entries, total: total, page: page, perPage: 20, query: q, mood: mood, tag: query.get("tag") ?? "",
+            entries: entries, total: total, page: paging.page, perPage: paging.perPage, query: q, mood: mood, tag: query.get("tag") ?? "",
             from: from, to: to, allTags: try await diary.store.tags(userID: user.id).map(\.tag), notice: notice)))
             .response(from: request, context: context)
     }
@@ -146,7 +150,7 @@ struct DiaryWebRoutes: Sendable {
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         var existing: DiaryEntry?
         if let id { existing = try await diary.entry(userID: user.id, id: id) }
-        let mood = (form["mood"] ?? "").isEmpty ? nil : Mood(rawValue: form["mood"]!)
+        let mood = form["mood"].flatMap { $0.isEmpty ? nil : Mood(rawValue: $0) }
         do {
             if let raw = form["mood"], !raw.isEmpty, mood == nil { throw DiaryError.invalidMood }
             let date = try DiaryRules.parseLocalDateTime(date: form["date"] ?? "", time: form["time"], timeZone: zone)
@@ -179,7 +183,7 @@ struct DiaryWebRoutes: Sendable {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let c = calendar.dateComponents([.hour, .minute], from: date)
-        return String(format: "%02d:%02d", c.hour!, c.minute!)
+        return String(format: "%02d:%02d", c.hour ?? 0, c.minute ?? 0)
     }
 
     static func month(_ raw: String?, now: Date, zone: TimeZone) throws -> (Int, Int) {

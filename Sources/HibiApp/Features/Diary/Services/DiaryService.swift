@@ -113,9 +113,9 @@ public struct DiaryService: Sendable {
     }
 
     /// A page of entries; with a query the sealed text is searched in memory (see DiarySearchIndex).
-    public func list(userID: String, query: String?, filter: DiaryStore.Filter, page: Int, perPage: Int) async throws -> (entries: [DiaryEntry], total: Int) {
+    public func list(userID: String, query: String?, filter: DiaryStore.Filter, paging: PageRequest) async throws -> (entries: [DiaryEntry], total: Int) {
         if let from = filter.from, let to = filter.to, from > to { throw DiaryError.invalidDateRange }
-        let offset = max(0, page - 1) * perPage
+        let (offset, perPage) = (paging.offset, paging.perPage)
         let terms = DiarySearch.terms(query ?? "")
         guard !terms.isEmpty else {
             return try await store.list(userID: userID, filter: filter, limit: perPage, offset: offset)
@@ -131,8 +131,8 @@ public struct DiaryService: Sendable {
             let ids = Array(matching[batch..<min(batch + 500, matching.count)])
             kept += try await store.entries(ids: ids, userID: userID).filter { entry in
                 (filter.mood == nil || entry.confirmedMood == filter.mood)
-                    && (filter.tag == nil || entry.tags.contains { $0.lowercased() == filter.tag!.lowercased() })
-                    && (filter.from == nil || entry.date >= filter.from!) && (filter.to == nil || entry.date <= filter.to!)
+                    && filter.tag.map { tag in entry.tags.contains { $0.lowercased() == tag.lowercased() } } ?? true
+                    && filter.from.map { entry.date >= $0 } ?? true && filter.to.map { entry.date <= $0 } ?? true
             }
         }
         return (Array(kept.dropFirst(offset).prefix(perPage)), kept.count)

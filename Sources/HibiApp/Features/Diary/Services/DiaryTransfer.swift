@@ -12,6 +12,9 @@ public struct DiaryTransfer: Sendable {
 
     /// Largest archive or JSON file an import accepts; it is read whole into memory.
     public static let maxImportBytes = 256 * 1024 * 1024
+    /// Largest diary.json (inside an archive or alone). Decoding costs about five times the text in
+    /// memory (a 66 MB file raised memory by 330 MB); 100k entries of typical length take under 32 MB.
+    public static let maxJSONBytes = 32 * 1024 * 1024
 
     /// The entries an export will hold, listed before the first byte is sent so that a diary too large
     /// for one archive fails with a clear error instead of a download cut short.
@@ -93,6 +96,10 @@ public struct DiaryTransfer: Sendable {
             }
         } else {
             (archive, json) = (nil, data)
+        }
+        guard json.count <= Self.maxJSONBytes else {
+            throw DiaryError.importInvalid(Text(en: "\(DiaryExport.fileName) is larger than \(Self.maxJSONBytes / 1_048_576) MB",
+                                                ja: "\(DiaryExport.fileName) が \(Self.maxJSONBytes / 1_048_576) MB を超えています"))
         }
         let export: DiaryExport
         do {

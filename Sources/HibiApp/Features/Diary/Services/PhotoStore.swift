@@ -12,15 +12,20 @@ public struct PhotoStore: Sendable {
 
     static func context(_ entryID: String) -> String { "diary-photo:\(entryID)" }
 
-    func path(userID: String, entryID: String) -> String {
-        // Both ids are server-made UUIDs; checked anyway so no path can be steered by input.
-        precondition(!userID.contains("/") && !entryID.contains("/") && !entryID.contains(".."))
+    /// Both ids are server-made UUIDs; checked anyway so no path can be steered by input. An id that
+    /// fails the check names no file (reads find nothing, writes are refused) rather than stopping the process.
+    func path(userID: String, entryID: String) -> String? {
+        guard Self.isPlainName(userID), Self.isPlainName(entryID) else { return nil }
         return ((directory as NSString).appendingPathComponent(userID) as NSString).appendingPathComponent(entryID + ".sealed")
+    }
+
+    static func isPlainName(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
     }
 
     public func save(_ data: Data, userID: String, entryID: String) throws {
         let sealed = try box.seal(data, context: Self.context(entryID))
-        let target = path(userID: userID, entryID: entryID)
+        guard let target = path(userID: userID, entryID: entryID) else { throw DiaryError.entryNotFound }
         try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         // Written to a temporary name and renamed, so a crash never leaves half a photo under the real name.
@@ -33,16 +38,27 @@ public struct PhotoStore: Sendable {
     }
 
     public func load(userID: String, entryID: String) throws -> Data? {
-        guard let sealed = FileManager.default.contents(atPath: path(userID: userID, entryID: entryID)) else { return nil }
+        guard let path = path(userID: userID, entryID: entryID), let sealed = FileManager.default.contents(atPath: path) else { return nil }
         return try box.open(sealed, context: Self.context(entryID))
+    }
+
+    /// Bytes of this person's sealed photos on disk, for the storage quota.
+    public func usedBytes(userID: String) -> Int64 {
+        guard Self.isPlainName(userID) else { return 0 }
+        let folder = (directory as NSString).appendingPathComponent(userID)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.reduce(Int64(0)) { total, name in
+            let size = (try? FileManager.default.attributesOfItem(atPath: (folder as NSString).appendingPathComponent(name))[.size] as? NSNumber)?.int64Value ?? 0
+            return total + size
+        }
     }
 
     /// The sealed file's size, a little more than the photo's: enough to bound an export without opening it.
     public func storedSize(userID: String, entryID: String) -> Int? {
-        (try? FileManager.default.attributesOfItem(atPath: path(userID: userID, entryID: entryID))[.size] as? NSNumber)?.intValue
+        path(userID: userID, entryID: entryID).flatMap { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? NSNumber)?.intValue }
     }
 
     public func delete(userID: String, entryID: String) {
-        try? FileManager.default.removeItem(atPath: path(userID: userID, entryID: entryID))
+        if let path = path(userID: userID, entryID: entryID) { try? FileManager.default.removeItem(atPath: path) }
     }
 }

@@ -150,8 +150,8 @@ enum DiaryViews {
                         input(.type("file"), .id("photo"), .name("photo"), .init("accept", "image/jpeg,image/png,image/webp"), .init("capture", "user"))
                         el("small", .class("muted")) { DS.photoHint(l) }
                     }
-                    if state.entry?.hasPhoto == true {
-                        el("img", .src("/diary/entries/\(state.entry!.id)/photo"), .class("entry-photo small"), .init("alt", DS.photo(l)))
+                    if let entry = state.entry, entry.hasPhoto {
+                        el("img", .src("/diary/entries/\(entry.id)/photo"), .class("entry-photo small"), .init("alt", DS.photo(l)))
                         el("label") {
                             input(.type("checkbox"), .name("remove_photo"))
                             DS.removePhoto(l)

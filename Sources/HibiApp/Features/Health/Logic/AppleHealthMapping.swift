@@ -88,10 +88,10 @@ public enum AppleHealthMapping {
         }
         guard !type.isEmpty, let start = parseDate(startText) else { return nil }
         let end = parseDate(endText) ?? start
-        var value = Double(valueText)
-        var category = ""
-        if value == nil { category = valueText; value = 0 }
-        var draft = HealthRecordDraft(type: type, value: value!, category: category, unit: unit, start: start, end: end,
+        // Not a finite number ("HKCategoryValueSleepAnalysisAsleep", or "nan"): a category sample.
+        let number = Double(valueText).flatMap { $0.isFinite ? $0 : nil }
+        let category = number == nil ? valueText : ""
+        var draft = HealthRecordDraft(type: type, value: number ?? 0, category: category, unit: unit, start: start, end: end,
                                       device: source, details: metadata.isEmpty ? nil : json(metadata))
         if let known = known[type] {
             draft.type = known.rawValue
@@ -102,11 +102,12 @@ public enum AppleHealthMapping {
                 draft.category = shortName(valueText.replacingOccurrences(of: "HKCategoryValueSleepAnalysis", with: ""))
             case .bodyFat:
                 // Apple writes body fat as a fraction with unit "%".
-                draft.value = (value ?? 0) <= 1 ? (value ?? 0) * 100 : (value ?? 0)
+                let fraction = number ?? 0
+                draft.value = fraction <= 1 ? fraction * 100 : fraction
                 draft.unit = "%"
             default:
                 if let factor = HealthUnits.factor(from: unit, for: known) {
-                    draft.value = (value ?? 0) * factor
+                    draft.value = (number ?? 0) * factor
                     draft.unit = known.canonicalUnit
                 } else {
                     // A unit Hibi cannot convert: keep the original type so the number is not mislabelled.
@@ -177,9 +178,16 @@ public final class AppleHealthExportParser {
     private var sawHealthData = false
     private var pending: (kind: String, attributes: [XMLAttribute])?
     private var metadata: [(String, String)] = []
+    private var metadataBytes = 0
+    /// Bounds on one record's metadata: an export has a few entries of a few dozen bytes each, while a
+    /// 300 KB ZIP holding 300 entries of 1 MB once cost 1.3 GB and wrote a 300 MB row.
+    public static let maxMetadataEntries = 64
+    public static let maxMetadataBytes = 16 * 1024
+    /// Each attribute value at most 16 KB, each tag 64 KB: far above any real export's.
+    public static let limits = XMLLimits(maxValueBytes: 16 * 1024, maxTagBytes: 64 * 1024, maxAttributes: 64)
 
     public init(stream: any ByteStream, timeZone: TimeZone) {
-        self.reader = XMLStreamReader(stream: stream)
+        self.reader = XMLStreamReader(stream: stream, limits: Self.limits)
         self.timeZone = timeZone
     }
 
@@ -203,13 +211,20 @@ public final class AppleHealthExportParser {
                     // Nested Records (inside a Correlation) are still records; a Workout's children are its metadata.
                     pending = (name, attributes)
                     metadata.removeAll(keepingCapacity: true)
+                    metadataBytes = 0
                 case "MetadataEntry":
                     if pending != nil {
                         var key = "", value = ""
                         for attribute in attributes {
                             if attribute.name == "key" { key = attribute.value } else if attribute.name == "value" { value = attribute.value }
                         }
-                        if !key.isEmpty { metadata.append((key, value)) }
+                        if !key.isEmpty {
+                            metadata.append((key, value))
+                            metadataBytes += key.utf8.count + value.utf8.count
+                            guard metadata.count <= Self.maxMetadataEntries, metadataBytes <= Self.maxMetadataBytes else {
+                                throw HealthError.tooMuchMetadata(line: reader.line, maxEntries: Self.maxMetadataEntries, maxBytes: Self.maxMetadataBytes)
+                            }
+                        }
                     }
                 case "ActivitySummary":
                     if let draft = AppleHealthMapping.activitySummary(attributes, timeZone: timeZone) { return .record(draft) }
@@ -220,6 +235,8 @@ public final class AppleHealthExportParser {
                 default:
                     break
                 }
+            case .text:
+                continue // not asked for: the export keeps its data in attributes
             case let .end(name):
                 guard let open = pending, open.kind == name else { continue }
                 pending = nil

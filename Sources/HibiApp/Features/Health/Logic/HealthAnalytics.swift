@@ -166,8 +166,7 @@ public enum TrendAnalyzer {
             sums[bucket] = (current.0 + sample.value, current.1 + 1)
         }
         var dayValues: [(day: Int, value: Double)] = []
-        for bucket in sums.keys.sorted() {
-            let (sum, count) = sums[bucket]!
+        for (bucket, (sum, count)) in sums.sorted(by: { $0.key < $1.key }) {
             var value = type.isCumulative ? sum : sum / Double(count)
             // A weekly bucket of a cumulative type is shown as a daily average, comparable with daily views.
             if type.isCumulative, bucketDays > 1 { value = sum / Double(bucketDays) }

@@ -70,7 +70,7 @@ public enum HealthCSV {
             }
             let device = f.count > 6 ? f[6] : ""
             let category = f.count > 7 ? f[7] : ""
-            if HealthDataType(rawValue: f[0]) != nil && HealthDataType.manual.contains(HealthDataType(rawValue: f[0])!) {
+            if let known = HealthDataType(rawValue: f[0]), HealthDataType.manual.contains(known) {
                 do {
                     let entry = try HealthRules.validate(type: f[0], value: HealthRules.parseNumber(f[1]), unit: f[2], start: start, end: end, now: now)
                     drafts.append(HealthRecordDraft(type: entry.type.rawValue, value: entry.value, category: category, unit: entry.unit,

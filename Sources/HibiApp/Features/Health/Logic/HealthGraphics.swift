@@ -50,11 +50,11 @@ public enum HealthGraphics {
             """
         }
         let values = points.map { display($0.value) } + points.map { display($0.movingAverage) }
-        var low = values.min()!, high = values.max()!
+        guard var low = values.min(), var high = values.max(), let firstPoint = points.first, let lastPoint = points.last else { return "" }
         if high - low < 1e-9 { low -= 1; high += 1 }
         let pad = (high - low) * 0.08
         low -= pad; high += pad
-        let t0 = points.first!.date.timeIntervalSince1970, t1 = max(points.last!.date.timeIntervalSince1970, t0 + 1)
+        let t0 = firstPoint.date.timeIntervalSince1970, t1 = max(lastPoint.date.timeIntervalSince1970, t0 + 1)
         func x(_ date: Date) -> Double { points.count == 1 ? left + (width - left - right) / 2 : left + (date.timeIntervalSince1970 - t0) / (t1 - t0) * (width - left - right) }
         func y(_ v: Double) -> Double { top + (1 - (v - low) / (high - low)) * (height - top - bottom) }
         var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" class=\"trend-chart\" role=\"img\" aria-label=\"\(esc(title))\">"

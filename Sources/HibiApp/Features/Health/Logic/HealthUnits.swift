@@ -142,7 +142,7 @@ public enum HealthRules {
     public static func validate(type rawType: String, value: Double?, unit: String?, start: Date, end: Date?, now: Date) throws(HealthError) -> Entry {
         guard let type = HealthDataType(rawValue: rawType), HealthDataType.manual.contains(type) else { throw .unknownType(rawType) }
         guard let value, value.isFinite else { throw .notANumber }
-        let unit = (unit?.isEmpty ?? true) ? type.canonicalUnit : unit!
+        let unit = unit.flatMap { $0.isEmpty ? nil : $0 } ?? type.canonicalUnit
         let canonical = try HealthUnits.normalize(value, unit: unit, type: type)
         let range = HealthUnits.plausibleRange(for: type)
         guard range.contains(canonical) else {

@@ -18,6 +18,8 @@ public enum HealthError: UserFacingError, Equatable {
     case invalidField(String, Text)
     case uploadTooLarge(limitBytes: Int64)
     case renderFailed
+    /// A record with more metadata than Hibi keeps (a real export has a handful of entries per record).
+    case tooMuchMetadata(line: Int, maxEntries: Int, maxBytes: Int)
 
     public var status: HTTPResponse.Status {
         switch self {
@@ -25,7 +27,7 @@ public enum HealthError: UserFacingError, Equatable {
         case .duplicate: .conflict
         case .uploadTooLarge: .contentTooLarge
         case .renderFailed: .serviceUnavailable
-        case .malformedFile, .notAnExport, .invalidCSV: .unprocessableContent
+        case .malformedFile, .notAnExport, .invalidCSV, .tooMuchMetadata: .unprocessableContent
         default: .badRequest
         }
     }
@@ -46,6 +48,7 @@ public enum HealthError: UserFacingError, Equatable {
         case .invalidField: "invalid_field"
         case .uploadTooLarge: "upload_too_large"
         case .renderFailed: "render_failed"
+        case .tooMuchMetadata: "too_much_metadata"
         }
     }
 
@@ -88,6 +91,9 @@ public enum HealthError: UserFacingError, Equatable {
             Text(en: "The file is larger than the limit of \(limit / 1_048_576) MB.", ja: "ファイルが上限(\(limit / 1_048_576) MB)を超えています。")
         case .renderFailed:
             Text(en: "The image could not be drawn right now. Try again later.", ja: "画像を作成できませんでした。しばらくしてからもう一度お試しください。")
+        case let .tooMuchMetadata(line, entries, bytes):
+            Text(en: "The record ending on line \(line) has more metadata than Hibi keeps (\(entries) entries, \(bytes / 1024) KB). Records before it were imported.",
+                 ja: "\(line) 行目で終わる記録のメタデータが Hibi の上限(\(entries) 件、\(bytes / 1024) KB)を超えています。それより前の記録は取り込まれました。")
         }
     }
 

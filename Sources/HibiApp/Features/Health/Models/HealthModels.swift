@@ -343,4 +343,6 @@ public struct ImportJob: Sendable, Equatable {
     public var finishedAt: Date?
     /// Where the uploaded file waits (web uploads), so a restarted server can finish the job.
     public var uploadPath: String?
+    /// Runs started; a job still "running" at start-up with two or more stopped the process each time.
+    public var attempts: Int64 = 0
 }

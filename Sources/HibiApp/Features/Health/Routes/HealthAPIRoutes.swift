@@ -88,7 +88,9 @@ struct HealthAPIRoutes: Sendable {
             var request = request
             let body = try await request.json(GoalRequest.self, limit: bodyLimit)
             let goal = try await health.createGoal(user: user, type: body.type, target: body.targetValue, deadline: body.deadline, now: Date())
-            let progress = try await health.goalProgress(user: user, now: Date()).first { $0.0.id == goal.id }!
+            guard let progress = try await health.goalProgress(user: user, now: Date()).first(where: { $0.0.id == goal.id }) else {
+                throw HealthError.goalNotFound // deleted by a request that ran in between
+            }
             return JSONBody(GoalResponse(progress.0, progress.1), status: .created)
         }
         api.delete("health/goals/:id") { _, context in
@@ -144,18 +146,8 @@ struct HealthAPIRoutes: Sendable {
                 filter[keyPath: keyPath] = date
             }
         }
-        if let limit = q.get("limit") {
-            guard let n = Int(limit), (1...1000).contains(n) else {
-                throw HealthError.invalidField("limit", Text(en: "must be 1 to 1000", ja: "1〜1000 で指定してください"))
-            }
-            filter.limit = n
-        }
-        if let offset = q.get("offset") {
-            guard let n = Int(offset), n >= 0, n <= 10_000_000 else {
-                throw HealthError.invalidField("offset", Text(en: "must be 0 or more", ja: "0 以上で指定してください"))
-            }
-            filter.offset = n
-        }
+        if let limit = try QueryNumber.strict(q.get("limit"), name: "limit", range: 1...1000) { filter.limit = limit }
+        if let offset = try QueryNumber.strict(q.get("offset"), name: "offset", range: 0...10_000_000) { filter.offset = offset }
         return filter
     }
 
@@ -179,6 +171,8 @@ struct HealthUploads: Sendable {
     let limit: Int64
 
     func receive(_ request: Request, user: User, fileName: String) async throws -> ImportJob {
+        // One import per person at a time, refused before a byte of the upload is stored.
+        if try await importer.health.jobs.active(userID: user.id) != nil { throw RequestError.busy }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = (directory as NSString).appendingPathComponent("\(UUID().uuidString).upload")
         guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),

@@ -130,7 +130,7 @@ public struct AppleHealthImporter: Sendable {
     static func open(path: String) throws -> (stream: any ByteStream, size: Int64) {
         let file = try FileByteStream(path: path)
         var magic = [UInt8](repeating: 0, count: 4)
-        let n = try magic.withUnsafeMutableBufferPointer { try file.read(into: $0.baseAddress!, count: 4) }
+        let n = try magic.withUnsafeMutableBufferPointer { try file.read(into: $0.baseAddress!, count: 4) } // trap-check: a 4-byte array always has storage
         if n == 4, magic == [0x50, 0x4B, 0x03, 0x04] {
             let (entry, size) = try ZipEntryStream.entry(in: path)
             return (try ZipEntryStream(path: path, entry: entry), size)
@@ -167,7 +167,7 @@ public struct AppleHealthImporter: Sendable {
         var current = job
         current.state = .running
         current.totalBytes = totalBytes
-        try await health.jobs.setState(job.id, .running, now: Date())
+        try await health.jobs.startAttempt(job.id)
         let skip = job.checkpoint
         var index: Int64 = 0
         var batch: [HealthRecordDraft] = []

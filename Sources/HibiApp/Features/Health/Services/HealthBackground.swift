@@ -64,7 +64,12 @@ struct HealthBackgroundService: Service {
     let logger: Logger
     var interval: Duration = .seconds(20)
 
-    func run() async throws {
+    static let stoppedTwice = Text(
+        en: "This import stopped the server twice and was not resumed again. Records imported before that are kept; check the file, or ask the administrator.",
+        ja: "このインポートはサーバーを 2 回停止させたため、再開しませんでした。それまでに取り込んだ記録は残っています。ファイルを確認するか、管理者に相談してください。")
+
+    /// Picks up the web uploads a previous run left unfinished.
+    func resumeInterrupted() async {
         for job in (try? await health.jobs.interruptedUploads()) ?? [] {
             guard let path = job.uploadPath, FileManager.default.fileExists(atPath: path),
                   let user = try? await users.find(id: job.userID) else {
@@ -72,9 +77,20 @@ struct HealthBackgroundService: Service {
                                                                               ja: "アップロードされたファイルがありません。もう一度アップロードしてください。"), now: Date())
                 continue
             }
+            // Each run counts itself when it starts; two runs that never finished both ended with the process
+            // (an out-of-memory kill, say). A third would most likely do the same, at every start: give up.
+            if job.attempts >= 2 {
+                try? await health.jobs.setState(job.id, .failed, error: Self.stoppedTwice, now: Date())
+                logger.warning("health import not resumed: it stopped the server twice", metadata: ["job": "\(job.id)"])
+                continue
+            }
             logger.notice("resuming health import", metadata: ["job": "\(job.id)"])
             HealthImportLauncher(importer: importer, logger: logger).launch(job: job, path: path, user: user)
         }
+    }
+
+    func run() async throws {
+        await resumeInterrupted()
         try? await cancelOnGracefulShutdown {
             while !Task.isCancelled {
                 await sender.tick(now: Date())

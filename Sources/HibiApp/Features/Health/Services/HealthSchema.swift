@@ -7,6 +7,11 @@ enum HealthSchema {
         try await sql.drop(index: "health_records_user_type_start").ifExists().run()
     }
 
+    /// How many runs an import job started: a job that stopped the process twice is not resumed a third time.
+    static let importAttempts = Migration(version: 9, name: "health-import-attempts") { sql, _ in
+        try await sql.alter(table: "health_import_jobs").column("attempts", type: .bigint, .notNull, .default(SQLLiteral.numeric("0"))).run()
+    }
+
     static let migration = Migration(version: 2, name: "health") { sql, _ in
         try await sql.create(table: "health_records")
             .column("id", type: .text, .primaryKey(autoIncrement: false))

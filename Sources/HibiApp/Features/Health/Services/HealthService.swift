@@ -63,7 +63,9 @@ public struct HealthService: Sendable {
         record.start = entry.start
         record.end = entry.end
         try await records.update(record, userID: user.id)
-        return try await records.find(id: id, userID: user.id)!
+        // Deleted by a request that ran between the write and this read: gone, as a 404 says.
+        guard let updated = try await records.find(id: id, userID: user.id) else { throw HealthError.recordNotFound }
+        return updated
     }
 
     public func facts(user: User, now: Date) async throws -> BadgeFacts {

@@ -167,7 +167,8 @@ public struct ImportJobStore: Sendable {
                     SQLBind(totalBytes), SQLBind(Int64(0)), SQLBind(Int64(0)), SQLBind(Int64(0)), SQLBind(Int64(0)), SQLBind(uploadPath),
                     SQLBind(Int64(now.timeIntervalSince1970)))
             .run()
-        return try await find(id: id, userID: userID)!
+        guard let job = try await find(id: id, userID: userID) else { throw HealthError.jobNotFound }
+        return job
     }
 
     public func find(id: String, userID: String) async throws -> ImportJob? {
@@ -192,6 +193,19 @@ public struct ImportJobStore: Sendable {
         try await database.sql.select().column("*").from("health_import_jobs")
             .where("state", .in, [ImportState.queued.rawValue, ImportState.running.rawValue]).where("upload_path", .isNot, SQLLiteral.null)
             .all().map(Self.decode)
+    }
+
+    /// Marks the job running and counts the run, in one statement.
+    public func startAttempt(_ id: String) async throws {
+        try await database.sql.raw("""
+            UPDATE health_import_jobs SET state = \(bind: ImportState.running.rawValue), attempts = attempts + 1 WHERE id = \(bind: id)
+            """).run()
+    }
+
+    /// A job of this person that is queued or running (one import at a time each).
+    public func active(userID: String) async throws -> ImportJob? {
+        try await database.sql.select().column("*").from("health_import_jobs").where("user_id", .equal, userID)
+            .where("state", .in, [ImportState.queued.rawValue, ImportState.running.rawValue]).first().map(Self.decode)
     }
 
     public func setState(_ id: String, _ state: ImportState, error: Text? = nil, now: Date) async throws {
@@ -224,6 +238,7 @@ public struct ImportJobStore: Sendable {
             errorMessage: en.map { Text(en: $0, ja: ja ?? $0) },
             createdAt: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "created_at", as: Int64.self))),
             finishedAt: try row.decode(column: "finished_at", as: Int64?.self).map { Date(timeIntervalSince1970: TimeInterval($0)) },
-            uploadPath: try row.decode(column: "upload_path", as: String?.self))
+            uploadPath: try row.decode(column: "upload_path", as: String?.self),
+            attempts: try row.decode(column: "attempts", as: Int64.self))
     }
 }

@@ -41,7 +41,7 @@ enum HealthViews {
         for type in types {
             nodes.append(el("option", [.value(type.rawValue)] + (selected == type.rawValue ? [.selected] : [])) { type.title(l) })
         }
-        for raw in extra where HealthDataType(rawValue: raw) == nil || !types.contains(HealthDataType(rawValue: raw)!) {
+        for raw in extra where !(HealthDataType(rawValue: raw).map(types.contains) ?? false) {
             nodes.append(el("option", [.value(raw)] + (selected == raw ? [.selected] : [])) { HealthDataType.title(of: raw)(l) })
         }
         return nodes

@@ -18,6 +18,8 @@ public enum VideoError: UserFacingError, Equatable {
     case invalidCaptions
     case noLibrary
     case probeFailed
+    /// This person already has as many streams open as one person may.
+    case tooManyStreams(limit: Int)
 
     public var status: HTTPResponse.Status {
         switch self {
@@ -30,6 +32,7 @@ public enum VideoError: UserFacingError, Equatable {
         case .sharedVideoReadOnly: .forbidden
         case .noLibrary: .conflict
         case .probeFailed: .serviceUnavailable
+        case .tooManyStreams: .tooManyRequests
         }
     }
 
@@ -51,6 +54,7 @@ public enum VideoError: UserFacingError, Equatable {
         case .invalidCaptions: "invalid_captions"
         case .noLibrary: "no_library"
         case .probeFailed: "probe_failed"
+        case .tooManyStreams: "too_many_streams"
         }
     }
 
@@ -78,6 +82,8 @@ public enum VideoError: UserFacingError, Equatable {
         case .invalidCaptions: Text(en: "Captions must be a WebVTT file (starting with WEBVTT), at most 1 MB.", ja: "字幕は WEBVTT で始まる WebVTT ファイル(1 MB まで)にしてください。")
         case .noLibrary: Text(en: "No shared library folder is configured (HIBI_VIDEO_LIBRARY_DIR).", ja: "共有ライブラリのフォルダーが設定されていません(HIBI_VIDEO_LIBRARY_DIR)。")
         case .probeFailed: Text(en: "The video could not be examined (is ffprobe installed?).", ja: "動画を解析できませんでした(ffprobe はインストールされていますか?)。")
+        case let .tooManyStreams(limit):
+            Text(en: "You are already playing \(limit) streams. Close one and try again.", ja: "すでに \(limit) 本のストリームを再生中です。どれかを閉じてからもう一度お試しください。")
         }
         return text(language)
     }

@@ -7,6 +7,7 @@ import NIOCore
 struct VideoAPIRoutes: Sendable {
     let videos: VideoService
     let bodyLimit: Int
+    let quota: StorageQuota
 
     func register(on api: RouterGroup<HibiRequestContext>) {
         api.get("videos") { request, context in
@@ -17,9 +18,12 @@ struct VideoAPIRoutes: Sendable {
         // The body is the file itself (not multipart), streamed to disk; the JSON body limit does not apply.
         api.post("videos") { request, context in
             let user = try context.requireUser()
-            let name = request.uri.formQuery.get("filename") ?? request.headers[HTTPField.Name("X-Filename")!]?.removingPercentEncoding
+            let name = request.uri.formQuery.get("filename") ?? request.headers[.fileName]?.removingPercentEncoding
             let length = request.headers[.contentLength].flatMap { Int64($0) }
-            let item = try await videos.upload(userID: user.id, fileName: name, expectedLength: length, body: request.body, now: Date())
+            // Checked before the body is read: a declared length that does not fit is refused at once.
+            let left = try await quota.remaining(userID: user.id, declaredLength: length)
+            let item = try await videos.upload(userID: user.id, fileName: name, expectedLength: length, body: request.body,
+                                               quota: left.map { ($0, quota.limit ?? $0) }, now: Date())
             return JSONBody(Self.response(item, context.language), status: .created)
         }
         api.get("videos/continue-watching") { _, context in

@@ -14,7 +14,7 @@ enum VideoFeature {
             core.logger.error("video folders could not be created", metadata: ["error": "\(error)"])
         }
         VideoWebRoutes(videos: videos).register(on: router)
-        VideoAPIRoutes(videos: videos, bodyLimit: core.config.maxRequestBodyBytes).register(on: api)
+        VideoAPIRoutes(videos: videos, bodyLimit: core.config.maxRequestBodyBytes, quota: core.quota).register(on: api)
         return [VideoLibraryScanService(videos: videos, interval: core.config.videos.scanInterval)]
     }
 }

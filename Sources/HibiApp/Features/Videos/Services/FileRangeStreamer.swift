@@ -1,6 +1,7 @@
 import Hummingbird
 import NIOCore
 import NIOPosix
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,14 +17,24 @@ struct FileRangeStreamer: Sendable {
     let chunkLength: Int
     /// Buffers per stream: the most a stream holds is `ringSize * chunkLength`.
     let ringSize: Int
+    /// Open streams per person: a browser seeking uses two or three at once; one person opening
+    /// hundreds would hold a descriptor and three buffers each.
+    var slots = StreamSlots(perUser: 6)
+    /// A client that stops reading: after this long with every buffer still held, the stream ends
+    /// (and its task with it) instead of polling for ever.
+    var stallLimit: Duration = .seconds(60)
 
     /// A body of `range.count` bytes read from `path`. The file is opened only when the body is written,
     /// so a HEAD answer (which drops the body) opens nothing.
-    func body(path: String, range: ClosedRange<Int64>) -> ResponseBody {
+    func body(path: String, range: ClosedRange<Int64>, userID: String) throws(VideoError) -> ResponseBody {
         let threadPool = threadPool
         let chunkLength = chunkLength
         let ringSize = ringSize
+        let stallLimit = stallLimit
+        // Held by the body: released when the body has been written or dropped (a HEAD answer, a closed connection).
+        let ticket = try slots.take(userID: userID)
         return ResponseBody(contentLength: range.count) { writer in
+            defer { withExtendedLifetime(ticket) {} }
             // open and pread run on the thread pool: on a slow or network disk they block.
             let descriptor = try await threadPool.runIfActive { try FileRangeStreamer.open(path) }
             defer { _ = Glibc.close(descriptor) }
@@ -36,7 +47,9 @@ struct FileRangeStreamer: Sendable {
                 // when the event loop falls behind, `write` keeps returning before the socket has taken
                 // anything, and without this bound each stream queued chunk after chunk in memory.
                 var pause = 1
+                let waitingSince = ContinuousClock.now
                 while !chunks.nextIsFree() {
+                    guard ContinuousClock.now - waitingSince < stallLimit else { throw FileStreamError.clientStalled }
                     try await Task.sleep(for: .milliseconds(pause))
                     pause = min(pause * 2, 50)
                 }
@@ -63,6 +76,39 @@ enum FileStreamError: Error {
     /// The file became shorter than the length already promised in Content-Length; the connection must
     /// end rather than send other bytes.
     case fileShrank
+    /// The client took nothing for `stallLimit`.
+    case clientStalled
+}
+
+/// Counts open streams per person. In memory: a stream lives on the instance that serves it.
+final class StreamSlots: Sendable {
+    let perUser: Int
+    private let open = Mutex<[String: Int]>([:])
+
+    init(perUser: Int) { self.perUser = perUser }
+
+    final class Ticket: Sendable {
+        let release: @Sendable () -> Void
+        init(release: @escaping @Sendable () -> Void) { self.release = release }
+        deinit { release() }
+    }
+
+    func take(userID: String) throws(VideoError) -> Ticket {
+        let taken = open.withLock { counts -> Bool in
+            guard counts[userID, default: 0] < perUser else { return false }
+            counts[userID, default: 0] += 1
+            return true
+        }
+        guard taken else { throw .tooManyStreams(limit: perUser) }
+        return Ticket { [self] in
+            open.withLock { counts in
+                let left = counts[userID, default: 1] - 1
+                counts[userID] = left > 0 ? left : nil
+            }
+        }
+    }
+
+    func count(userID: String) -> Int { open.withLock { $0[userID, default: 0] } }
 }
 
 /// The stream's buffers, handed to a thread-pool thread for each read. Only one side touches them at a time:

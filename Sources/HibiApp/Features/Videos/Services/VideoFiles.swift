@@ -54,9 +54,12 @@ public struct VideoFiles: Sendable {
 
     /// Streams a request body into a temporary file in chunks; nothing remains on disk if it fails.
     /// - Returns: the temporary path and the number of bytes written.
-    func receive<Body: AsyncSequence & Sendable>(_ body: Body, expectedLength: Int64?, limit: Int64) async throws -> (String, Int64)
+    /// `quota`: what this person may still store, and their whole quota (for the message).
+    func receive<Body: AsyncSequence & Sendable>(_ body: Body, expectedLength: Int64?, limit: Int64,
+                                                 quota: (left: Int64, total: Int64)? = nil) async throws -> (String, Int64)
     where Body.Element == ByteBuffer {
         if let expectedLength, expectedLength > limit { throw VideoError.tooLarge(limitBytes: limit) }
+        if let expectedLength, let quota, expectedLength > quota.left { throw RequestError.quotaExceeded(limitBytes: quota.total) }
         let path = newTemporaryPath()
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw VideoError.uploadIncomplete
@@ -67,13 +70,14 @@ public struct VideoFiles: Sendable {
             for try await chunk in body {
                 written += Int64(chunk.readableBytes)
                 if written > limit { throw VideoError.tooLarge(limitBytes: limit) }
+                if let quota, written > quota.left { throw RequestError.quotaExceeded(limitBytes: quota.total) }
                 try await Self.write(chunk, to: handle)
             }
             if let expectedLength, written != expectedLength { throw VideoError.uploadIncomplete }
             if written == 0 { throw VideoError.emptyUpload }
         } catch {
             try? FileManager.default.removeItem(atPath: path)
-            if error is VideoError { throw error }
+            if error is VideoError || error is RequestError { throw error }
             // The client went away mid-body (connection closed, malformed chunking).
             throw VideoError.uploadIncomplete
         }

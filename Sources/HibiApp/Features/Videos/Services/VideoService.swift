@@ -38,8 +38,9 @@ public struct VideoService: Sendable {
     /// Streams the body to a temporary file, checks it with ffprobe, moves it into the user's folder and
     /// makes a thumbnail. Any failure removes every file this upload created.
     public func upload<Body: AsyncSequence & Sendable>(userID: String, fileName: String?, expectedLength: Int64?, body: Body,
+                                                       quota: (left: Int64, total: Int64)? = nil,
                                                        now: Date) async throws -> VideoItem where Body.Element == ByteBuffer {
-        let (temporary, size) = try await files.receive(body, expectedLength: expectedLength, limit: settings.maxUploadBytes)
+        let (temporary, size) = try await files.receive(body, expectedLength: expectedLength, limit: settings.maxUploadBytes, quota: quota)
         var created: [String] = [temporary]
         do {
             guard let media = try await probe.probe(path: temporary), media.videoCodec != nil else { throw VideoError.notAVideo }
@@ -309,7 +310,7 @@ public struct VideoService: Sendable {
             .contentType: VideoRules.mimeType(forExtension: (path as NSString).pathExtension),
             // Personal files: a browser may keep them but must check back; shared caches must not.
             .cacheControl: "private, no-cache",
-            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+            .contentTypeOptions: "nosniff",
         ]
         let decision = ByteRanges.decide(range: request.headers[.range], ifRange: request.headers[.ifRange],
                                          ifNoneMatch: request.headers[.ifNoneMatch], ifModifiedSince: request.headers[.ifModifiedSince],
@@ -324,10 +325,10 @@ public struct VideoService: Sendable {
             return Response(status: .rangeNotSatisfiable, headers: headers, body: .init())
         case .full:
             guard stat.size > 0 else { return Response(status: .ok, headers: headers, body: .init()) }
-            return Response(status: .ok, headers: headers, body: streamer.body(path: path, range: 0...(stat.size - 1)))
+            return Response(status: .ok, headers: headers, body: try streamer.body(path: path, range: 0...(stat.size - 1), userID: userID))
         case let .partial(range):
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(stat.size)"
-            return Response(status: .partialContent, headers: headers, body: streamer.body(path: path, range: range))
+            return Response(status: .partialContent, headers: headers, body: try streamer.body(path: path, range: range, userID: userID))
         }
     }
 

@@ -10,6 +10,13 @@ public struct VideoStore: Sendable {
         self.database = database
     }
 
+    /// Bytes of the videos this person uploaded (the shared library counts for nobody), for the quota.
+    public func uploadedBytes(userID: String) async throws -> Int64 {
+        try await database.sql.raw("""
+            SELECT COALESCE(SUM(size_bytes), 0) AS total FROM videos WHERE owner_id = \(bind: userID) AND source = \(bind: VideoSource.upload.rawValue)
+            """).first().map { try $0.decode(column: "total", as: Int64.self) } ?? 0
+    }
+
     static let videoColumns = ["id", "owner_id", "source", "file_path", "original_name", "size_bytes", "modified_ms", "duration_ms",
                                "container", "video_codec", "audio_codec", "width", "height", "has_thumbnail", "has_captions", "created_at"]
     static let dataColumns = ["title", "favorite", "rating", "tags", "last_played_at", "position_ms", "play_count", "played",

@@ -286,7 +286,8 @@ public enum VisitChain {
         let slices = min(count, max(1, ProcessInfo.processInfo.activeProcessorCount) * 4)
         return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
             // Each slice writes only its own indices, and all are written before concurrentPerform returns.
-            let output = UncheckedSendable(buffer.baseAddress!)
+            guard let base = buffer.baseAddress else { return } // count > 0, so the buffer has storage
+            let output = UncheckedSendable(base)
             DispatchQueue.concurrentPerform(iterations: slices) { slice in
                 for index in (count * slice / slices)..<(count * (slice + 1) / slices) {
                     (output.value + index).initialize(to: work(index))

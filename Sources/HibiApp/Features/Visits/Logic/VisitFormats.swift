@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// GeoJSON and GPX, both ways. Parsing reads the whole file before anything is stored, and the
 /// first problem is reported with where it is (a JSON path, or a line and column for GPX).
@@ -96,8 +93,8 @@ public enum VisitFormats {
                   let coordinates = geometry["coordinates"] as? [Any] else {
                 throw invalid("\(at).geometry", "expected a Point geometry", "Point ジオメトリが必要です")
             }
-            let numbers = coordinates.map(jsonNumber)
-            guard (2...3).contains(numbers.count), numbers.allSatisfy({ $0 != nil }) else {
+            let numbers = coordinates.compactMap(jsonNumber)
+            guard (2...3).contains(coordinates.count), numbers.count == coordinates.count else {
                 throw invalid("\(at).geometry.coordinates", "expected [longitude, latitude] or [longitude, latitude, altitude]",
                               "[経度, 緯度] または [経度, 緯度, 高度] が必要です")
             }
@@ -137,7 +134,7 @@ public enum VisitFormats {
                                        locality: try part("locality"), street: try part("street"))
             }
             let fields = VisitFields(
-                visitedAt: visitedAt, latitude: numbers[1]!, longitude: numbers[0]!, accuracy: accuracy,
+                visitedAt: visitedAt, latitude: numbers[1], longitude: numbers[0], accuracy: accuracy,
                 altitude: numbers.count == 3 ? numbers[2] : nil, simulated: (properties["simulated"] as? Bool) ?? false,
                 name: try string("name") ?? "", address: address, labels: try strings("labels"), group: try string("group"),
                 companions: try strings("companions"), notes: try string("notes") ?? "")
@@ -200,27 +197,29 @@ public enum VisitFormats {
         return Data(out.utf8)
     }
 
+    /// GPX waypoints, read by Hibi's own streaming XML reader (no DTD processing, bounded sizes).
     public static func parseGPX(_ data: Data) throws(VisitError) -> [VisitFields] {
-        let reader = GPXReader()
-        let parser = XMLParser(data: data)
-        parser.shouldProcessNamespaces = false
-        parser.delegate = reader
-        let ok = parser.parse()
-        if let error = reader.error { throw error }
-        guard ok else {
-            let detail = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "syntax error"
-            throw invalid("line \(parser.lineNumber), column \(parser.columnNumber)", "not well-formed XML (\(detail))",
-                          "XML の形式が正しくありません(\(detail))")
+        let reader = XMLStreamReader(stream: MemoryByteStream(Array(data)), limits: XMLLimits(), reportsText: true)
+        var gpx = GPXReader()
+        do {
+            while let event = try reader.nextEvent() {
+                try gpx.handle(event, line: reader.line)
+            }
+        } catch let error as XMLStreamError {
+            throw invalid("line \(error.line)", "not well-formed XML (\(error.text.en))", "XML の形式が正しくありません(\(error.text.ja))")
+        } catch let error as VisitError {
+            throw error
+        } catch {
+            throw invalid("line \(reader.line)", "the file cannot be read", "ファイルを読み込めません")
         }
-        guard reader.sawRoot else { throw invalid("line 1", "expected a <gpx> document", "<gpx> 文書が必要です") }
-        return reader.visits
+        guard gpx.sawRoot else { throw invalid("line 1", "expected a <gpx> document", "<gpx> 文書が必要です") }
+        return gpx.visits
     }
 }
 
-/// SAX reader for GPX waypoints; stops at the first problem with the parser's line and column.
-final class GPXReader: NSObject, XMLParserDelegate {
+/// GPX waypoints from the reader's events; stops at the first problem with its line.
+struct GPXReader {
     var visits: [VisitFields] = []
-    var error: VisitError?
     var sawRoot = false
     private var current: VisitFields?
     private var currentLine = 0
@@ -230,29 +229,34 @@ final class GPXReader: NSObject, XMLParserDelegate {
 
     static func local(_ name: String) -> String { name.split(separator: ":").last.map(String.init) ?? name }
 
-    func fail(_ parser: XMLParser, _ en: String, _ ja: String) {
-        guard error == nil else { return }
-        error = VisitFormats.invalid("line \(parser.lineNumber), column \(parser.columnNumber)", en, ja)
-        parser.abortParsing()
+    func fail(_ line: Int, _ en: String, _ ja: String) -> VisitError {
+        VisitFormats.invalid("line \(line)", en, ja)
     }
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName qName: String?,
-                attributes: [String: String] = [:]) {
-        let name = Self.local(elementName)
+    mutating func handle(_ event: XMLEvent, line: Int) throws(VisitError) {
+        switch event {
+        case let .start(name, attributes): try start(Self.local(name), attributes: attributes, line: line)
+        case let .end(name): try end(Self.local(name), line: line)
+        case let .text(run): text += run
+        }
+    }
+
+    private mutating func start(_ name: String, attributes: [XMLAttribute], line: Int) throws(VisitError) {
         text = ""
         if !sawRoot {
-            guard name == "gpx" else { return fail(parser, "expected a <gpx> document", "<gpx> 文書が必要です") }
+            guard name == "gpx" else { throw fail(line, "expected a <gpx> document", "<gpx> 文書が必要です") }
             sawRoot = true
             return
         }
         switch name {
         case "wpt":
-            guard visits.count < VisitFormats.maxItems else { return fail(parser, "too many waypoints", "ウェイポイントが多すぎます") }
-            guard let lat = attributes["lat"].flatMap(Double.init), let lon = attributes["lon"].flatMap(Double.init) else {
-                return fail(parser, "a <wpt> needs numeric lat and lon attributes", "<wpt> には数値の lat と lon 属性が必要です")
+            guard visits.count < VisitFormats.maxItems else { throw fail(line, "too many waypoints", "ウェイポイントが多すぎます") }
+            func number(_ key: String) -> Double? { attributes.first { $0.name == key }.flatMap { Double($0.value) } }
+            guard let lat = number("lat"), let lon = number("lon") else {
+                throw fail(line, "a <wpt> needs numeric lat and lon attributes", "<wpt> には数値の lat と lon 属性が必要です")
             }
             current = VisitFields(visitedAt: Date(timeIntervalSince1970: 0), latitude: lat, longitude: lon, name: "")
-            currentLine = parser.lineNumber
+            currentLine = line
             timeSeen = false
         case "address" where current != nil:
             address = VisitAddress()
@@ -261,20 +265,12 @@ final class GPXReader: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        text += string
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
-        let name = Self.local(elementName)
+    private mutating func end(_ name: String, line: Int) throws(VisitError) {
         let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
         text = ""
         guard current != nil else { return }
-        func number() -> Double? {
-            guard let number = Double(value) else {
-                fail(parser, "<\(name)> must be a number", "<\(name)> は数値にしてください")
-                return nil
-            }
+        func number() throws(VisitError) -> Double {
+            guard let number = Double(value) else { throw fail(line, "<\(name)> must be a number", "<\(name)> は数値にしてください") }
             return number
         }
         if address != nil, name != "address" {
@@ -289,17 +285,21 @@ final class GPXReader: NSObject, XMLParserDelegate {
             return
         }
         switch name {
-        case "ele": if let n = number() { current?.altitude = n }
+        case "ele":
+            let altitude = try number()
+            current?.altitude = altitude
         case "time":
             guard let date = VisitFormats.parseTime(value) else {
-                return fail(parser, "<time> must be an ISO-8601 time such as 2024-05-01T09:30:00Z",
-                            "<time> は 2024-05-01T09:30:00Z のような ISO-8601 の日時にしてください")
+                throw fail(line, "<time> must be an ISO-8601 time such as 2024-05-01T09:30:00Z",
+                           "<time> は 2024-05-01T09:30:00Z のような ISO-8601 の日時にしてください")
             }
             current?.visitedAt = date
             timeSeen = true
         case "name": current?.name = value
         case "desc": current?.notes = value
-        case "accuracy": if let n = number() { current?.accuracy = n }
+        case "accuracy":
+            let accuracy = try number()
+            current?.accuracy = accuracy
         case "simulated": current?.simulated = value == "true" || value == "1"
         case "label": current?.labels.append(value)
         case "group": current?.group = value
@@ -311,13 +311,13 @@ final class GPXReader: NSObject, XMLParserDelegate {
             guard let fields = current else { return }
             current = nil
             guard timeSeen else {
-                return fail(parser, "the waypoint starting on line \(currentLine) has no <time>", "\(currentLine)行目のウェイポイントに <time> がありません")
+                throw fail(currentLine, "the waypoint starting on line \(currentLine) has no <time>", "\(currentLine)行目のウェイポイントに <time> がありません")
             }
             do {
                 visits.append(try VisitRules.validate(fields))
             } catch {
-                fail(parser, "waypoint starting on line \(currentLine): \(error.message(.en))",
-                     "\(currentLine)行目のウェイポイント: \(error.message(.ja))")
+                throw fail(currentLine, "waypoint starting on line \(currentLine): \(error.message(.en))",
+                           "\(currentLine)行目のウェイポイント: \(error.message(.ja))")
             }
         default: break
         }

@@ -61,7 +61,8 @@ public enum VisitQuery {
             return try? Date(text, strategy: .iso8601)
         }
         let parts = text.split(separator: "-").map { Int($0) }
-        guard parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2], (1...9998).contains(y) else { return nil }
+        guard parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2], (1...9998).contains(y), (1...12).contains(m),
+              (1...31).contains(d) else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         guard let start = calendar.date(from: DateComponents(year: y, month: m, day: d)),

@@ -5,6 +5,7 @@ import NIOCore
 struct VisitAPIRoutes: Sendable {
     let visits: VisitService
     let bodyLimit: Int
+    let heavyWork: HeavyWork
     static let importLimit = 20 * 1024 * 1024
 
     func register(on api: RouterGroup<HibiRequestContext>) {
@@ -57,7 +58,11 @@ struct VisitAPIRoutes: Sendable {
         api.post("visits/import") { request, context in
             let user = try context.requireUser()
             var request = request
-            let parsed = try await Self.readImport(&request)
+            let (data, format) = try await Self.readImport(&request)
+            // Parsing a 20 MB file takes a while: on the blocking pool, one import per person at a time.
+            let parsed = try await heavyWork.run(userID: user.id) {
+                format == .gpx ? try VisitFormats.parseGPX(data) : try VisitFormats.parseGeoJSON(data)
+            }
             let count = try await visits.importAll(userID: user.id, visits: parsed, now: Date())
             return JSONBody(ImportResponse(imported: count), status: .created)
         }
@@ -144,15 +149,15 @@ struct VisitAPIRoutes: Sendable {
         }
     }
 
-    /// GPX when the body starts with "<" or says XML, GeoJSON otherwise.
-    static func readImport(_ request: inout Request) async throws -> [VisitFields] {
+    enum ImportFormat: Sendable { case gpx, geoJSON }
+
+    /// The body, and GPX when it starts with "<" or says XML, GeoJSON otherwise.
+    static func readImport(_ request: inout Request) async throws -> (Data, ImportFormat) {
         let data = try await collect(&request, limit: importLimit, tooLarge: .importTooLarge(limitBytes: importLimit))
         let type = request.headers[.contentType]?.lowercased() ?? ""
         let firstByte = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }
-        if type.contains("xml") || type.contains("gpx") || firstByte == UInt8(ascii: "<") {
-            return try VisitFormats.parseGPX(data)
-        }
-        return try VisitFormats.parseGeoJSON(data)
+        if type.contains("xml") || type.contains("gpx") || firstByte == UInt8(ascii: "<") { return (data, .gpx) }
+        return (data, .geoJSON)
     }
 
     static func file(_ data: Data, type: String, name: String) -> Response {

@@ -7,8 +7,10 @@ public struct VisitsFeature: Sendable {
     let signer: VisitSigner
     let tileURL: String
     let bodyLimit: Int
+    let heavyWork: HeavyWork
 
     public init(core: AppCore) {
+        heavyWork = core.heavyWork
         signer = VisitSigner(dataDirectory: core.config.dataDirectory)
         service = VisitService(database: core.database, box: core.box, signer: signer, logger: core.logger)
         tileURL = core.config.mapTileURL
@@ -17,7 +19,7 @@ public struct VisitsFeature: Sendable {
 
     func register(router: Router<HibiRequestContext>, api: RouterGroup<HibiRequestContext>) {
         VisitWebRoutes(visits: service, signer: signer, tileURL: tileURL).register(on: router)
-        VisitAPIRoutes(visits: service, bodyLimit: bodyLimit).register(on: api)
+        VisitAPIRoutes(visits: service, bodyLimit: bodyLimit, heavyWork: heavyWork).register(on: api)
     }
 }
 

@@ -88,9 +88,11 @@ public struct VisitService: Sendable {
                 head = ChainHead(seq: record.seq, hash: record.hash)
                 last = record
             }
-            try await VisitStore.setHead(last!, userID: userID, on: sql)
-            last!.webhook = webhook
-            return last!
+            // `batch` is not empty (checked above), so the loop made at least one record.
+            guard var newest = last else { throw VisitError.importInvalid(position: "$", reason: Text(en: "nothing to import", ja: "インポートするものがありません")) }
+            try await VisitStore.setHead(newest, userID: userID, on: sql)
+            newest.webhook = webhook
+            return newest
         }
         notifyWebhook(userID: userID, head: ChainHead(seq: last.seq, hash: last.hash), webhook: last.webhook, now: now)
         return validated.count
@@ -171,7 +173,8 @@ public struct VisitService: Sendable {
                 .values(SQLBind(photoID), SQLBind(visitID), SQLBind(userID), SQLBind(ref.contentType), SQLBind(sealed),
                         SQLBind(Int64(now.timeIntervalSince1970))).run()
         })
-        return visit.photos.last!
+        guard let added = visit.photos.last else { throw VisitError.notFound }
+        return added
     }
 
     public func photo(userID: String, visitID: String, photoID: String) async throws -> (Data, String) {

@@ -7,6 +7,12 @@ struct VisitStore: Sendable {
                           "address", "labels", "group_name", "companions", "notes", "photos", "revision", "created_at",
                           "updated_at", "deleted_at"]
 
+    /// Bytes of this person's stored visit photos (sealed), for the storage quota.
+    static func photoBytes(userID: String, on sql: any SQLDatabase) async throws -> Int64 {
+        try await sql.raw("SELECT COALESCE(SUM(LENGTH(data)), 0) AS total FROM visit_photos WHERE user_id = \(bind: userID)")
+            .first().map { try $0.decode(column: "total", as: Int64.self) } ?? 0
+    }
+
     static func encodeJSON<T: Encodable>(_ value: T) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

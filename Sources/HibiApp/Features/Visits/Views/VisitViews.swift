@@ -100,8 +100,12 @@ enum VisitViews {
 
     /// "2024-05-01T09:30" (what datetime-local sends) read in the user's time zone.
     static func parseLocalInput(_ text: String, timeZone: TimeZone) -> Date? {
-        let parts = text.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" || $0 == " " }).map { Int($0) }
-        guard parts.count >= 5, parts.allSatisfy({ $0 != nil }), (1...9998).contains(parts[0]!) else { return nil }
+        let pieces = text.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" || $0 == " " })
+        let parts = pieces.compactMap { Int($0) }
+        // Each field within its range: Calendar is not asked about hour 9223372036854775807.
+        guard parts.count == pieces.count, (5...6).contains(parts.count), (1...9998).contains(parts[0]), (1...12).contains(parts[1]),
+              (1...31).contains(parts[2]), (0...23).contains(parts[3]), (0...59).contains(parts[4]),
+              parts.count == 5 || (0...59).contains(parts[5]) else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let components = DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4],

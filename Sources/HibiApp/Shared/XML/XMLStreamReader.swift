@@ -15,7 +15,8 @@ public final class MemoryByteStream: ByteStream {
         let n = min(count, bytes.count - offset)
         if n > 0 {
             bytes.withUnsafeBufferPointer { source in
-                buffer.update(from: source.baseAddress! + offset, count: n)
+                guard let base = source.baseAddress else { return } // n > 0: never nil
+                buffer.update(from: base + offset, count: n)
             }
             offset += n
         }
@@ -63,6 +64,27 @@ public struct XMLStreamError: Error, Equatable, Sendable {
 public enum XMLEvent: Equatable {
     case start(name: String, attributes: [XMLAttribute])
     case end(name: String)
+    /// Character data between tags (entities decoded, CDATA included), only when the reader was made
+    /// with `reportsText`. Whitespace-only runs are not reported.
+    case text(String)
+}
+
+/// What one document may cost. Every cap is checked while reading, before the bytes are kept, so a
+/// hostile file is refused after reading at most one cap's worth of bytes.
+public struct XMLLimits: Sendable {
+    /// Bytes of one attribute value or one text run.
+    public var maxValueBytes: Int
+    /// Bytes of one start tag, all attributes together.
+    public var maxTagBytes: Int
+    public var maxAttributes: Int
+    public var maxDepth: Int
+
+    public init(maxValueBytes: Int = 64 * 1024, maxTagBytes: Int = 256 * 1024, maxAttributes: Int = 256, maxDepth: Int = 64) {
+        self.maxValueBytes = maxValueBytes
+        self.maxTagBytes = maxTagBytes
+        self.maxAttributes = maxAttributes
+        self.maxDepth = maxDepth
+    }
 }
 
 public struct XMLAttribute: Equatable, Sendable {
@@ -74,18 +96,23 @@ public struct XMLAttribute: Equatable, Sendable {
     }
 }
 
-/// A small pull tokenizer for element-and-attribute XML such as Apple Health's export.
+/// A small pull tokenizer for element-and-attribute XML: Apple Health's export, GPX. Hibi's only XML
+/// reader: Foundation's XMLParser (libxml2 underneath) crashed the process on a GPX file whose DTD
+/// declared an attribute default, and it cannot bound what a document costs.
 /// Memory stays constant whatever the input size: one read buffer, the current tag and the open
 /// element names. Safety by construction: the DOCTYPE (including any inline DTD) is skipped
 /// without being read, so no external entity is ever fetched and no declared entity is ever
 /// expanded; only the five predefined entities and numeric character references are decoded in
 /// attribute values, and any other reference there is an error. Text content is skipped (the
-/// export keeps all data in attributes), so entity references in text cannot cost anything.
+/// export keeps all data in attributes), so entity references in text cannot cost anything, unless
+/// the caller asks for text (GPX keeps its data in text), which is then bounded like attributes.
 public final class XMLStreamReader {
-    public static let maxDepth = 64
-    public static let maxTokenBytes = 1 << 20
-
     private let stream: any ByteStream
+    private let limits: XMLLimits
+    private let reportsText: Bool
+    /// The byte after a '<' already consumed while collecting text, to be read as a tag next time.
+    private var pendingTagByte: UInt8?
+    private var text: [UInt8] = []
     private let buffer: UnsafeMutablePointer<UInt8>
     private let capacity: Int
     private var position = 0
@@ -100,8 +127,10 @@ public final class XMLStreamReader {
     /// Bytes consumed so far, for progress.
     public private(set) var bytesRead: Int64 = 0
 
-    public init(stream: any ByteStream, bufferSize: Int = 256 * 1024) {
+    public init(stream: any ByteStream, bufferSize: Int = 256 * 1024, limits: XMLLimits = XMLLimits(), reportsText: Bool = false) {
         self.stream = stream
+        self.limits = limits
+        self.reportsText = reportsText
         self.capacity = bufferSize
         self.buffer = .allocate(capacity: bufferSize)
         scratch.reserveCapacity(256)
@@ -142,46 +171,63 @@ public final class XMLStreamReader {
 
     @inline(__always) private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D }
 
-    /// Skips bytes until after `terminator`, counting lines in bulk.
+    /// Skips bytes until after `terminator` (at most four bytes). The last bytes read are kept in a
+    /// window and compared whole: a matcher that restarts after a partial match misses `]]]>` and `--->`.
     private func skip(past terminator: [UInt8]) throws {
-        var matched = 0
+        let target = terminator.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let mask: UInt32 = terminator.count >= 4 ? .max : (1 << (8 * UInt32(terminator.count))) - 1
+        var window: UInt32 = 0
+        var seen = 0
         while true {
-            let b = try require()
-            if b == terminator[matched] {
-                matched += 1
-                if matched == terminator.count { return }
-            } else {
-                matched = b == terminator[0] ? 1 : 0
-            }
+            window = (window << 8 | UInt32(try require())) & mask
+            seen += 1
+            if seen >= terminator.count, window == target { return }
         }
     }
 
     // MARK: events
 
-    /// The next start or end tag, or nil at the end of a well-formed document.
+    /// The next start or end tag (or text run, when asked for), or nil at the end of a well-formed document.
     public func nextEvent() throws -> XMLEvent? {
         if let name = pendingEnd {
             pendingEnd = nil
             return closed(name)
         }
         while true {
-            // Text between tags: skipped; only '<' matters.
-            while true {
-                if position >= count, try !fill() {
-                    if !stack.isEmpty { throw XMLStreamError(reason: .truncated, line: line) }
-                    if !sawRoot { throw XMLStreamError(reason: .noRootElement, line: line) }
-                    return nil
-                }
-                let b = buffer[position]
-                position += 1
-                bytesRead += 1
-                if b == 0x3C { break }
-                if b == 0x0A { line += 1 }
-                else if stack.isEmpty, sawRoot, !Self.isSpace(b) {
-                    throw XMLStreamError(reason: .unexpected(Text(en: "text after the root element", ja: "ルート要素の後のテキスト").en), line: line)
+            let b: UInt8
+            if let pending = pendingTagByte {
+                pendingTagByte = nil
+                b = pending
+            } else {
+                if reportsText, !stack.isEmpty {
+                    if let run = try collectText() { return .text(run) }
+                    // Only whitespace before the tag: read the tag whose first byte is already in hand.
+                    if let pending = pendingTagByte {
+                        pendingTagByte = nil
+                        b = pending
+                    } else {
+                        b = try require()
+                    }
+                } else {
+                    // Text between tags: skipped; only '<' matters.
+                    while true {
+                        if position >= count, try !fill() {
+                            if !stack.isEmpty { throw XMLStreamError(reason: .truncated, line: line) }
+                            if !sawRoot { throw XMLStreamError(reason: .noRootElement, line: line) }
+                            return nil
+                        }
+                        let c = buffer[position]
+                        position += 1
+                        bytesRead += 1
+                        if c == 0x3C { break }
+                        if c == 0x0A { line += 1 }
+                        else if stack.isEmpty, sawRoot, !Self.isSpace(c) {
+                            throw XMLStreamError(reason: .unexpected("text after the root element"), line: line)
+                        }
+                    }
+                    b = try require()
                 }
             }
-            let b = try require()
             switch b {
             case 0x3F: // <? processing instruction
                 try skip(past: [0x3F, 0x3E])
@@ -198,6 +244,55 @@ public final class XMLStreamReader {
                 if stack.isEmpty, sawRoot { throw XMLStreamError(reason: .unexpected("second root element"), line: line) }
                 return try readStartTag(first: b)
             }
+        }
+    }
+
+    /// Inside an element in text mode: gathers character data (entities decoded, CDATA sections
+    /// copied, comments and processing instructions skipped) up to the next tag. Returns the run if it
+    /// holds more than whitespace; the tag's first byte is left in `pendingTagByte`.
+    private func collectText() throws -> String? {
+        text.removeAll(keepingCapacity: true)
+        while true {
+            let c = try require()
+            if c == 0x26 {
+                try decodeReference(into: &text)
+            } else if c == 0x3C {
+                let after = try require()
+                if after == 0x21, try peek() == 0x5B {
+                    _ = try next()
+                    for expected in Array("CDATA[".utf8) {
+                        guard try require() == expected else { throw XMLStreamError(reason: .unexpected("'<![' not starting CDATA"), line: line) }
+                    }
+                    try copyCDATA()
+                    if text.count > limits.maxValueBytes { throw XMLStreamError(reason: .tooLarge, line: line) }
+                    continue
+                }
+                if after == 0x21 { try skipBang(); continue }
+                if after == 0x3F { try skip(past: [0x3F, 0x3E]); continue }
+                pendingTagByte = after
+                break
+            } else {
+                text.append(c)
+            }
+            if text.count > limits.maxValueBytes { throw XMLStreamError(reason: .tooLarge, line: line) }
+        }
+        guard text.contains(where: { !Self.isSpace($0) }) else { return nil }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// After `<![CDATA[`: copies bytes into the text run until `]]>`, which is found as a suffix so
+    /// `]]]>` keeps its first bracket.
+    private func copyCDATA() throws {
+        // Only this section's own bytes can end it: text before it may already end in "]]".
+        let start = text.count
+        while true {
+            text.append(try require())
+            let n = text.count
+            if n - start >= 3, text[n - 1] == 0x3E, text[n - 2] == 0x5D, text[n - 3] == 0x5D {
+                text.removeLast(3)
+                return
+            }
+            if n > limits.maxValueBytes + 3 { throw XMLStreamError(reason: .tooLarge, line: line) }
         }
     }
 
@@ -244,6 +339,7 @@ public final class XMLStreamReader {
     private func readStartTag(first: UInt8) throws -> XMLEvent {
         let name = try readName(first: first)
         var attributes: [XMLAttribute] = []
+        let tagStart = bytesRead
         while true {
             try skipSpaces()
             let b = try require()
@@ -260,9 +356,11 @@ public final class XMLStreamReader {
             let quote = try require()
             guard quote == 0x22 || quote == 0x27 else { throw XMLStreamError(reason: .unexpected("unquoted attribute value"), line: line) }
             attributes.append(XMLAttribute(attributeName, try readValue(quote: quote)))
-            if attributes.count > 1024 { throw XMLStreamError(reason: .tooLarge, line: line) }
+            if attributes.count > limits.maxAttributes || bytesRead - tagStart > Int64(limits.maxTagBytes) {
+                throw XMLStreamError(reason: .tooLarge, line: line)
+            }
         }
-        guard stack.count < Self.maxDepth else { throw XMLStreamError(reason: .tooDeep, line: line) }
+        guard stack.count < limits.maxDepth else { throw XMLStreamError(reason: .tooDeep, line: line) }
         stack.append(name)
         sawRoot = true
         return .start(name: name, attributes: attributes)
@@ -277,7 +375,7 @@ public final class XMLStreamReader {
             if b == quote || b == 0x26 || b == 0x3C || b == 0x0A { break }
             end += 1
         }
-        if end < count, buffer[end] == quote, end - position <= Self.maxTokenBytes {
+        if end < count, buffer[end] == quote, end - position <= limits.maxValueBytes {
             let value = String(decoding: UnsafeBufferPointer(start: buffer + position, count: end - position), as: UTF8.self)
             bytesRead += Int64(end + 1 - position)
             position = end + 1
@@ -292,19 +390,20 @@ public final class XMLStreamReader {
             bytesRead += 1
             if b == quote { break }
             if b == 0x26 {
-                try decodeReference()
+                try decodeReference(into: &scratch)
+                if scratch.count > limits.maxValueBytes { throw XMLStreamError(reason: .tooLarge, line: line) }
                 continue
             }
             if b == 0x3C { throw XMLStreamError(reason: .unexpected("'<' in an attribute value"), line: line) }
             if b == 0x0A { line += 1 }
             scratch.append(b)
-            if scratch.count > Self.maxTokenBytes { throw XMLStreamError(reason: .tooLarge, line: line) }
+            if scratch.count > limits.maxValueBytes { throw XMLStreamError(reason: .tooLarge, line: line) }
         }
         return String(decoding: scratch, as: UTF8.self)
     }
 
     /// After '&': one of the five predefined entities or a numeric reference; nothing else.
-    private func decodeReference() throws {
+    private func decodeReference(into out: inout [UInt8]) throws {
         var name: [UInt8] = []
         while true {
             let b = try require()
@@ -316,11 +415,11 @@ public final class XMLStreamReader {
         }
         let text = String(decoding: name, as: UTF8.self)
         switch text {
-        case "lt": scratch.append(0x3C)
-        case "gt": scratch.append(0x3E)
-        case "amp": scratch.append(0x26)
-        case "quot": scratch.append(0x22)
-        case "apos": scratch.append(0x27)
+        case "lt": out.append(0x3C)
+        case "gt": out.append(0x3E)
+        case "amp": out.append(0x26)
+        case "quot": out.append(0x22)
+        case "apos": out.append(0x27)
         default:
             var scalar: UInt32?
             if text.hasPrefix("#x") || text.hasPrefix("#X") {
@@ -333,7 +432,7 @@ public final class XMLStreamReader {
             guard let value = scalar, let unicode = Unicode.Scalar(value), value != 0 else {
                 throw XMLStreamError(reason: .unexpected("character reference &\(text);"), line: line)
             }
-            scratch.append(contentsOf: Array(String(Character(unicode)).utf8))
+            out.append(contentsOf: Array(String(Character(unicode)).utf8))
         }
     }
 

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Fuzzes one of Hibi's parsers of outside input with libFuzzer (swiftc -sanitize=fuzzer,address).
+# Usage: scripts/fuzz/run.sh TARGET [SECONDS]     TARGET: xml | ranges | multipart
+# The parser's own source files are compiled with a small harness (targets/TARGET.swift). The fuzzer
+# starts from the seeds in corpus/TARGET and keeps what it finds in .build-fuzz/corpus-TARGET (not
+# committed); an input that crashes is written to crashes/TARGET/: add it to corpus/TARGET, so
+# Tests/HibiAppTests/Robustness/FuzzCorpusTests replays it in every test run from then on.
+set -euo pipefail
+cd "$(dirname "$0")"
+TARGET=${1:?usage: run.sh xml|ranges|multipart [seconds]}
+SECONDS_TO_RUN=${2:-60}
+SRC=../../Sources/HibiApp
+case "$TARGET" in
+  xml) FILES=("$SRC/Shared/XML/XMLStreamReader.swift" "$SRC/Shared/Web/Language.swift") ;;
+  ranges) FILES=("$SRC/Features/Videos/Logic/ByteRanges.swift") ;;
+  multipart) FILES=("$SRC/Shared/Web/MultipartLeadingField.swift") ;;
+  *) echo "unknown target $TARGET" >&2; exit 2 ;;
+esac
+OUT=.build-fuzz
+mkdir -p "$OUT/corpus-$TARGET" "corpus/$TARGET" "crashes/$TARGET"
+swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name HibiFuzz \
+  "targets/$TARGET.swift" "${FILES[@]}" -o "$OUT/$TARGET"
+"$OUT/$TARGET" "$OUT/corpus-$TARGET" "corpus/$TARGET" -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -timeout=10 \
+  -artifact_prefix="crashes/$TARGET/" -print_final_stats=1
