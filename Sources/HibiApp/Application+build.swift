@@ -99,7 +99,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
 
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
     router.add(middleware: IdentityMiddleware(users: core.users, sessions: core.sessions, tokens: core.tokens,
-                                              secureCookies: config.usesSecureCookies))
+                                              secureCookies: config.usesSecureCookies, trustedProxies: config.trustedProxies))
     router.add(middleware: ErrorMiddleware())
     // Inside ErrorMiddleware: FileMiddleware serves a file when the inner router answers 404 by throwing.
     router.add(middleware: FileMiddleware(

@@ -52,6 +52,8 @@ public struct AppConfig: Sendable {
     /// A connection that sends nothing (no request, or a request head trickled byte by byte) for this
     /// long is closed (`HIBI_IDLE_TIMEOUT_SECONDS`).
     public var idleTimeoutSeconds: Int64 = 30
+    /// Reverse proxies whose `X-Forwarded-For`/`Forwarded` give the client's address (`HIBI_TRUSTED_PROXIES`).
+    public var trustedProxies: [IPRange] = []
 
     public var usesSecureCookies: Bool { publicURL?.scheme?.lowercased() == "https" }
 
@@ -170,6 +172,14 @@ public struct AppConfig: Sendable {
                 throw ConfigError(setting: "HIBI_USER_QUOTA_GB", reason: "\"\(raw)\" is not a size in gigabytes (more than 0, e.g. 20 or 0.5)")
             }
             config.userQuotaBytes = Int64(gb * 1_073_741_824)
+        }
+        if let raw = environment["HIBI_TRUSTED_PROXIES"], !raw.isEmpty {
+            config.trustedProxies = try raw.split(separator: ",").map { item throws(ConfigError) in
+                guard let range = IPRange(String(item)) else {
+                    throw ConfigError(setting: "HIBI_TRUSTED_PROXIES", reason: "\"\(item)\" is not an address or range (e.g. 127.0.0.1 or 10.0.0.0/8)")
+                }
+                return range
+            }
         }
         if let raw = environment["HIBI_IDLE_TIMEOUT_SECONDS"], !raw.isEmpty {
             guard let seconds = Int64(raw), (5...3600).contains(seconds) else {

@@ -40,6 +40,7 @@ struct IdentityMiddleware: RouterMiddleware {
     let sessions: SessionStore
     let tokens: TokenStore
     let secureCookies: Bool
+    var trustedProxies: [IPRange] = []
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // Assets are the same for everyone: no session lookup for them.
@@ -47,6 +48,8 @@ struct IdentityMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         var context = context
+        context.clientAddress = ClientAddress.resolve(peer: context.clientAddress, forwardedFor: request.headers[.xForwardedFor],
+                                                      forwarded: request.headers[.forwarded], trusted: trustedProxies)
         let now = Date()
         // A wrong or revoked Bearer token must not fall back to a session cookie: the caller meant the token.
         var bearerFailed = false
@@ -142,6 +145,8 @@ extension HTTPField.Name {
     static let csrfToken = HTTPField.Name("X-CSRF-Token")! // trap-check: literal header name
     static let fileName = HTTPField.Name("X-Filename")! // trap-check: literal header name
     static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")! // trap-check: literal header name
+    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")! // trap-check: literal header name
+    static let forwarded = HTTPField.Name("Forwarded")! // trap-check: literal header name
 }
 
 /// Maps every error to the right status: JSON `{error: {code, message}}` under /api, a friendly page elsewhere.

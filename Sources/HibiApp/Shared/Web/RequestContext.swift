@@ -8,7 +8,8 @@ public struct HibiRequestContext: RequestContext {
     public var language: Language = .en
     /// Token every form on the page carries back; bound to the session, or to a pre-session cookie.
     public var csrfToken: String = ""
-    public let clientAddress: String
+    /// The peer's address, or the client's behind a trusted proxy (set by `IdentityMiddleware`).
+    public var clientAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -58,20 +58,28 @@ public struct AccountService: Sendable {
                                     confirmation: confirmation, isAdmin: true, language: language, timeZone: timeZone, now: now)
     }
 
-    /// Checks both the account's and the client address's failure counts before touching the password,
-    /// so a locked subject costs no bcrypt work.
+    /// Sign-in with growing delays per account and a hard lock only per (account, address): five wrong
+    /// guesses from one address lock that address out of that account, never the owner elsewhere (nor,
+    /// behind one proxy, everybody). Each attempt is counted in one statement before bcrypt runs, so
+    /// parallel guesses beyond the allowance are refused without costing a hash.
     public func authenticate(username rawName: String, password: String, clientAddress: String, now: Date) async throws -> User {
         let username = rawName.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        let subjects = ["user:" + username, "addr:" + clientAddress]
-        var worst: LoginThrottlePolicy.State?
-        for subject in subjects {
-            let state = try await throttle.state(subject: subject)
-            if let remaining = policy.lockRemaining(state, now: now) {
-                logger.warning("sign-in refused while locked", metadata: ["subject_kind": "\(subject.prefix(4))", "client_hash": "\(Self.pseudonym(clientAddress))"])
-                throw AccountError.locked(retryAfter: remaining)
-            }
-            if let state, state.failures > (worst?.failures ?? -1) { worst = state }
+        let pair = LoginSubjects.pair(username, clientAddress)
+        if let remaining = policy.lockRemaining(try await throttle.state(subject: pair), now: now) {
+            logger.warning("sign-in refused while locked", metadata: ["client_hash": "\(Self.pseudonym(clientAddress))"])
+            throw AccountError.locked(retryAfter: remaining)
         }
+        let attempt = try await throttle.reserve(subject: pair, policy: policy, now: now)
+        if attempt.failures > policy.lockAfter {
+            // A parallel attempt beyond the allowance: the lock may not be written yet, so write it.
+            let until = attempt.lockedUntil ?? now.addingTimeInterval(policy.lockDuration)
+            if attempt.lockedUntil == nil { try await throttle.lock(subject: pair, until: until) }
+            throw AccountError.locked(retryAfter: max(1, Int(until.timeIntervalSince(now).rounded(.up))))
+        }
+        // The account as a whole, from every address, is only slowed, before the hash is checked.
+        let account = try await throttle.reserve(subject: LoginSubjects.account(username), policy: policy, now: now)
+        let delay = policy.delay(afterFailures: account.failures - 1)
+        if delay > 0 { await pause(delay) }
         let user = try await users.find(username: username)
         let valid: Bool
         if let user {
@@ -82,22 +90,17 @@ public struct AccountService: Sendable {
             valid = false
         }
         guard valid, let user else {
-            var highest = 0
-            var lockedFor: Int?
-            for subject in subjects {
-                let next = policy.recordingFailure(try await throttle.state(subject: subject), now: now)
-                try await throttle.save(subject: subject, state: next)
-                highest = max(highest, next.failures)
-                if let remaining = policy.lockRemaining(next, now: now) { lockedFor = remaining }
+            logger.warning("sign-in failed", metadata: ["failures": "\(attempt.failures)", "client_hash": "\(Self.pseudonym(clientAddress))",
+                                                        "locked": "\(attempt.failures >= policy.lockAfter)"])
+            if attempt.failures >= policy.lockAfter {
+                try await throttle.lock(subject: pair, until: now.addingTimeInterval(policy.lockDuration))
+                throw AccountError.locked(retryAfter: Int(policy.lockDuration))
             }
-            logger.warning("sign-in failed", metadata: ["failures": "\(highest)", "client_hash": "\(Self.pseudonym(clientAddress))", "locked": "\(lockedFor != nil)"])
-            let delay = policy.delay(afterFailures: highest)
-            if delay > 0 { await pause(delay) }
-            if let lockedFor { throw AccountError.locked(retryAfter: lockedFor) }
             throw AccountError.invalidCredentials
         }
         guard !user.disabled else { throw AccountError.accountDisabled }
-        for subject in subjects { try await throttle.clear(subject: subject) }
+        try await throttle.clear(subject: pair)
+        try await throttle.clear(subject: LoginSubjects.account(username))
         return user
     }
 
@@ -120,7 +123,7 @@ public struct AccountService: Sendable {
         user.passwordChangedAt = now
         try await users.update(user)
         try await sessions.deleteAll(userID: user.id)
-        try await throttle.clear(subject: "user:" + user.username)
+        try await throttle.clear(account: user.username)
         logger.notice("password reset by administrator")
         return (user, temporary)
     }
@@ -132,7 +135,7 @@ public struct AccountService: Sendable {
         user.passwordChangedAt = now
         try await users.update(user)
         try await sessions.deleteAll(userID: user.id)
-        try await throttle.clear(subject: "user:" + user.username)
+        try await throttle.clear(account: user.username)
     }
 
     public func setDisabled(userID: String, disabled: Bool, actingUserID: String?) async throws -> User {
