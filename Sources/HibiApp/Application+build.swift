@@ -101,6 +101,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     router.add(middleware: IdentityMiddleware(users: core.users, sessions: core.sessions, tokens: core.tokens,
                                               secureCookies: config.usesSecureCookies, trustedProxies: config.trustedProxies))
     router.add(middleware: ErrorMiddleware())
+    router.add(middleware: TokenScopeMiddleware())
     // Inside ErrorMiddleware: FileMiddleware serves a file when the inner router answers 404 by throwing.
     router.add(middleware: FileMiddleware(
         (config.resourcesDirectory as NSString).appendingPathComponent("web"), urlBasePath: "/static",
@@ -115,6 +116,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     let devices = DeviceStore(database: core.database)
     // The face services are made before the account pages because the sign-in page offers face sign-in.
     let diaryLock = DiaryLock(database: core.database)
+    let diaryUnlocked: @Sendable (HibiRequestContext) async throws -> Bool = { try await diaryLock.isUnlocked($0, now: Date()) }
     let diaryUpload = 12 * 1024 * 1024
     let faceTemplates = FaceTemplateStore(database: core.database, box: core.box)
     let faceAuth = FaceAuthService(engine: core.faceAnalyzer, templates: faceTemplates, database: core.database,
@@ -123,11 +125,12 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
                                       secureCookies: config.usesSecureCookies, sessionLifetime: config.sessionLifetime, maxUpload: diaryUpload)
     AccountWebRoutes(accounts: core.accounts, sessions: core.sessions, tokens: core.tokens, devices: devices,
                      faceSignIn: { token, context, next in try await faceSignIn.offer(deviceToken: token, context: context, next: next) },
-                     setupState: setupState, secureCookies: config.usesSecureCookies, sessionLifetime: config.sessionLifetime)
+                     setupState: setupState, secureCookies: config.usesSecureCookies, sessionLifetime: config.sessionLifetime,
+                     diaryUnlocked: diaryUnlocked)
         .register(on: router)
     AdminWebRoutes(accounts: core.accounts, users: core.users).register(on: router)
     let api = router.group("api/v1")
-    AccountAPIRoutes(accounts: core.accounts, tokens: core.tokens, bodyLimit: config.maxRequestBodyBytes).register(on: api)
+    AccountAPIRoutes(accounts: core.accounts, tokens: core.tokens, bodyLimit: config.maxRequestBodyBytes, diaryUnlocked: diaryUnlocked).register(on: api)
     let healthBackground = HealthFeature.register(core: core, router: router, api: api)
 
     let diaryStore = DiaryStore(database: core.database, box: core.box)

@@ -104,6 +104,8 @@ extension UserCommand {
         @OptionGroup var options: ConfigOptions
         @Argument var username: String
         @Option var name: String = "cli"
+        @Option(help: "Comma-separated: read, write, diary. The administrator at the console may give all three.")
+        var scopes: String = "read,write,diary"
 
         func run() async throws {
             let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
@@ -112,7 +114,8 @@ extension UserCommand {
                 throw ExitCode.failure
             }
             let name = try runReportingFatalSync { try AccountRules.validateTokenName(self.name) }
-            let (secret, _) = try await core.tokens.create(userID: user.id, name: name, now: Date())
+            let scopes = try runReportingFatalSync { try TokenScopes(names: self.scopes.split(separator: ",").map(String.init)) }
+            let (secret, _) = try await core.tokens.create(userID: user.id, name: name, scopes: scopes, now: Date())
             print(secret)
             await core.database.shutdown()
         }

@@ -44,7 +44,7 @@ import Testing
             let aikoAPI = APIClient(browser: browser, token: try await browser.createToken())
             let ken = Browser(client: browser.client)
             _ = try await ken.signIn(username: "ken", password: "kens password!")
-            let kenAPI = APIClient(browser: ken, token: try await ken.createToken(name: "ken's"))
+            let kenAPI = APIClient(browser: ken, token: try await ken.createToken(name: "ken's", password: "kens password!"))
             let kenTokens = try APIClient.decode([TokenResponse].self, try await kenAPI.call(.get, "/api/v1/tokens"))
             let kenTokenID = try #require(kenTokens.first?.id)
 
@@ -122,7 +122,7 @@ import Testing
             #expect(without.status == .forbidden)
             let with = try await browser.send("/api/v1/tokens", method: .post,
                                               headers: [.contentType: "application/json", HTTPField.Name("X-CSRF-Token")!: csrf],
-                                              body: ByteBuffer(string: #"{"name":"x"}"#))
+                                              body: ByteBuffer(string: #"{"name":"x","password":"\#(Browser.password)"}"#))
             #expect(with.status == .created)
         }
     }

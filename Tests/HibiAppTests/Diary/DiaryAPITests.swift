@@ -134,7 +134,7 @@ import Testing
             try await browser.post("/admin/users", form: ["username": "ken", "password": "kens password!"])
             let kenBrowser = Browser(client: browser.client)
             _ = try await kenBrowser.signIn(username: "ken", password: "kens password!")
-            let ken = APIClient(browser: kenBrowser, token: try await kenBrowser.createToken())
+            let ken = APIClient(browser: kenBrowser, token: try await kenBrowser.createToken(password: "kens password!"))
             for (method, path, body) in [(HTTPRequest.Method.get, "/api/v1/diary/entries/\(id)", nil as String?),
                                          (.patch, "/api/v1/diary/entries/\(id)", #"{"text":"hacked"}"#),
                                          (.delete, "/api/v1/diary/entries/\(id)", nil),

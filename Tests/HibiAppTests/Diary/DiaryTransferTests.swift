@@ -205,7 +205,7 @@ import Testing
             try await browser.post("/admin/users", form: ["username": "ken", "password": "kens password!"])
             let kenBrowser = Browser(client: browser.client)
             _ = try await kenBrowser.signIn(username: "ken", password: "kens password!")
-            let ken = APIClient(browser: kenBrowser, token: try await kenBrowser.createToken())
+            let ken = APIClient(browser: kenBrowser, token: try await kenBrowser.createToken(password: "kens password!"))
             _ = try await ken.call(.post, "/api/v1/diary/entries", json: #"{"text":"ken's note"}"#)
 
             let kens = try StoredZipReader(try await ken.call(.get, "/api/v1/diary/export").data)

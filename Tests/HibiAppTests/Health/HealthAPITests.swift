@@ -135,7 +135,7 @@ import Testing
 
             let ken = Browser(client: browser.client)
             _ = try await ken.signIn(username: "ken", password: "kens password!")
-            let kenAPI = APIClient(browser: ken, token: try await ken.createToken(name: "ken"))
+            let kenAPI = APIClient(browser: ken, token: try await ken.createToken(name: "ken", password: "kens password!"))
             #expect(try APIClient.decode([HealthRecordResponse].self, try await kenAPI.call(.get, "/api/v1/health/records")).isEmpty)
             #expect(try await kenAPI.call(.get, "/api/v1/health/records/\(created.record.id)").status == .notFound)
             #expect(try await kenAPI.call(.delete, "/api/v1/health/records/\(created.record.id)").status == .notFound)

@@ -173,10 +173,14 @@ final class Browser: @unchecked Sendable {
         try await post("/logout", form: [:])
     }
 
-    /// Creates an API token through the settings page and returns its secret.
-    func createToken(name: String = "script") async throws -> String {
+    /// Creates an API token through the settings page (confirming with the password) and returns its secret.
+    func createToken(name: String = "script", scopes: TokenScopes = .all, password: String? = Browser.password) async throws -> String {
         try await get("/settings")
-        let page = try await post("/settings/tokens", form: ["name": name])
+        var form = ["name": name]
+        if scopes.contains(.write) { form["scope_write"] = "on" }
+        if scopes.contains(.diary) { form["scope_diary"] = "on" }
+        if let password { form["password"] = password }
+        let page = try await post("/settings/tokens", form: form)
         guard let start = page.body.range(of: #"<code id="new-token" class="token">"#),
               let end = page.body[start.upperBound...].range(of: "</code>") else {
             throw TestFailure("no token on page: \(page.status)")

@@ -40,7 +40,7 @@ enum VisitTestApp {
         let aiko = APIClient(browser: browser, token: try await browser.createToken())
         let kenBrowser = Browser(client: browser.client)
         _ = try await kenBrowser.signIn(username: "ken", password: "kens password!")
-        return (aiko, APIClient(browser: kenBrowser, token: try await kenBrowser.createToken(name: "ken")))
+        return (aiko, APIClient(browser: kenBrowser, token: try await kenBrowser.createToken(name: "ken", password: "kens password!")))
     }
 
     static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: UInt8(7), count: 200))

@@ -5,7 +5,7 @@ import SQLKit
 /// encrypted values are BLOB/BYTEA, booleans use SQLKit's `.bool`.
 public enum Schema {
     public static var all: [Migration] { [accounts, HealthSchema.migration, visits, videos, diary, diaryIndexes, rememberedDevices, HealthSchema.dropRedundantIndex,
-                                             HealthSchema.importAttempts] }
+                                             HealthSchema.importAttempts, tokenScopes] }
 
     static let accounts = Migration(version: 1, name: "accounts") { sql, _ in
         try await sql.create(table: "settings")
@@ -66,6 +66,14 @@ extension Schema {
             .column("expires_at", type: .bigint, .notNull)
             .run()
         try await sql.create(index: "remembered_devices_user").on("remembered_devices").column("user_id").run()
+    }
+}
+
+extension Schema {
+    /// Token scopes. Tokens made before keep read and write but not the diary, which they could read
+    /// even while the diary was locked: a new token with the diary scope needs the password or an unlocked diary.
+    static let tokenScopes = Migration(version: 10, name: "token-scopes") { sql, _ in
+        try await sql.alter(table: "api_tokens").column("scopes", type: .text, .notNull, .default(SQLLiteral.string("read,write"))).run()
     }
 }
 

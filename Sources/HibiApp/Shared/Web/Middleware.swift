@@ -56,8 +56,8 @@ struct IdentityMiddleware: RouterMiddleware {
         if let authorization = request.headers[.authorization] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer",
-               let (tokenID, user) = try await tokens.authenticate(token: String(parts[1]), now: now), !user.disabled {
-                context.identity = Identity(user: user, credential: .apiToken(id: tokenID))
+               let (tokenID, scopes, user) = try await tokens.authenticate(token: String(parts[1]), now: now), !user.disabled {
+                context.identity = Identity(user: user, credential: .apiToken(id: tokenID, scopes: scopes))
             } else {
                 bearerFailed = true
             }
@@ -86,6 +86,20 @@ struct IdentityMiddleware: RouterMiddleware {
             response.setCookie(Cookie(name: Cookies.csrf, value: newCSRFCookie, path: "/", secure: secureCookies, httpOnly: true, sameSite: .strict))
         }
         return response
+    }
+}
+
+/// A personal API token does only what its scopes allow: reading needs `read`, anything else `write`
+/// (the diary's own scope is checked by the diary lock).
+struct TokenScopeMiddleware: RouterMiddleware {
+    typealias Context = HibiRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if case let .apiToken(_, scopes) = context.identity?.credential {
+            let reading = [.get, .head, .options].contains(request.method)
+            guard scopes.contains(reading ? .read : .write) else { throw AccountError.tokenScopeMissing(reading ? "read" : "write") }
+        }
+        return try await next(request, context)
     }
 }
 

@@ -31,6 +31,15 @@ public enum S {
     public static let apiTokens = Text(en: "API tokens", ja: "APIトークン")
     public static let apiTokensIntro = Text(en: "Tokens let scripts use the JSON API at /api/v1 with the header Authorization: Bearer TOKEN.", ja: "トークンを使うと、スクリプトから /api/v1 の JSON API を Authorization: Bearer TOKEN ヘッダーで利用できます。")
     public static let tokenName = Text(en: "Token name", ja: "トークン名")
+    public static let tokenScopes = Text(en: "Scopes", ja: "権限")
+    public static let scopeRead = Text(en: "Read", ja: "読み取り")
+    public static let scopeWrite = Text(en: "Write", ja: "書き込み")
+    public static let scopeDiary = Text(en: "Diary (read and write the diary)", ja: "日記(日記の読み書き)")
+    public static let tokenPasswordHint = Text(en: "Your password (not needed while your diary is unlocked)",
+                                               ja: "パスワード(日記のロック解除中は不要)")
+    public static let tokensRevokedWithSessions = Text(
+        en: "Changing the password, signing out everywhere or a reset also revokes every API token.",
+        ja: "パスワードの変更、すべての端末からのサインアウト、リセットをすると、API トークンもすべて無効になります。")
     public static let createToken = Text(en: "Create token", ja: "トークンを作成")
     public static let revoke = Text(en: "Revoke", ja: "無効化")
     public static let tokenCreated = Text(en: "Copy this token now; it will not be shown again:", ja: "このトークンを今すぐコピーしてください。再表示されません:")

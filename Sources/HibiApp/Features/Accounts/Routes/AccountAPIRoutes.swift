@@ -5,6 +5,7 @@ struct AccountAPIRoutes: Sendable {
     let accounts: AccountService
     let tokens: TokenStore
     let bodyLimit: Int
+    let diaryUnlocked: @Sendable (HibiRequestContext) async throws -> Bool
 
     func register(on api: RouterGroup<HibiRequestContext>) {
         api.get("me") { _, context in
@@ -25,8 +26,10 @@ struct AccountAPIRoutes: Sendable {
             let user = try context.requireUser()
             var request = request
             let body = try await request.json(CreateTokenRequest.self, limit: bodyLimit)
-            let name = try AccountRules.validateTokenName(body.name)
-            let (secret, record) = try await tokens.create(userID: user.id, name: name, now: Date())
+            let scopes = try body.scopes.map { try TokenScopes(names: $0) } ?? .standard
+            let (secret, record) = try await accounts.createToken(user: user, credential: context.identity?.credential, name: body.name,
+                                                                  scopes: scopes, password: body.password,
+                                                                  diaryUnlocked: try await diaryUnlocked(context), now: Date())
             return JSONBody(Self.response(record, secret: secret), status: .created)
         }
         api.delete("tokens/:id") { _, context in
@@ -44,6 +47,6 @@ struct AccountAPIRoutes: Sendable {
 
     static func response(_ token: APIToken, secret: String?) -> TokenResponse {
         TokenResponse(id: token.id, name: token.name, prefix: token.prefix, createdAt: token.createdAt,
-                      lastUsedAt: token.lastUsedAt, token: secret)
+                      lastUsedAt: token.lastUsedAt, scopes: token.scopes.names, token: secret)
     }
 }

@@ -14,6 +14,8 @@ struct AccountWebRoutes: Sendable {
     let setupState: SetupState
     let secureCookies: Bool
     let sessionLifetime: TimeInterval
+    /// Whether this session's diary is open: then a token may be made without the password again.
+    let diaryUnlocked: @Sendable (HibiRequestContext) async throws -> Bool
 
     func register(on router: Router<HibiRequestContext>) {
         router.get("/") { request, context in try await today(request, context) }
@@ -72,7 +74,7 @@ struct AccountWebRoutes: Sendable {
 
     func loginPage(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
         if try await setupState.needsSetup() { return .redirect(to: "/setup", type: .found) }
-        let next = Self.safeNext(request.uri.formQuery.get("next"))
+        let next = LocalRedirect.path(request.uri.formQuery.get("next"))
         if context.user != nil { return .redirect(to: next, type: .found) }
         return try HTMLPage(AccountViews.login(context: context, next: next, face: try await faceBox(request, context, next: next)))
             .response(from: request, context: context)
@@ -92,7 +94,7 @@ struct AccountWebRoutes: Sendable {
         var request = request
         let form = try await request.form()
         let username = form["username"] ?? ""
-        let next = Self.safeNext(form["next"])
+        let next = LocalRedirect.path(form["next"])
         do {
             let user = try await accounts.authenticate(username: username, password: form["password"] ?? "",
                                                        clientAddress: context.clientAddress, now: Date())
@@ -152,7 +154,7 @@ struct AccountWebRoutes: Sendable {
         if let user = context.user {
             _ = try await accounts.updateProfile(user: user, displayName: nil, language: language.rawValue, timeZone: nil)
         }
-        let back = Self.safeNext(request.headers[.referer].flatMap { URL(string: $0) }.map { url in
+        let back = LocalRedirect.path(request.headers[.referer].flatMap { URL(string: $0) }.map { url in
             url.path + (url.query.map { "?" + $0 } ?? "")
         })
         var response = Response.redirect(to: back, type: .found)
@@ -205,8 +207,12 @@ struct AccountWebRoutes: Sendable {
         var request = request
         let form = try await request.form()
         do {
-            let name = try AccountRules.validateTokenName(form["name"] ?? "")
-            let (secret, _) = try await tokens.create(userID: user.id, name: name, now: Date())
+            var scopes: TokenScopes = [.read]
+            if form["scope_write"] != nil { scopes.insert(.write) }
+            if form["scope_diary"] != nil { scopes.insert(.diary) }
+            let (secret, _) = try await accounts.createToken(user: user, credential: context.identity?.credential, name: form["name"] ?? "",
+                                                             scopes: scopes, password: form["password"],
+                                                             diaryUnlocked: try await diaryUnlocked(context), now: Date())
             return try HTMLPage(try await settingsView(context, user: user, notices: .init(newToken: secret)), status: .created)
                 .response(from: request, context: context)
         } catch let error as AccountError {
@@ -220,12 +226,6 @@ struct AccountWebRoutes: Sendable {
         let id = try context.parameters.require("id")
         guard try await tokens.revoke(id: id, userID: user.id) else { throw AccountError.tokenNotFound }
         return .redirect(to: "/settings#tokens", type: .found)
-    }
-
-    /// Only same-site relative paths, so a crafted link cannot bounce a fresh sign-in to another site.
-    static func safeNext(_ raw: String?) -> String {
-        guard let raw, raw.hasPrefix("/"), !raw.hasPrefix("//"), !raw.hasPrefix("/\\"), !raw.contains("\n") else { return "/" }
-        return raw
     }
 
     static func languageCookie(_ language: Language, secure: Bool) -> Cookie {

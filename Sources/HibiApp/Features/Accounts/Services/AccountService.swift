@@ -104,6 +104,27 @@ public struct AccountService: Sendable {
         return user
     }
 
+    /// A new personal API token. From a browser session it needs the password again or an unlocked
+    /// diary, so a session left open (diary locked) cannot mint a token that reads everything; from a
+    /// token, only scopes that token has.
+    public func createToken(user: User, credential: Identity.Credential?, name rawName: String, scopes: TokenScopes,
+                            password: String?, diaryUnlocked: Bool, now: Date) async throws -> (token: String, record: APIToken) {
+        let name = try AccountRules.validateTokenName(rawName)
+        switch credential {
+        case let .apiToken(_, own):
+            guard own.isSuperset(of: scopes) else { throw AccountError.tokenScopeEscalation }
+        case .session, nil:
+            if !diaryUnlocked {
+                guard let password, !password.isEmpty, try await hasher.verify(password, hash: user.passwordHash) else {
+                    throw AccountError.reauthenticationRequired
+                }
+            }
+        }
+        let made = try await tokens.create(userID: user.id, name: name, scopes: scopes, now: now)
+        logger.notice("api token created", metadata: ["scopes": "\(scopes.text)"])
+        return made
+    }
+
     public func changePassword(user: User, current: String, new: String, confirmation: String?, keepSession: String?, now: Date) async throws {
         guard try await hasher.verify(current, hash: user.passwordHash) else { throw AccountError.currentPasswordWrong }
         try AccountRules.validatePassword(new, confirmation: confirmation)

@@ -71,12 +71,14 @@ public struct SessionStore: Sendable {
     }
 
     /// Ends every sign-in of the user but `keep`: sign out everywhere, a password change or reset, a
-    /// disabled account. Remembered devices go too, since each one can start a new sign-in with the face.
+    /// disabled account. Remembered devices go too, since each one can start a new sign-in with the face,
+    /// and so do API tokens: a token made by whoever knew the old password must not outlive it.
     public func deleteAll(userID: String, except keep: String? = nil) async throws {
         var query = database.sql.delete(from: "sessions").where("user_id", .equal, userID)
         if let keep { query = query.where("token_hash", .notEqual, keep) }
         try await query.run()
         try await database.sql.delete(from: "remembered_devices").where("user_id", .equal, userID).run()
+        try await database.sql.delete(from: "api_tokens").where("user_id", .equal, userID).run()
     }
 
     public func deleteExpired(now: Date) async throws {

@@ -146,6 +146,7 @@ enum AccountViews {
                                 el("tr") {
                                     el("th") { S.tokenName(l) }
                                     el("th") { "ID" }
+                                    el("th") { S.tokenScopes(l) }
                                     el("th") { S.created(l) }
                                     el("th") { S.lastUsed(l) }
                                     el("th") { "" }
@@ -156,6 +157,7 @@ enum AccountViews {
                                     el("tr") {
                                         el("td") { token.name }
                                         el("td") { el("code") { token.prefix + "…" } }
+                                        el("td", .class("token-scopes")) { token.scopes.text }
                                         el("td") { formatDate(token.createdAt, user: user, language: l) }
                                         el("td") { token.lastUsedAt.map { formatDate($0, user: user, language: l) } ?? S.never(l) }
                                         el("td") {
@@ -170,12 +172,19 @@ enum AccountViews {
                         }
                     }
                 }
-                el("form", .method("post"), .action("/settings/tokens"), .class("inline-form")) {
+                el("form", .method("post"), .action("/settings/tokens"), .id("token-form")) {
                     Layout.csrfField(context)
-                    el("fieldset", .init("role", "group")) {
-                        input(.name("name"), .placeholder(S.tokenName(l)), .aria("label", S.tokenName(l)), .required, .maxlength(64))
-                        el("button", .type("submit")) { S.createToken(l) }
+                    Layout.field(label: S.tokenName(l), id: "token-name", .name("name"), .required, .maxlength(64))
+                    el("fieldset") {
+                        el("legend") { S.tokenScopes(l) }
+                        el("label", .class("inline-check")) { input(.type("checkbox"), .name("scope_read"), .checked, .disabled); S.scopeRead(l) }
+                        el("label", .class("inline-check")) { input(.type("checkbox"), .name("scope_write"), .id("scope-write")); S.scopeWrite(l) }
+                        el("label", .class("inline-check")) { input(.type("checkbox"), .name("scope_diary"), .id("scope-diary")); S.scopeDiary(l) }
                     }
+                    Layout.field(label: S.tokenPasswordHint(l), id: "token-password", .name("password"), .type("password"),
+                                 .autocomplete("current-password"))
+                    el("button", .type("submit")) { S.createToken(l) }
+                    el("p", .class("muted")) { S.tokensRevokedWithSessions(l) }
                 }
             }
             el("section", .class("card"), .id("devices")) {

@@ -10,7 +10,7 @@ struct DiaryUnlockRoutes: Sendable {
     func register(on router: Router<HibiRequestContext>) {
         router.get("/diary/unlock") { request, context in
             let user = try context.requireUser()
-            let next = AccountWebRoutes.safeNext(request.uri.formQuery.get("next") ?? "/diary")
+            let next = LocalRedirect.path(request.uri.formQuery.get("next"), fallback: "/diary")
             return HTMLPage(UnlockViews.unlock(context: context, next: next, enrolled: try await faces.count(userID: user.id) > 0,
                                                faceAvailable: faceAvailable))
         }
@@ -18,7 +18,7 @@ struct DiaryUnlockRoutes: Sendable {
             let user = try context.requireUser()
             var request = request
             let form = try await request.form()
-            let next = AccountWebRoutes.safeNext(form["next"] ?? "/diary")
+            let next = LocalRedirect.path(form["next"], fallback: "/diary")
             do {
                 // Same throttling as sign-in: the password path must not become a way around the lockout.
                 _ = try await accounts.authenticate(username: user.username, password: form["password"] ?? "",

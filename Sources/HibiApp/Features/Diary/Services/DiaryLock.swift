@@ -31,6 +31,10 @@ public struct DiaryLock: Sendable {
     /// a redirect to the unlock page for browsers, or `diaryLocked` for scripts.
     public func require(_ context: HibiRequestContext, _ request: Request, now: Date = Date()) async throws -> User {
         let user = try context.requireUser()
+        if case let .apiToken(_, scopes) = context.identity?.credential {
+            guard scopes.contains(.diary) else { throw AccountError.tokenScopeMissing("diary") }
+            return user
+        }
         guard case let .session(tokenHash, _) = context.identity?.credential else { return user }
         let row = try await database.sql.select().column("unlocked_at").from("sessions").where("token_hash", .equal, tokenHash).first()
         let unlockedAt = try row?.decode(column: "unlocked_at", as: Int64?.self).map { Date(timeIntervalSince1970: Double($0)) }
@@ -44,6 +48,14 @@ public struct DiaryLock: Sendable {
             throw Redirect(to: "/diary/unlock?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/diary"))
         }
         throw DiaryError.diaryLocked
+    }
+
+    /// Whether this browser session has its diary open now (a token never counts: it has scopes instead).
+    public func isUnlocked(_ context: HibiRequestContext, now: Date) async throws -> Bool {
+        guard let user = context.user, case let .session(tokenHash, _) = context.identity?.credential else { return false }
+        let row = try await database.sql.select().column("unlocked_at").from("sessions").where("token_hash", .equal, tokenHash).first()
+        guard let unlockedAt = try row?.decode(column: "unlocked_at", as: Int64?.self) else { return false }
+        return now.timeIntervalSince1970 - Double(unlockedAt) < TimeInterval(try await lockMinutes(userID: user.id) * 60)
     }
 
     public func unlock(_ context: HibiRequestContext, now: Date) async throws {
