@@ -22,6 +22,8 @@ public struct AppCore: Sendable {
     public let quota: StorageQuota
     /// CPU-heavy parsing of uploads, off the request's task, one job per person at a time.
     public let heavyWork: HeavyWork
+    /// Every request Hibi sends out (webhooks), kept away from the server's own network.
+    public let outbound: OutboundHTTP
     /// Set by the builder when the face engine's models are loaded; tests may put a fake here.
     public var moodEstimator: (any MoodEstimating)?
     public var faceAnalyzer: (any FaceAnalyzing)?
@@ -63,7 +65,8 @@ public struct AppCore: Sendable {
                 { try await VisitStore.photoBytes(userID: $0, on: database.sql) },
             ])
             var core = AppCore(config: config, logger: logger, database: database, box: box, users: users, sessions: sessions,
-                               tokens: tokens, accounts: accounts, openAPIDocument: openAPIDocument, quota: quota, heavyWork: HeavyWork())
+                               tokens: tokens, accounts: accounts, openAPIDocument: openAPIDocument, quota: quota, heavyWork: HeavyWork(),
+                               outbound: OutboundHTTP(allowedNetworks: config.webhookAllowedNetworks))
             #if canImport(FaceEngine)
             if purpose == .server, let models = config.faceModelsDirectory {
                 let adapter = FaceEngineAdapter(engine: try FaceEngine(configuration: FaceEngineConfiguration(

@@ -36,7 +36,9 @@ import Testing
             let core = try await AppCore.open(try await TestApp.config(), logger: TestApp.quietLogger)
             let user = try await core.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
                                                           language: nil, now: Date())
-            let health = HealthService(database: core.database, box: core.box, logger: TestApp.quietLogger)
+            // The receiver is on loopback, which webhooks reach only where the administrator allowed it.
+            let outbound = OutboundHTTP(allowedNetworks: [IPRange("127.0.0.1")].compactMap { $0 })
+            let health = HealthService(database: core.database, box: core.box, outbound: outbound, logger: TestApp.quietLogger)
             let zone = TimeZone(identifier: user.timeZone) ?? .gmt
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = zone
@@ -47,11 +49,11 @@ import Testing
             _ = try await health.createReminder(user: user, time: ReminderSchedule.formatTime((minute + 180) % 1440), weekdays: [],
                                                 message: "later", webhookURL: "http://127.0.0.1:\(hookPort)/hook", now: now)
 
-            let sender = ReminderSender(reminders: health.reminders, logger: TestApp.quietLogger)
+            let sender = ReminderSender(reminders: health.reminders, outbound: outbound, logger: TestApp.quietLogger)
             #expect(await sender.tick(now: now.addingTimeInterval(30)) == 1)
             #expect(await sender.tick(now: now.addingTimeInterval(50)) == 0)
             // A "restarted" sender reads the claimed slot from the database.
-            let restarted = ReminderSender(reminders: HealthReminderStore(database: core.database), logger: TestApp.quietLogger)
+            let restarted = ReminderSender(reminders: HealthReminderStore(database: core.database), outbound: outbound, logger: TestApp.quietLogger)
             #expect(await restarted.tick(now: now.addingTimeInterval(55)) == 0)
             let bodies = inbox.bodies.withLock { $0 }
             #expect(bodies.count == 1)

@@ -9,8 +9,9 @@ import Testing
 
 /// Runs the app with its core at hand, so a test can reach into the database the way an attacker would.
 enum VisitTestApp {
-    static func run(_ body: @escaping @Sendable (Browser, AppCore) async throws -> Void) async throws {
-        let config = try await TestApp.config()
+    static func run(allowWebhooksTo networks: [IPRange] = [], _ body: @escaping @Sendable (Browser, AppCore) async throws -> Void) async throws {
+        var config = try await TestApp.config()
+        config.webhookAllowedNetworks = networks
         let core = try await AppCore.open(config, logger: TestApp.quietLogger)
         let app = buildApplication(core: core)
         try await app.test(.router) { client in

@@ -54,6 +54,8 @@ public struct AppConfig: Sendable {
     public var idleTimeoutSeconds: Int64 = 30
     /// Reverse proxies whose `X-Forwarded-For`/`Forwarded` give the client's address (`HIBI_TRUSTED_PROXIES`).
     public var trustedProxies: [IPRange] = []
+    /// Local networks webhooks may reach after all (`HIBI_WEBHOOK_ALLOW_NETWORKS`, e.g. a home server).
+    public var webhookAllowedNetworks: [IPRange] = []
 
     public var usesSecureCookies: Bool { publicURL?.scheme?.lowercased() == "https" }
 
@@ -177,6 +179,14 @@ public struct AppConfig: Sendable {
             config.trustedProxies = try raw.split(separator: ",").map { item throws(ConfigError) in
                 guard let range = IPRange(String(item)) else {
                     throw ConfigError(setting: "HIBI_TRUSTED_PROXIES", reason: "\"\(item)\" is not an address or range (e.g. 127.0.0.1 or 10.0.0.0/8)")
+                }
+                return range
+            }
+        }
+        if let raw = environment["HIBI_WEBHOOK_ALLOW_NETWORKS"], !raw.isEmpty {
+            config.webhookAllowedNetworks = try raw.split(separator: ",").map { item throws(ConfigError) in
+                guard let range = IPRange(String(item)) else {
+                    throw ConfigError(setting: "HIBI_WEBHOOK_ALLOW_NETWORKS", reason: "\"\(item)\" is not an address or range (e.g. 192.168.1.0/24)")
                 }
                 return range
             }

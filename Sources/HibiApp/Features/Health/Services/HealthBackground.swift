@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
 import ServiceLifecycle
 
@@ -9,12 +6,14 @@ import ServiceLifecycle
 /// sent at most once per slot, whatever restarts or overlapping ticks happen.
 public struct ReminderSender: Sendable {
     let reminders: HealthReminderStore
+    let outbound: OutboundHTTP
     let logger: Logger
     /// How late a send may still be (e.g. the server was restarting at the time).
     public var grace: TimeInterval = 15 * 60
 
-    public init(reminders: HealthReminderStore, logger: Logger) {
+    public init(reminders: HealthReminderStore, outbound: OutboundHTTP = OutboundHTTP(), logger: Logger) {
         self.reminders = reminders
+        self.outbound = outbound
         self.logger = logger
     }
 
@@ -25,7 +24,7 @@ public struct ReminderSender: Sendable {
         guard let due = try? await reminders.withWebhooks() else { return 0 }
         for (reminder, zoneName) in due {
             let zone = TimeZone(identifier: zoneName) ?? .gmt
-            guard let url = reminder.webhookURL.flatMap(URL.init(string:)),
+            guard let url = reminder.webhookURL,
                   let slot = ReminderSchedule.dueSlot(minuteOfDay: reminder.minuteOfDay, weekdays: reminder.weekdays, timeZone: zone, now: now, grace: grace),
                   slot > (reminder.lastSentSlot ?? Int64.min) else { continue }
             guard (try? await reminders.claim(id: reminder.id, slot: slot)) == true else { continue }
@@ -34,23 +33,13 @@ public struct ReminderSender: Sendable {
         return sent
     }
 
-    func post(url: URL, reminder: Reminder, slot: Int64) async -> Bool {
-        var request = URLRequest(url: url, timeoutInterval: 10)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("Hibi", forHTTPHeaderField: "User-Agent")
+    func post(url: String, reminder: Reminder, slot: Int64) async -> Bool {
         let body: [String: Any] = ["app": "Hibi", "kind": "health-reminder", "id": reminder.id, "message": reminder.message,
                                    "scheduledAt": Date(timeIntervalSince1970: TimeInterval(slot)).formatted(.iso8601)]
-        request.httpBody = try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
-        do {
-            let (_, response) = try await URLSession.shared.data(for: request)
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            if !(200..<300).contains(status) { logger.warning("reminder webhook answered \(status)", metadata: ["reminder": "\(reminder.id)"]) }
-            return (200..<300).contains(status)
-        } catch {
-            logger.warning("reminder webhook failed", metadata: ["reminder": "\(reminder.id)"])
-            return false
-        }
+        guard let data = try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys]) else { return false }
+        let outcome = await outbound.postJSON(data, to: url)
+        if outcome != .delivered { logger.warning("reminder webhook \(outcome.rawValue)", metadata: ["reminder": "\(reminder.id)"]) }
+        return outcome == .delivered
     }
 }
 

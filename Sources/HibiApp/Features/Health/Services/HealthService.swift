@@ -12,8 +12,11 @@ public struct HealthService: Sendable {
     public let reminders: HealthReminderStore
     public let jobs: ImportJobStore
     let logger: Logger
+    /// Checks reminder webhooks before they are saved (the sender checks again at every send).
+    let outbound: OutboundHTTP
 
-    public init(database: Database, box: SealedBoxService, logger: Logger) {
+    public init(database: Database, box: SealedBoxService, outbound: OutboundHTTP = OutboundHTTP(), logger: Logger) {
+        self.outbound = outbound
         self.database = database
         records = HealthRecordStore(database: database)
         profiles = HealthProfileStore(database: database, box: box)
@@ -157,6 +160,11 @@ extension HealthService {
         if let raw = webhookURL?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
             guard raw.count <= 500, let url = URL(string: raw), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
                 throw HealthError.invalidField("webhookURL", Text(en: "must be an http(s) URL", ja: "http(s) の URL を入力してください"))
+            }
+            guard await outbound.permittedAddress(for: raw) != nil else {
+                throw HealthError.invalidField("webhookURL", Text(
+                    en: "points at this server's own network (or cannot be found); webhooks go to addresses on the internet",
+                    ja: "このサーバー自身のネットワーク上のアドレス(または見つからないアドレス)です。Webhook はインターネット上のアドレスにのみ送れます"))
             }
             hook = raw
         }

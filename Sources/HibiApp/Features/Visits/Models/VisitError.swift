@@ -18,6 +18,8 @@ public enum VisitError: UserFacingError, Equatable {
     case importInvalid(position: String, reason: Text)
     case importTooLarge(limitBytes: Int)
     case invalidWebhookURL
+    /// The webhook's host is on the server's own network (loopback, private, link-local, …).
+    case webhookAddressRefused
     case invalidFilter(field: String)
     /// The chain's head record fails its hash or signature: someone changed the log outside Hibi.
     /// Nothing is signed on top of it, or that signature would vouch for their records.
@@ -51,6 +53,7 @@ public enum VisitError: UserFacingError, Equatable {
         case .importInvalid: "import_invalid"
         case .importTooLarge: "import_too_large"
         case .invalidWebhookURL: "invalid_webhook_url"
+        case .webhookAddressRefused: "webhook_address_refused"
         case .invalidFilter: "invalid_filter"
         case .logTampered: "visit_log_tampered"
         }
@@ -88,6 +91,9 @@ public enum VisitError: UserFacingError, Equatable {
             Text(en: "The file is too large (limit \(limit / 1024 / 1024) MB).", ja: "ファイルが大きすぎます(上限 \(limit / 1024 / 1024) MB)。")
         case .invalidWebhookURL:
             Text(en: "The webhook must be an http or https URL.", ja: "Webhook は http または https の URL にしてください。")
+        case .webhookAddressRefused:
+            Text(en: "That address is on this server's own network (or cannot be found). Webhooks go to addresses on the internet; an administrator can allow a local network with HIBI_WEBHOOK_ALLOW_NETWORKS.",
+                 ja: "そのアドレスはこのサーバー自身のネットワーク上にある(または見つからない)ため使えません。Webhook はインターネット上のアドレスにのみ送れます。管理者は HIBI_WEBHOOK_ALLOW_NETWORKS でローカルネットワークを許可できます。")
         case let .invalidFilter(field):
             Text(en: "The filter \(field) is not valid.", ja: "絞り込み条件 \(field) が正しくありません。")
         case .logTampered:

@@ -12,7 +12,8 @@ public struct VisitsFeature: Sendable {
     public init(core: AppCore) {
         heavyWork = core.heavyWork
         signer = VisitSigner(dataDirectory: core.config.dataDirectory)
-        service = VisitService(database: core.database, box: core.box, signer: signer, logger: core.logger)
+        service = VisitService(database: core.database, box: core.box, signer: signer, webhook: ChainHeadWebhook(outbound: core.outbound),
+                               logger: core.logger)
         tileURL = core.config.mapTileURL
         bodyLimit = core.config.maxRequestBodyBytes
     }

@@ -236,6 +236,7 @@ public struct VisitService: Sendable {
 
     public func setWebhook(userID: String, url: String?) async throws -> WebhookSettings {
         let url = try VisitRules.validateWebhook(url)
+        if let url, await webhook.outbound.permittedAddress(for: url) == nil { throw VisitError.webhookAddressRefused }
         try await database.transaction { sql in
             _ = try await VisitStore.lockHead(userID: userID, engine: self.database.engine, on: sql)
             try await sql.update("visit_chain_heads").set("webhook_url", to: url).set("webhook_status", to: String?.none)
@@ -251,9 +252,9 @@ public struct VisitService: Sendable {
         guard let head = try await VisitStore.storedHead(userID: userID, on: database.sql) else { return nil }
         let status = await webhook.send(url: url, payload: .init(user: userID, seq: head.seq, hash: head.hash,
                                                                   publicKey: try signer.publicKeyBase64(), sentAt: now))
-        try await database.sql.update("visit_chain_heads").set("webhook_status", to: status)
+        try await database.sql.update("visit_chain_heads").set("webhook_status", to: status.rawValue)
             .set("webhook_at", to: Int64(now.timeIntervalSince1970)).where("user_id", .equal, userID).run()
-        return status
+        return status.rawValue
     }
 
     private func notifyWebhook(userID: String, head: ChainHead, webhook: String?, now: Date) {

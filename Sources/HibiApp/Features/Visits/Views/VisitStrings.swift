@@ -84,6 +84,15 @@ enum VS {
     static let webhookURL = Text(en: "Webhook URL", ja: "Webhook の URL")
     static let sendNow = Text(en: "Send the head now", ja: "今すぐ先頭を送る")
     static let lastSent = Text(en: "Last sent: %@", ja: "最終送信: %@")
+
+    /// What became of the last send, in words; the receiver's own error text is never shown.
+    static func webhookOutcome(_ stored: String) -> Text {
+        switch OutboundHTTP.Outcome(rawValue: stored) {
+        case .delivered: Text(en: "delivered", ja: "送信しました")
+        case .refused: Text(en: "not sent: the address is on this server's own network", ja: "未送信: このサーバー自身のネットワーク上のアドレスです")
+        case .failed, nil: Text(en: "failed (the receiver did not accept it)", ja: "失敗しました(受信側が受け付けませんでした)")
+        }
+    }
     static let notSet = Text(en: "not set", ja: "未設定")
     static let signedLog = Text(en: "Signed log", ja: "署名付き記録")
     static let verifyLink = Text(en: "Check the log", ja: "記録を検証")

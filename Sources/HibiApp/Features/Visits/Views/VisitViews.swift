@@ -463,7 +463,9 @@ enum VisitViews {
                     }
                 }
                 if let status = webhook.lastStatus, let at = webhook.lastSentAt {
-                    el("p", .class("muted"), .id("webhook-status")) { VS.lastSent(l, "\(formatTime(at, timeZone: zone, language: l)) — \(status)") }
+                    el("p", .class("muted"), .id("webhook-status")) {
+                        VS.lastSent(l, "\(formatTime(at, timeZone: zone, language: l)) — \(VS.webhookOutcome(status)(l))")
+                    }
                 }
             }
             el("script", .src("/static/visits.js"), .init("defer", nil))
