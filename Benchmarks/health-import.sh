@@ -4,14 +4,14 @@
 # generated export.xml, alternating Hibi, healthkit-to-sqlite, Hibi, … for ROUNDS rounds.
 # Prints records/s and seconds for both, the speed-up and both peak RSS (GNU time).
 # Usage: Benchmarks/health-import.sh [size in MB]
-#   quick (default): 50 MB, ROUNDS=5; BENCH_SIZE=full: 1024 MB (2.6 million records), ROUNDS=3.
+#   quick (default): 20 MB, ROUNDS=5; BENCH_SIZE=full: 1024 MB (2.6 million records), ROUNDS=3.
 # The export is generated once into .cache/health-bench/ and kept.
 # Ends with `name: median unit (min …, max …, N rounds)` lines.
 BENCH_FULL_ROUNDS=3
 # shellcheck source=Benchmarks/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
 ROOT=$BENCH_ROOT
-SIZE_MB=${1:-$(by_size 50 1024)}
+SIZE_MB=${1:-$(by_size 20 1024)}
 is_count "$SIZE_MB" || die "size must be a whole number of MB"
 ensure_apt time python3 python3-venv
 ensure_app
