@@ -85,17 +85,19 @@ hibi_bin() {
 }
 
 # ---- clean-up of temp dirs and background processes ----
-BENCH_DIRS=()
+# Everything temporary lives under one directory made here (bench_tmpdir is called inside $(…),
+# a subshell, so it cannot register anything itself).
+BENCH_TMP=$(mktemp -d "/tmp/hibi-bench-$BENCH_NAME.XXXXXX")
 BENCH_PIDS=()
 bench_cleanup() {
-  local pid dir
+  local pid
   for pid in "${BENCH_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${BENCH_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  for dir in "${BENCH_DIRS[@]}"; do rm -rf "$dir"; done
+  rm -rf "$BENCH_TMP"
 }
 trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
-bench_tmpdir() { local d; d=$(mktemp -d "/tmp/hibi-bench-$BENCH_NAME.XXXXXX"); BENCH_DIRS+=("$d"); echo "$d"; }
+bench_tmpdir() { mktemp -d "$BENCH_TMP/work.XXXXXX"; }
 bench_bg() { BENCH_PIDS+=("$1"); }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -113,8 +115,8 @@ wait_http() { # URL [tries of 0.2 s]
 ROUNDS=${ROUNDS:-$(by_size 5 "${BENCH_FULL_ROUNDS:-5}")}
 is_count "$ROUNDS" || die "ROUNDS must be a positive whole number, not '$ROUNDS'"
 ROUND=0
-BENCH_SAMPLES=$(mktemp "/tmp/hibi-bench-$BENCH_NAME-samples.XXXXXX")
-BENCH_DIRS+=("$BENCH_SAMPLES")
+BENCH_SAMPLES="$BENCH_TMP/samples.tsv"
+: >"$BENCH_SAMPLES"
 export BENCH_SAMPLES BENCH_SIZE ROUNDS
 record() { printf '%s\t%s\t%s\t%s\n' "$1" "$ROUND" "$2" "$3" >>"$BENCH_SAMPLES"; }
 report() { python3 "$BENCH_LIB/stats.py" "$BENCH_SAMPLES" "$@"; }
