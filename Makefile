@@ -24,5 +24,11 @@ release:
 unit:
 	$(SWIFT) test
 
+# Every Benchmarks/*.sh at its quick size (a few minutes each), then one table of their figures;
+# FULL=1 for the full sizes, ROUNDS=N, BENCH="http videos" for some only. See docs/benchmarks.md.
+bench: setup release
+	BENCH_SIZE=$(if $(filter 1 yes true,$(FULL)),full,quick) HIBI_BENCH_BIN="$(CURDIR)/.build/release/hibi" \
+		Benchmarks/lib/run-all.sh
+
 clean:
 	rm -rf .build

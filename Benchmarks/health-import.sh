@@ -1,20 +1,34 @@
 #!/usr/bin/env bash
-# Apple Health import throughput: Hibi (release build) against healthkit-to-sqlite (PyPI) on the
-# same generated export.xml, in the same run. Prints records/s for both, the ratio and Hibi's peak RSS.
-# Usage: Benchmarks/health-import.sh [size-in-MB, default 1024]
-set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$(pwd)
-SIZE_MB=${1:-1024}
-WORK=${HIBI_BENCH_DIR:-$ROOT/.cache/health-bench}
-mkdir -p "$WORK"
-XML="$WORK/export-${SIZE_MB}mb.xml"
+# Apple Health import throughput: `hibi import apple-health` (release build, a fresh SQLite data dir
+# each time) against healthkit-to-sqlite 1.0.1 (PyPI, installed into the project's .venv) on the same
+# generated export.xml, alternating Hibi, healthkit-to-sqlite, Hibi, … for ROUNDS rounds.
+# Prints records/s and seconds for both, the speed-up and both peak RSS (GNU time).
+# Usage: Benchmarks/health-import.sh [size in MB]
+#   quick (default): 20 MB, ROUNDS=5; BENCH_SIZE=full: 1024 MB (2.6 million records), ROUNDS=3.
+# The export is generated once into .cache/health-bench/ and kept.
+# Ends with `name: median unit (min …, max …, N rounds)` lines.
+BENCH_FULL_ROUNDS=3
+# shellcheck source=Benchmarks/lib/common.sh
+source "$(dirname "$0")/lib/common.sh"
+ROOT=$BENCH_ROOT
+SIZE_MB=${1:-$(by_size 20 1024)}
+is_count "$SIZE_MB" || die "size must be a whole number of MB"
+ensure_apt time python3 python3-venv
+ensure_app
+ensure_venv_pkg healthkit-to-sqlite==1.0.1
+HK="$ROOT/.venv/bin/healthkit-to-sqlite"
+[ -x "$HK" ] || die "$HK is missing after installing healthkit-to-sqlite"
+HIBI=$(hibi_bin)
+CACHE=${HIBI_BENCH_DIR:-$ROOT/.cache/health-bench}
+mkdir -p "$CACHE"
+XML="$CACHE/export-${SIZE_MB}mb.xml"
+WORK=$(bench_tmpdir)
 
 # 1. A realistic export: inline DTD, Me, the common record types from two devices (with metadata on
 #    heart rate), workouts and activity summaries, ~one record per few minutes over years.
 if [ ! -f "$XML" ]; then
-  echo "generating $XML (${SIZE_MB} MB)..."
-  python3 - "$XML" "$SIZE_MB" <<'PYEOF'
+  log "generating $XML (${SIZE_MB} MB, kept for later runs)"
+  python3 - "$XML.part" "$SIZE_MB" <<'PYEOF'
 import sys, datetime, random
 path, size_mb = sys.argv[1], int(sys.argv[2])
 target = size_mb * 1024 * 1024
@@ -94,44 +108,53 @@ with open(path, "w", encoding="utf-8") as out:
         out.write(line); written += len(line.encode())
     out.write("</HealthData>\n")
 PYEOF
+  mv "$XML.part" "$XML"
 fi
 RECORDS=$(grep -c -E '<(Record|Workout|ActivitySummary) ' "$XML" || true)
-echo "export: $(du -h "$XML" | cut -f1), $RECORDS records/workouts/summaries"
+[ "$RECORDS" -gt 0 ] || die "$XML has no records"
+log "export: $(du -h "$XML" | cut -f1), $RECORDS records/workouts/summaries (size $BENCH_SIZE)"
+cat "$XML" >/dev/null # the page cache holds it for both sides alike
+export HIBI_RESOURCES_DIR="$ROOT/Resources" HIBI_VENDOR_DIR="$ROOT/vendor" HIBI_LOG_LEVEL=error
 
-# 2. Hibi, release build, a fresh SQLite data dir; peak RSS from /usr/bin/time.
-swift build -c release --product hibi 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' || true
-HIBI="$ROOT/.build/release/hibi"
-DATA="$WORK/hibi-data"
-rm -rf "$DATA"; mkdir -p "$DATA"
-export HIBI_RESOURCES_DIR="$ROOT/Resources" HIBI_DATA_DIR="$DATA"
-echo "benchmark password" | "$HIBI" user create bench --password-stdin >/dev/null
-START=$(date +%s.%N)
-/usr/bin/time -v -o "$WORK/hibi.time" "$HIBI" import apple-health --user bench --quiet "$XML" | tail -1
-END=$(date +%s.%N)
-HIBI_SECONDS=$(python3 -c "print($END - $START)")
-HIBI_RSS_KB=$(grep "Maximum resident set size" "$WORK/hibi.time" | awk '{print $NF}')
+peak_mb() { awk '/Maximum resident set size/ {printf "%.1f", $NF / 1024}' "$1"; }
+import_hibi() { # a fresh data dir, wall time and peak RSS from GNU time
+  local data="$WORK/hibi-data-$ROUND" start end
+  mkdir -p "$data"
+  echo "benchmark password" | HIBI_DATA_DIR="$data" "$HIBI" user create bench --password-stdin >/dev/null
+  start=$(date +%s.%N)
+  HIBI_DATA_DIR="$data" /usr/bin/time -v -o "$WORK/hibi.time" "$HIBI" import apple-health --user bench --quiet "$XML" \
+    >"$WORK/hibi.out" 2>&1 || { tail -20 "$WORK/hibi.out" >&2; die "hibi import apple-health failed"; }
+  end=$(date +%s.%N)
+  rm -rf "$data"
+  local seconds
+  seconds=$(python3 -c "print($end - $start)")
+  record health_hibi_seconds "$seconds" s
+  record health_hibi_rate "$(python3 -c "print($RECORDS / $seconds)")" records/s
+  record health_hibi_peak_rss "$(peak_mb "$WORK/hibi.time")" MB
+  printf '%.1f s (%s)' "$seconds" "$(tail -1 "$WORK/hibi.out")"
+}
+import_reference() {
+  local db="$WORK/healthkit-$ROUND.db" start end
+  start=$(date +%s.%N)
+  /usr/bin/time -v -o "$WORK/hk.time" "$HK" "$XML" "$db" --xml >"$WORK/hk.out" 2>&1 \
+    || { tail -20 "$WORK/hk.out" >&2; die "healthkit-to-sqlite failed"; }
+  end=$(date +%s.%N)
+  rm -f "$db"
+  local seconds
+  seconds=$(python3 -c "print($end - $start)")
+  record health_healthkit_to_sqlite_seconds "$seconds" s
+  record health_healthkit_to_sqlite_rate "$(python3 -c "print($RECORDS / $seconds)")" records/s
+  record health_healthkit_to_sqlite_peak_rss "$(peak_mb "$WORK/hk.time")" MB
+  printf '%.1f s' "$seconds"
+}
 
-# 3. healthkit-to-sqlite in its own venv under .cache/.
-VENV="$ROOT/.cache/healthkit-venv"
-if [ ! -x "$VENV/bin/healthkit-to-sqlite" ]; then
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check healthkit-to-sqlite
-fi
-rm -f "$WORK/healthkit.db"
-START=$(date +%s.%N)
-/usr/bin/time -v -o "$WORK/hk.time" "$VENV/bin/healthkit-to-sqlite" "$XML" "$WORK/healthkit.db" --xml >/dev/null 2>&1
-END=$(date +%s.%N)
-HK_SECONDS=$(python3 -c "print($END - $START)")
-HK_RSS_KB=$(grep "Maximum resident set size" "$WORK/hk.time" | awk '{print $NF}')
-
-python3 - "$RECORDS" "$HIBI_SECONDS" "$HK_SECONDS" "$HIBI_RSS_KB" "$HK_RSS_KB" <<'PYEOF'
-import sys
-n, hs, ks, hr, kr = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-print(f"hibi_seconds: {hs:.1f} s")
-print(f"healthkit_to_sqlite_seconds: {ks:.1f} s")
-print(f"hibi_import_rate: {n / hs:.0f} records/s")
-print(f"healthkit_to_sqlite_rate: {n / ks:.0f} records/s")
-print(f"speedup: {ks / hs:.2f} x")
-print(f"hibi_peak_rss: {hr / 1024:.0f} MB")
-print(f"healthkit_to_sqlite_peak_rss: {kr / 1024:.0f} MB")
-PYEOF
+log "$ROUNDS rounds of Hibi then healthkit-to-sqlite"
+for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
+  h=$(import_hibi)
+  k=$(import_reference)
+  log "round $ROUND/$ROUNDS: Hibi $h; healthkit-to-sqlite $k"
+done
+ROUND=0
+record health_export_records "$RECORDS" records
+record health_export_size "$(python3 -c "import os; print(os.path.getsize('$XML') / 2**20)")" MB
+report --ratio "health_speedup=health_healthkit_to_sqlite_seconds/health_hibi_seconds:x"
