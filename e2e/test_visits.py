@@ -79,7 +79,7 @@ def test_add_with_geolocation_see_on_map_edit_and_verify(server, browser, phone)
     wait_text(browser, "#history", "#2 edited")
 
     go(browser, base + "/visits/verify")
-    wait_text(browser, "#verify-status", "Intact")
+    wait_text(browser, "#verify-status", "Consistent")
     wait_text(browser, "#verify-message", "2 records")
     shot(browser, "visits-04-verify")
 

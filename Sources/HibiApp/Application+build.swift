@@ -41,6 +41,7 @@ public struct AppCore: Sendable {
         // Resources first: a server that cannot describe its own API should not start.
         let openAPIDocument = try OpenAPIDocument.compose(
             directory: (config.resourcesDirectory as NSString).appendingPathComponent("openapi"))
+        try PrivateFiles.prepare(dataDirectory: config.dataDirectory, logger: logger)
         let database = try await Database.open(config.database, logger: logger)
         do {
             try await Migrator(database: database, logger: logger).migrate()

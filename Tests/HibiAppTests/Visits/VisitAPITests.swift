@@ -273,10 +273,10 @@ extension APIClient {
             #expect(list.body.contains("Tokyo Station"))
             #expect(try await browser.get("/visits/places").body.contains("2024-05"))
             let verify = try await browser.get("/visits/verify")
-            #expect(verify.body.contains("Intact: 2 records"))
+            #expect(verify.body.contains("Consistent with itself: 2 records"))
             browser.acceptLanguage = "ja"
             try await browser.post("/language", form: ["language": "ja"])
-            #expect(try await browser.get("/visits/verify").body.contains("改ざんはありません"))
+            #expect(try await browser.get("/visits/verify").body.contains("ログ自体に矛盾はありません"))
         }
     }
 
@@ -303,7 +303,7 @@ extension APIClient {
             #expect(page.body.contains("#2"))
             let deleted = try await browser.post("/visits/\(id)/delete", form: [:])
             #expect(deleted.location == "/visits?deleted=1")
-            #expect(try await browser.get("/visits/verify").body.contains("Intact: 3 records"))
+            #expect(try await browser.get("/visits/verify").body.contains("Consistent with itself: 3 records"))
         }
     }
 }

@@ -148,6 +148,36 @@ import Testing
         }
     }
 
+    @Test func recordsCutOffTheEndShowAgainstTheHeadTheWebhookReceived() async throws {
+        let router = Router()
+        router.post("/hook") { _, _ -> HTTPResponse.Status in .ok }
+        let listener = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await listener.test(.live) { hook in
+            let port = try #require(hook.port)
+            try await VisitTestApp.run(allowWebhooksTo: [IPRange("127.0.0.1")].compactMap { $0 }) { browser, core in
+                try await browser.setUp()
+                let api = APIClient(browser: browser, token: try await browser.createToken())
+                #expect(try await api.call(.put, "/api/v1/visits/webhook", json: #"{"url":"http://127.0.0.1:\#(port)/hook"}"#).status == .ok)
+                for name in ["Alpha", "Bravo", "Charlie"] { _ = try await VisitTestApp.create(api, VisitTestApp.visit(name)) }
+                let sent = try APIClient.decode(WebhookSettings.self, try await api.call(.post, "/api/v1/visits/webhook/send"))
+                #expect(sent.lastStatus == "delivered")
+                #expect(try await VisitTestApp.verify(api).intact)
+                // Someone with the database file, no key: drop the newest record and move the head back to #2.
+                let sql = core.database.sql
+                let third = try #require(try await sql.raw("SELECT visit_id FROM visit_chain WHERE seq = 3").first())
+                try await sql.raw("DELETE FROM visits WHERE id = \(bind: try third.decode(column: "visit_id", as: String.self))").run()
+                try await sql.raw("DELETE FROM visit_chain WHERE seq = 3").run()
+                let second = try #require(try await sql.raw("SELECT hash FROM visit_chain WHERE seq = 2").first())
+                try await sql.raw("UPDATE visit_chain_heads SET seq = 2, hash = \(bind: try second.decode(column: "hash", as: String.self))").run()
+                let report = try await VisitTestApp.verify(api)
+                #expect(!report.intact)
+                #expect(report.problem?.reason == .truncated)
+                #expect(report.problem?.seq == 3)
+                #expect(report.message.contains("no longer in the log"))
+            }
+        }
+    }
+
     @Test func aDeadWebhookIsReportedNotThrown() async {
         let outbound = OutboundHTTP(allowedNetworks: [IPRange("127.0.0.1")].compactMap { $0 }, timeout: .seconds(2))
         let status = await ChainHeadWebhook(outbound: outbound).send(url: "http://127.0.0.1:1/nothing-here",

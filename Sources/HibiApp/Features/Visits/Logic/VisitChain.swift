@@ -309,6 +309,16 @@ public enum VisitChain {
     /// because `VisitService` never signs on top of a head whose own signature fails; see docs/visits.md).
     /// When something is wrong, every signature up to the problem is checked so the report names the
     /// first bad record.
+    /// A log that checks out against itself can still have lost its newest records, with the stored head
+    /// moved back to match: only a copy held elsewhere shows that. Compares the log with the head the
+    /// webhook receiver acknowledged: it must still be there, unchanged.
+    public static func compare(_ records: [ChainRecord], withAcknowledged acknowledged: ChainHead) -> ChainProblem? {
+        guard let record = records.first(where: { $0.seq == acknowledged.seq }) else {
+            return ChainProblem(seq: acknowledged.seq, visitId: nil, reason: .truncated)
+        }
+        return record.hash == acknowledged.hash ? nil : ChainProblem(seq: acknowledged.seq, visitId: record.visitID, reason: .truncated)
+    }
+
     public static func verify(records: [ChainRecord], storedHead: ChainHead?, userID: String,
                               current: [CurrentVisit]?, allSignatures: Bool = false,
                               isValidSignature: @Sendable (Data, Data) -> Bool) -> ChainReport {

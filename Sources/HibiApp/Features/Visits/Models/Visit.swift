@@ -114,6 +114,9 @@ public enum ChainProblemReason: String, Codable, Sendable {
     case reordered
     case badSignature = "bad_signature"
     case visitChanged = "visit_changed"
+    /// The log no longer holds the head a webhook acknowledged: records were cut off its end
+    /// (and the stored head moved back), which the chain alone cannot show.
+    case truncated
 }
 
 public struct ChainProblem: Codable, Sendable, Equatable {

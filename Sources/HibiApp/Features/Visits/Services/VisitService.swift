@@ -208,14 +208,21 @@ public struct VisitService: Sendable {
 
     public func verify(userID: String, allSignatures: Bool = false) async throws -> ChainReport {
         let sql = database.sql
-        async let records = VisitStore.records(userID: userID, on: sql)
+        async let loaded = VisitStore.records(userID: userID, on: sql)
         async let head = VisitStore.storedHead(userID: userID, on: sql)
         async let current = VisitStore.allStates(userID: userID, on: sql)
         let key = try signer.publicKey()
-        return VisitChain.verify(records: try await records, storedHead: try await head, userID: userID, current: try await current,
-                                 allSignatures: allSignatures) { signature, data in
+        let records = try await loaded
+        var report = VisitChain.verify(records: records, storedHead: try await head, userID: userID, current: try await current,
+                                       allSignatures: allSignatures) { signature, data in
             key.isValidSignature(signature, for: data)
         }
+        if report.problem == nil, let acknowledged = try await VisitStore.acknowledgedHead(userID: userID, on: sql),
+           let problem = VisitChain.compare(records, withAcknowledged: acknowledged) {
+            report.intact = false
+            report.problem = problem
+        }
+        return report
     }
 
     public func chainExport(userID: String) async throws -> ChainExport {
@@ -252,8 +259,11 @@ public struct VisitService: Sendable {
         guard let head = try await VisitStore.storedHead(userID: userID, on: database.sql) else { return nil }
         let status = await webhook.send(url: url, payload: .init(user: userID, seq: head.seq, hash: head.hash,
                                                                   publicKey: try signer.publicKeyBase64(), sentAt: now))
-        try await database.sql.update("visit_chain_heads").set("webhook_status", to: status.rawValue)
-            .set("webhook_at", to: Int64(now.timeIntervalSince1970)).where("user_id", .equal, userID).run()
+        let update = database.sql.update("visit_chain_heads").set("webhook_status", to: status.rawValue)
+            .set("webhook_at", to: Int64(now.timeIntervalSince1970))
+        // Only a head the receiver accepted counts as held outside: verify compares the log with it.
+        if status == .delivered { update.set("webhook_seq", to: Int64(head.seq)).set("webhook_hash", to: head.hash) }
+        try await update.where("user_id", .equal, userID).run()
         return status.rawValue
     }
 

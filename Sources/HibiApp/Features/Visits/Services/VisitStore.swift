@@ -164,6 +164,14 @@ struct VisitStore: Sendable {
         return seq == 0 ? nil : ChainHead(seq: seq, hash: try row.decode(column: "hash", as: String.self))
     }
 
+    static func acknowledgedHead(userID: String, on sql: any SQLDatabase) async throws -> ChainHead? {
+        guard let row = try await sql.select().columns("webhook_seq", "webhook_hash").from("visit_chain_heads")
+            .where("user_id", .equal, userID).first(),
+              let seq = try row.decode(column: "webhook_seq", as: Int64?.self), let hash = try row.decode(column: "webhook_hash", as: String?.self)
+        else { return nil }
+        return ChainHead(seq: Int(seq), hash: hash)
+    }
+
     static func append(_ record: ChainRecord, userID: String, on sql: any SQLDatabase) async throws {
         try await insertRecord(record, userID: userID, on: sql)
         try await setHead(record, userID: userID, on: sql)

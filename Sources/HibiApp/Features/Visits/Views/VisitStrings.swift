@@ -56,7 +56,7 @@ enum VS {
     static let verifyTitle = Text(en: "Check the log", ja: "記録の検証")
     static let verifyIntro = Text(en: "Checks every record's hash, its place in the chain and the Ed25519 signature, and that the visits match their last record.",
                                   ja: "各記録のハッシュ、チェーン上の位置、Ed25519 署名、そして訪問が最後の記録と一致することを確認します。")
-    static let intact = Text(en: "Intact", ja: "改ざんなし")
+    static let intact = Text(en: "Consistent", ja: "矛盾なし")
     static let broken = Text(en: "Tampering found", ja: "改ざんを検出")
     static let records = Text(en: "Records", ja: "記録数")
     static let head = Text(en: "Chain head", ja: "チェーンの先頭")
@@ -118,6 +118,8 @@ enum VS {
         case .reordered: Text(en: "is out of order (records were swapped or moved)", ja: "順序が正しくありません(記録が入れ替えられたか移動されています)")
         case .badSignature: Text(en: "has a signature that does not match", ja: "署名が一致しません")
         case .visitChanged: Text(en: "does not match the visit as stored now (the visit was changed outside Hibi)", ja: "現在保存されている訪問と一致しません(訪問が日々の外で変更されました)")
+        case .truncated: Text(en: "was acknowledged by your webhook but is no longer in the log as sent (records were removed from its end)",
+                              ja: "Webhook が受け取ったはずなのに、送ったときの形でログに残っていません(末尾の記録が削除されています)")
         }
     }
 }
@@ -126,8 +128,10 @@ enum VisitStrings {
     /// One sentence for people: "Intact: 12 records." or "Record #5 (visit …) was removed."
     static func verifyMessage(_ report: ChainReport, language: Language) -> String {
         guard let problem = report.problem else {
-            return Text(en: "Intact: \(report.records) records, every signature and link checks out.",
-                        ja: "改ざんはありません: \(report.records) 件の記録の署名とつながりをすべて確認しました。")(language)
+            // Honest about what a check inside the server can show: records cut off the end, with the stored
+            // head moved back, leave a log consistent with itself. Only the webhook's copy reveals that.
+            return Text(en: "Consistent with itself: \(report.records) records, every signature and link checks out. Records removed from the end would show only against the head your webhook received.",
+                        ja: "ログ自体に矛盾はありません: \(report.records) 件の記録の署名とつながりをすべて確認しました。末尾から削除された記録は、Webhook が受け取った先頭と照らし合わせたときにだけ分かります。")(language)
         }
         let visit = problem.visitId.map { Text(en: " (visit \($0))", ja: "(訪問 \($0))")(language) } ?? ""
         let reason = VS.reason(problem.reason)(language)
