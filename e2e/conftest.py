@@ -52,23 +52,37 @@ def make_browser(width=1280, height=900, language="en-US", extra_args=()):
                 f"--lang={language}", *extra_args):
         options.add_argument(arg)
     options.add_experimental_option("prefs", {"intl.accept_languages": language})
+    # The console is read after each test: a Content-Security-Policy violation fails it.
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
     driver.implicitly_wait(3)
     return driver
+
+
+def csp_violations(driver):
+    """Console lines about the Content-Security-Policy: Hibi's pages must run without one."""
+    try:
+        return [entry["message"] for entry in driver.get_log("browser") if "Content Security Policy" in entry["message"]]
+    except Exception:  # the browser is gone already
+        return []
 
 
 @pytest.fixture
 def browser():
     driver = make_browser()
     yield driver
+    violations = csp_violations(driver)
     driver.quit()
+    assert not violations, violations
 
 
 @pytest.fixture
 def phone():
     driver = make_browser(width=390, height=844)
     yield driver
+    violations = csp_violations(driver)
     driver.quit()
+    assert not violations, violations
 
 
 def shot(driver, name):

@@ -102,6 +102,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     let router = Router(context: HibiRequestContext.self)
 
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
+    router.add(middleware: SecurityHeadersMiddleware(mapTileURL: config.mapTileURL))
     router.add(middleware: IdentityMiddleware(users: core.users, sessions: core.sessions, tokens: core.tokens,
                                               secureCookies: config.usesSecureCookies, trustedProxies: config.trustedProxies))
     router.add(middleware: ErrorMiddleware())

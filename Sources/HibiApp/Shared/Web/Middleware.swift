@@ -89,6 +89,40 @@ struct IdentityMiddleware: RouterMiddleware {
     }
 }
 
+/// Headers every answer carries. Pages may run only Hibi's own scripts (no inline script, no eval), be
+/// framed by nobody, and leak no URL to other sites; a browser must take each type as declared.
+/// Images may also come from the map tile server the administrator configured.
+struct SecurityHeadersMiddleware: RouterMiddleware {
+    typealias Context = HibiRequestContext
+    let contentSecurityPolicy: String
+
+    init(mapTileURL: String) {
+        var images = "'self' data: blob:"
+        // The tile template ("https://{s}.tile.example.org/{z}/{x}/{y}.png") is not a URL Foundation parses:
+        // its origin is taken by hand. "{s}" subdomains allow the host family ("https://*.tile.example.org").
+        let parts = mapTileURL.components(separatedBy: "://")
+        if parts.count == 2, ["http", "https"].contains(parts[0].lowercased()),
+           let host = parts[1].split(separator: "/").first.map(String.init), !host.isEmpty,
+           host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:{}".contains($0) }) {
+            images += " \(parts[0].lowercased())://\(host.replacingOccurrences(of: "{s}", with: "*"))"
+        }
+        contentSecurityPolicy = [
+            "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src \(images)",
+            "media-src 'self' blob:", "connect-src 'self'", "font-src 'self' data:", "worker-src 'self'", "manifest-src 'self'",
+            "object-src 'none'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'",
+        ].joined(separator: "; ")
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[.contentSecurityPolicy] = contentSecurityPolicy
+        response.headers[.contentTypeOptions] = "nosniff"
+        response.headers[.xFrameOptions] = "DENY"
+        response.headers[.referrerPolicy] = "same-origin"
+        return response
+    }
+}
+
 /// A personal API token does only what its scopes allow: reading needs `read`, anything else `write`
 /// (the diary's own scope is checked by the diary lock).
 struct TokenScopeMiddleware: RouterMiddleware {
@@ -161,6 +195,9 @@ extension HTTPField.Name {
     static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")! // trap-check: literal header name
     static let xForwardedFor = HTTPField.Name("X-Forwarded-For")! // trap-check: literal header name
     static let forwarded = HTTPField.Name("Forwarded")! // trap-check: literal header name
+    static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")! // trap-check: literal header name
+    static let xFrameOptions = HTTPField.Name("X-Frame-Options")! // trap-check: literal header name
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")! // trap-check: literal header name
 }
 
 /// Maps every error to the right status: JSON `{error: {code, message}}` under /api, a friendly page elsewhere.
