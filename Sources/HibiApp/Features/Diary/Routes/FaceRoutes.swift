@@ -7,9 +7,8 @@ struct FaceRoutes: Sendable {
     let maxUpload: Int
 
     struct PhotoList: Codable, Sendable { var photos: [String] }
-    struct UnlockRequest: Codable, Sendable { var challengeId: String; var frames: [String] }
+    struct FrameRequest: Codable, Sendable { var challengeId: String; var frame: String }
     struct FaceStatus: Codable, Sendable { let enrolledPhotos: Int; let available: Bool }
-    struct Unlocked: Codable, Sendable { let unlocked: Bool }
     struct Checked: Codable, Sendable { let accepted: Bool }
 
     func register(on router: Router<HibiRequestContext>, api: RouterGroup<HibiRequestContext>) {
@@ -44,10 +43,10 @@ struct FaceRoutes: Sendable {
         }
         // Enrollment changes who can open the diary, so it needs an unlocked diary first.
         api.post("diary/face/check") { request, context in
-            _ = try await lock.require(context, request)
+            let user = try await lock.require(context, request)
             var request = request
             let input = try await request.json(DiaryAPIRoutes.PhotoInput.self, limit: maxUpload)
-            try await faces.checkEnrollmentPhoto(try DiaryAPIRoutes.photo(input.photo))
+            try await faces.checkEnrollmentPhoto(userID: user.id, try DiaryAPIRoutes.photo(input.photo))
             return JSONBody(Checked(accepted: true))
         }
         api.post("diary/face/enroll") { request, context in
@@ -67,13 +66,16 @@ struct FaceRoutes: Sendable {
             let user = try context.requireUser()
             return JSONBody(try await faces.challenge(userID: user.id, now: Date()), status: .created)
         }
-        api.post("diary/face/unlock") { request, context in
+        // One camera frame at a time; the answer names the next step, and the last one unlocks.
+        api.post("diary/face/frame") { request, context in
+            let arrivedAt = Date()
             let user = try context.requireUser()
             var request = request
-            let input = try await request.json(UnlockRequest.self, limit: maxUpload * 4)
-            try await faces.unlock(userID: user.id, challengeID: input.challengeId, frames: try input.frames.map(DiaryAPIRoutes.photo), now: Date())
-            try await lock.unlock(context, now: Date())
-            return JSONBody(Unlocked(unlocked: true))
+            let input = try await request.json(FrameRequest.self, limit: maxUpload)
+            let answer = try await faces.frame(userID: user.id, challengeID: input.challengeId, frame: try DiaryAPIRoutes.photo(input.frame),
+                                               arrivedAt: arrivedAt)
+            if answer.done { try await lock.unlock(context, now: Date()) }
+            return JSONBody(answer)
         }
     }
 }
