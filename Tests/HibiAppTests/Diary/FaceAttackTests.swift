@@ -167,22 +167,26 @@ import Testing
 
             // 1. A still picture (a new copy of the same photo each frame).
             try await record("still picture", try await attempt(browser) { _ in try [Self.woman(84), Self.woman(84), Self.woman(84)] })
-            // 2. The issue's attack: one turned photo (yaw about +20°) for right, the same photo mirrored for left.
-            try await record("photo and its mirror", try await attempt(browser) { step in
-                switch step {
-                case "straight": try Self.genuine("straight")
-                case "left": try [Self.edited(128, filter: "hflip")]
-                default: try [Self.woman(128)]
+            // 2. The issue's attack: one turned photo (yaw about +20°) for right, the same photo mirrored for
+            // left, a frontal photo otherwise. The attacker starts new challenges until one asks for both
+            // turns (each try is a failure that counts), as the mirror only matters there.
+            for (name, filter) in [("photo and its mirror", "hflip"),
+                                   ("photo and its mirror, centred on the face", "crop=406:360:234:0,hflip,pad=640:360:234:0")] {
+                var codes: [String] = []
+                for _ in 0..<6 {
+                    let sent = try await attempt(browser) { step in
+                        switch step {
+                        case "left": try [Self.edited(128, filter: filter)]
+                        case "right": try [Self.woman(128)]
+                        default: try Self.genuine("straight")
+                        }
+                    }
+                    try await record(name, sent)
+                    codes.append(sent.steps.joined(separator: ">") + " " + (sent.last?.body.split(separator: "\"").dropFirst(3).first.map(String.init) ?? ""))
+                    if sent.steps.contains("left") && sent.steps.contains("right") { break }
                 }
-            })
-            // 2b. The same with the mirror made about the face's centre, so the face stays where it was.
-            try await record("photo and its mirror, centred", try await attempt(browser) { step in
-                switch step {
-                case "straight": try Self.genuine("straight")
-                case "left": try [Self.edited(128, filter: "crop=406:360:234:0,hflip,pad=640:360:234:0")]
-                default: try [Self.woman(128)]
-                }
-            })
+                print("  \(name): \(codes)")
+            }
             // 3. The turned photo shifted and scaled between frames.
             try await record("photo shifted and scaled", try await attempt(browser) { step in
                 step == "straight" ? try Self.genuine("straight") : try [
