@@ -130,9 +130,9 @@ def main():
     }
     with open(out_path, "w") as f:
         json.dump(summary, f, indent=1)
-    print(f"calibration_faces: {len(samples)} faces ({len(LABELLED)} labelled photos x {len(VARIANTS)} variants)")
+    print(f"calibration_faces: {len(samples)} faces")  # 4 labelled photos x 6 variants
     print(f"calibration_temperature: {t:.2f}")
-    print(f"emotion_accuracy: {accuracy(samples) * 100:.1f} %  (unchanged by temperature)")
+    print(f"emotion_accuracy: {accuracy(samples) * 100:.1f} %")  # the same after scaling: the order of scores does not change
     print(f"emotion_ece_before: {ece(samples) * 100:.1f} %")
     print(f"emotion_ece_after: {ece(samples, t) * 100:.1f} %")
     print(f"emotion_mean_confidence_before: {mean_top(samples) * 100:.1f} %")

@@ -199,3 +199,23 @@ import Testing
         }
     }
 }
+
+@Suite struct MoodCalibrationTests {
+    @Test func temperatureSoftensTheTopScoreButKeepsTheOrder() {
+        let raw: [Mood: Double] = [.happiness: 0.995, .neutral: 0.003, .surprise: 0.001, .sadness: 0.0005, .anger: 0.0003, .fear: 0.0001, .disgust: 0.0001]
+        let calibrated = MoodCalibration.calibrate(raw)
+        #expect(abs(calibrated.values.reduce(0, +) - 1) < 1e-9)
+        #expect(MoodScores(calibrated).top?.mood == .happiness)
+        let top = calibrated[.happiness] ?? 0
+        #expect(top < 0.9 && top > MoodCalibration.clearly, "the one smiling photo no longer reads as certain: \(top)")
+        let unscaled = MoodCalibration.calibrate(raw, temperature: 1), sum = raw.values.reduce(0, +)
+        #expect(Mood.allCases.allSatisfy { abs((unscaled[$0] ?? 0) - (raw[$0] ?? 0) / sum) < 1e-12 })
+    }
+
+    @Test func wordingSaysHowSureInsteadOfAPercentage() {
+        #expect(MoodCalibration.wording(.happiness, confidence: 0.81, language: .en) == "clearly happy")
+        #expect(MoodCalibration.wording(.happiness, confidence: 0.45, language: .en) == "leaning happy")
+        #expect(MoodCalibration.wording(.neutral, confidence: 0.3, language: .en) == "perhaps calm, unsure")
+        #expect(MoodCalibration.wording(.happiness, confidence: 0.81, language: .ja).contains("はっきり"))
+    }
+}

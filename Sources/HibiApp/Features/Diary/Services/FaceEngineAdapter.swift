@@ -16,7 +16,7 @@ public struct FaceEngineAdapter: FaceAnalyzing, MoodEstimating {
     public func estimateMood(imageData: Data) async throws -> MoodScores? {
         do {
             guard let face = FaceEngine.bestFace(try await engine.analyze(imageData: imageData)) else { return nil }
-            return MoodScores(Self.moods(face.emotions))
+            return MoodScores(MoodCalibration.calibrate(Self.moods(face.emotions)))
         } catch let error as FaceEngineError {
             throw FaceEngineUserError(error)
         }
