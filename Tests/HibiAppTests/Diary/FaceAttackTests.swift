@@ -182,7 +182,7 @@ import Testing
                         }
                     }
                     try await record(name, sent)
-                    codes.append(sent.steps.joined(separator: ">") + " " + (sent.last?.body.split(separator: "\"").dropFirst(3).first.map(String.init) ?? ""))
+                    codes.append(sent.steps.joined(separator: ">") + " " + (sent.last?.body.split(separator: "\"").dropFirst(5).first.map(String.init) ?? ""))
                     if sent.steps.contains("left") && sent.steps.contains("right") { break }
                 }
                 print("  \(name): \(codes)")
