@@ -19,6 +19,8 @@ struct ScriptedFaceAnalyzer: FaceAnalyzing {
         var nonce = UUID().uuidString
     }
     let matchThreshold: Float = 0.4
+    /// How the model reads person A at rest: sad-looking, as some faces are.
+    static let restingFace: [Mood: Double] = [.sadness: 0.4, .neutral: 0.22, .happiness: 0.08, .anger: 0.08, .fear: 0.08, .surprise: 0.08, .disgust: 0.06]
 
     static func image(_ frame: Frame) -> Data { TestImages.jpeg.prefix(4) + (try! JSONEncoder().encode(frame)) }
 
@@ -44,7 +46,7 @@ struct ScriptedFaceAnalyzer: FaceAnalyzing {
         let points = Self.points(yaw: frame.yaw, pitch: frame.pitch, shift: frame.shift)
         return FaceObservation(embedding: Array(repeating: base, count: 128), yaw: LivenessTests.yaw(points),
                                landmarks: [0.3 + frame.shift, 0.4, 0.7 + frame.shift, 0.4, 0.5, 0.6, 0.35, 0.8, 0.65, 0.8],
-                               points: points, box: [220 + frame.shift * 100, 100, 200, 200])
+                               points: points, box: [220 + frame.shift * 100, 100, 200, 200], moods: Self.restingFace)
     }
 
     func enrollmentObservation(imageData: Data) async throws -> FaceObservation {
@@ -61,10 +63,16 @@ struct ScriptedFaceAnalyzer: FaceAnalyzing {
 @Suite(.serialized) struct FaceUnlockTests {
     typealias Frame = ScriptedFaceAnalyzer.Frame
 
-    func withFaceApp(_ body: @escaping @Sendable (Browser) async throws -> Void) async throws {
+    /// Reads every photo as person A's resting face.
+    struct RestingFaceMoods: MoodEstimating {
+        func estimateMood(imageData: Data) async throws -> MoodScores? { MoodScores(ScriptedFaceAnalyzer.restingFace) }
+    }
+
+    func withFaceApp(moods: (any MoodEstimating)? = nil, _ body: @escaping @Sendable (Browser) async throws -> Void) async throws {
         let config = try await TestApp.config()
         var core = try await AppCore.open(config, logger: TestApp.quietLogger)
         core.faceAnalyzer = ScriptedFaceAnalyzer()
+        core.moodEstimator = moods
         let app = buildApplication(core: core)
         try await app.test(.router) { client in
             let browser = Browser(client: client)
@@ -222,6 +230,30 @@ struct ScriptedFaceAnalyzer: FaceAnalyzing {
             #expect(paused.body.contains("face_unlock_paused"))
             try await browser.unlockDiary()
             #expect(try await browser.get("/diary").status == .ok)
+        }
+    }
+
+    @Test func moodsAreReadAgainstTheRestingFaceUnlessTurnedOff() async throws {
+        try await withFaceApp(moods: RestingFaceMoods()) { browser in
+            func estimate() async throws -> String? {
+                let page = try await post(browser, "/api/v1/diary/mood-estimate", ["photo": TestImages.jpeg.base64EncodedString()])
+                return (try? JSONSerialization.jsonObject(with: Data(page.body.utf8)) as? [String: Any])?["suggestedMood"] as? String
+            }
+            // Before enrollment there is no baseline: the resting face reads as sad.
+            #expect(try await estimate() == "sadness")
+            #expect(try await enroll(browser).status == .created)
+            #expect(try await browser.get("/diary/settings").body.contains(#"id="mood-baseline" checked"#))
+            // The same face, read against itself: nothing beyond the resting face, so calm.
+            #expect(try await estimate() == "neutral")
+            try await browser.post("/diary/settings/mood-baseline", form: [:])
+            #expect(!(try await browser.get("/diary/settings").body.contains(#"id="mood-baseline" checked"#)))
+            #expect(try await estimate() == "sadness")
+            try await browser.post("/diary/settings/mood-baseline", form: ["enabled": "on"])
+            #expect(try await estimate() == "neutral")
+            // Deleting face data deletes the baseline too.
+            try await browser.post("/diary/face/delete", form: [:])
+            #expect(!(try await browser.get("/diary/settings").body.contains("mood-baseline")))
+            #expect(try await estimate() == "sadness")
         }
     }
 

@@ -219,3 +219,32 @@ import Testing
         #expect(MoodCalibration.wording(.happiness, confidence: 0.81, language: .ja).contains("はっきり"))
     }
 }
+
+@Suite struct MoodBaselineTests {
+    /// Calibrated scores the engine gave the fixture woman (WolfgangLanger_Pexels.mp4) looking straight
+    /// at rest (frames 76 and 84) and smiling (frame 256), in the order anger, disgust, fear, happiness,
+    /// sadness, surprise, neutral.
+    static func scores(_ v: [Double]) -> [Mood: Double] {
+        Dictionary(uniqueKeysWithValues: zip([Mood.anger, .disgust, .fear, .happiness, .sadness, .surprise, .neutral], v))
+    }
+    static let rest76 = scores([0.16, 0.06, 0.19, 0.14, 0.26, 0.04, 0.14])
+    static let rest84 = scores([0.22, 0.07, 0.20, 0.11, 0.23, 0.06, 0.10])
+    static let smiling = scores([0.04, 0.004, 0.02, 0.80, 0.04, 0.02, 0.09])
+
+    @Test func aFaceThatLooksSadAtRestReadsCalmAgainstItsOwnBaseline() throws {
+        #expect(MoodScores(Self.rest76).top?.mood == .sadness, "without a baseline her resting face reads sad")
+        let baseline = try #require(MoodCalibration.baseline([Self.rest76, Self.rest84]))
+        #expect(MoodScores(MoodCalibration.readAgainst(Self.rest76, baseline: baseline)).top?.mood == .neutral)
+        #expect(MoodScores(MoodCalibration.readAgainst(Self.rest84, baseline: baseline)).top?.mood == .neutral)
+        // A real smile is still a smile.
+        let smile = MoodCalibration.readAgainst(Self.smiling, baseline: baseline)
+        #expect(MoodScores(smile).top?.mood == .happiness)
+        #expect(MoodCalibration.strength(smile[.happiness] ?? 0) == .clearly)
+        #expect(abs(smile.values.reduce(0, +) - 1) < 1e-9)
+    }
+
+    @Test func anIncompleteBaselineChangesNothing() {
+        #expect(MoodCalibration.readAgainst(Self.rest76, baseline: [.sadness: 0.5]) == Self.rest76)
+        #expect(MoodCalibration.baseline([]) == nil)
+    }
+}

@@ -29,6 +29,37 @@ public enum MoodCalibration {
         return exps.mapValues { $0 / sum }
     }
 
+    /// Prior weight on "neutral" when a photo is read against the user's resting face (the other six
+    /// share the rest): a photo that looks like the enrollment photos has calm on top rather than a
+    /// uniform shrug, while a clear smile stays "clearly happy" (0.5 made the fixture woman's smile
+    /// only "leaning").
+    public static let restingNeutralPrior = 0.25
+
+    /// Reads scores against the user's resting face: each mood's score is divided by what the model
+    /// gave that mood on the enrollment photos (the evidence beyond the resting face), then weighted
+    /// by a prior that favours neutral. Some faces read "sad" at rest; against their own baseline
+    /// that is no longer evidence of sadness.
+    public static func readAgainst(_ scores: [Mood: Double], baseline: [Mood: Double]) -> [Mood: Double] {
+        guard baseline.count == Mood.allCases.count else { return scores }
+        var out: [Mood: Double] = [:]
+        for mood in Mood.allCases {
+            let ratio = (scores[mood] ?? 0) / max(baseline[mood] ?? 0, 0.01)
+            let prior = mood == .neutral ? restingNeutralPrior : (1 - restingNeutralPrior) / Double(Mood.allCases.count - 1)
+            out[mood] = ratio.isFinite ? ratio * prior : 0
+        }
+        let sum = out.values.reduce(0, +)
+        guard sum > 0, sum.isFinite else { return scores }
+        return out.mapValues { $0 / sum }
+    }
+
+    /// Mean of the enrollment photos' scores: the user's resting face as the model reads it.
+    public static func baseline(_ photos: [[Mood: Double]]) -> [Mood: Double]? {
+        guard !photos.isEmpty else { return nil }
+        var sum: [Mood: Double] = [:]
+        for photo in photos { for mood in Mood.allCases { sum[mood, default: 0] += photo[mood] ?? 0 } }
+        return sum.mapValues { $0 / Double(photos.count) }
+    }
+
     public static func strength(_ confidence: Double) -> Strength {
         confidence >= clearly ? .clearly : confidence >= leaning ? .leaning : .unsure
     }

@@ -12,13 +12,16 @@ public struct FaceObservation: Sendable, Equatable {
     public let points: [Double]
     /// The face box in image pixels: x, y, width, height.
     public let box: [Double]
+    /// Calibrated mood scores of this face (enrollment photos set the user's resting baseline).
+    public let moods: [Mood: Double]
 
-    public init(embedding: [Float], yaw: Double, landmarks: [Double], points: [Double] = [], box: [Double] = []) {
+    public init(embedding: [Float], yaw: Double, landmarks: [Double], points: [Double] = [], box: [Double] = [], moods: [Mood: Double] = [:]) {
         self.embedding = embedding
         self.yaw = yaw
         self.landmarks = landmarks
         self.points = points
         self.box = box
+        self.moods = moods
     }
 }
 

@@ -16,6 +16,7 @@ struct FaceRoutes: Sendable {
             let user = try await lock.require(context, request)
             return HTMLPage(FaceViews.settings(context: context, lockMinutes: try await lock.lockMinutes(userID: user.id),
                                                enrolled: try await faces.templates.count(userID: user.id), available: faces.engine != nil,
+                                               moodBaseline: try await faces.moodBaselines.baseline(userID: user.id)?.enabled,
                                                notice: request.uri.formQuery.get("deleted") != nil ? (US.faceDeleted(context.language), .success)
                                                    : request.uri.formQuery.get("saved") != nil ? (DS.saved(context.language), .success) : nil))
         }
@@ -25,6 +26,13 @@ struct FaceRoutes: Sendable {
             let form = try await request.form()
             guard let minutes = Int(form["lock_minutes"] ?? "") else { throw RequestError.missingField("lock_minutes") }
             try await lock.setLockMinutes(userID: user.id, minutes: minutes)
+            return Response.redirect(to: "/diary/settings?saved=1", type: .found)
+        }
+        router.post("/diary/settings/mood-baseline") { request, context in
+            let user = try await lock.require(context, request)
+            var request = request
+            let form = try await request.form()
+            try await faces.moodBaselines.setEnabled(userID: user.id, form["enabled"] == "on")
             return Response.redirect(to: "/diary/settings?saved=1", type: .found)
         }
         router.post("/diary/face/delete") { request, context in

@@ -12,7 +12,7 @@ public struct FaceAuthService: Sendable {
     let throttle: LoginThrottleStore
     let policy: LoginThrottlePolicy
     let logger: Logger
-    let jobs: FaceJobLimiter
+    public let jobs: FaceJobLimiter
 
     public static let minimumEnrollmentPhotos = 3
     public static let maximumEnrollmentPhotos = 8
@@ -30,6 +30,8 @@ public struct FaceAuthService: Sendable {
         self.logger = logger
         self.jobs = FaceJobLimiter(perUser: FaceJobLimiter.defaultPerUser)
     }
+
+    public var moodBaselines: MoodBaselineStore { MoodBaselineStore(database: database, box: templates.box) }
 
     func requireEngine() throws -> any FaceAnalyzing {
         guard let engine else { throw FaceAuthError.engineUnavailable }
@@ -49,9 +51,12 @@ public struct FaceAuthService: Sendable {
         guard photos.count <= Self.maximumEnrollmentPhotos else { throw FaceAuthError.tooManyPhotos(maximum: Self.maximumEnrollmentPhotos) }
         let engine = try requireEngine()
         var embeddings: [[Float]] = []
+        var moods: [[Mood: Double]] = []
         for photo in photos {
             guard DiaryRules.isSupportedImage(photo) else { throw DiaryError.photoNotAnImage }
-            embeddings.append(try await jobs.run(userID: userID) { try await engine.enrollmentObservation(imageData: photo) }.embedding)
+            let observation = try await jobs.run(userID: userID) { try await engine.enrollmentObservation(imageData: photo) }
+            embeddings.append(observation.embedding)
+            if observation.moods.count == Mood.allCases.count { moods.append(observation.moods) }
         }
         // Photos of two different people in one enrollment would let either unlock: refuse that. The bound is
         // looser than the match threshold because one person's photos can lie further apart than the strict
@@ -62,12 +67,14 @@ public struct FaceAuthService: Sendable {
             throw FaceAuthError.notTheEnrolledPerson
         }
         try await templates.replace(userID: userID, embeddings: embeddings, now: now)
+        if let baseline = MoodCalibration.baseline(moods) { try await moodBaselines.replace(userID: userID, scores: baseline) }
         try await throttle.clear(subject: Self.subject(userID))
         logger.notice("face enrolled", metadata: ["photos": "\(photos.count)"])
     }
 
     public func deleteFaceData(userID: String) async throws {
         try await templates.delete(userID: userID)
+        try await moodBaselines.delete(userID: userID)
         logger.notice("face data deleted")
     }
 

@@ -53,7 +53,8 @@ public struct FaceEngineAdapter: FaceAnalyzing, MoodEstimating {
         let landmarks = face.landmarks.flatMap { [($0.x - Double(box.x)) / width, ($0.y - Double(box.y)) / height] }
         return FaceObservation(embedding: face.embedding, yaw: face.yaw, landmarks: landmarks,
                                points: face.landmarks.flatMap { [$0.x, $0.y] },
-                               box: [Double(box.x), Double(box.y), Double(box.width), Double(box.height)])
+                               box: [Double(box.x), Double(box.y), Double(box.width), Double(box.height)],
+                               moods: MoodCalibration.calibrate(moods(face.emotions)))
     }
 }
 

@@ -4,7 +4,8 @@ extension Schema {
     /// Face unlock as an interactive challenge: the state of each challenge (sealed: it holds landmarks
     /// and distances), a claim that lets one frame at a time be analysed, and the digests of frames
     /// already seen so a recording of an earlier attempt cannot be sent again. The old one-shot
-    /// challenge table goes: its rows are useless to the new protocol.
+    /// challenge table goes: its rows are useless to the new protocol. Also each user's resting-face
+    /// mood baseline from enrollment (sealed) and whether moods are read against it.
     static let faceLiveness = Migration(version: 20, name: "face-liveness-challenge") { sql, _ in
         try await sql.drop(table: "face_challenges").ifExists().run()
         try await sql.create(table: "face_liveness_challenges")
@@ -22,6 +23,11 @@ extension Schema {
             .column("digest", type: .text, .notNull)
             .column("seen_at", type: .bigint, .notNull)
             .primaryKey("user_id", "digest")
+            .run()
+        try await sql.create(table: "face_mood_baselines")
+            .column("user_id", type: .text, .primaryKey(autoIncrement: false), .references("users", "id", onDelete: .cascade))
+            .column("scores_sealed", type: .blob, .notNull)
+            .column("enabled", type: .boolean, .notNull)
             .run()
     }
 }
