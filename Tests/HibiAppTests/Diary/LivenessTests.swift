@@ -248,3 +248,31 @@ import Testing
         #expect(MoodCalibration.baseline([]) == nil)
     }
 }
+
+@Suite struct FaceJobLimiterTests {
+    /// Holds analyses open until released, so the test controls how many are running.
+    actor Gate {
+        var waiting: [CheckedContinuation<Void, Never>] = []
+        var entered = 0
+        func enter() async {
+            entered += 1
+            await withCheckedContinuation { waiting.append($0) }
+        }
+        func releaseAll() { waiting.forEach { $0.resume() }; waiting = [] }
+    }
+
+    @Test func oneUserCannotHoldMoreThanTheirShareOfTheFaceQueue() async throws {
+        let limiter = FaceJobLimiter(perUser: 2)
+        let gate = Gate()
+        let held = (0..<2).map { _ in Task { try await limiter.run(userID: "mallory") { await gate.enter() } } }
+        while await gate.entered < 2 { await Task.yield() }
+        await #expect(throws: FaceAuthError.tooManyFaceJobs) { try await limiter.run(userID: "mallory") { () } }
+        // Someone else is still served while Mallory's two run.
+        #expect(try await limiter.run(userID: "aiko") { 42 } == 42)
+        await gate.releaseAll()
+        for task in held { try await task.value }
+        // Her slots come back when her analyses end, also when one throws.
+        await #expect(throws: FaceAuthError.notEnrolled) { try await limiter.run(userID: "mallory") { throw FaceAuthError.notEnrolled } }
+        #expect(try await limiter.run(userID: "mallory") { 1 } == 1)
+    }
+}
