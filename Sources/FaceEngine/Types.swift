@@ -105,6 +105,8 @@ public enum FaceEngineError: Error, Equatable, CustomStringConvertible {
     case tooDark
     case unreadableImage
     case imageTooLarge(width: Int, height: Int)
+    /// A progressive JPEG with more scans than any encoder writes: decoding was stopped early.
+    case imageTooComplex
     case busy
     case modelMissing(path: String)
     case modelInvalid(path: String)
@@ -127,6 +129,8 @@ public enum FaceEngineError: Error, Equatable, CustomStringConvertible {
             return "The image could not be read. Send a complete JPEG, PNG or WebP file."
         case .imageTooLarge(let width, let height):
             return "The image is too large (\(width)x\(height) pixels). Send a smaller image, for example 4000x4000 or less."
+        case .imageTooComplex:
+            return "The JPEG has far more progressive scans than a camera or editor writes; decoding was stopped. Save it again as an ordinary JPEG."
         case .busy:
             return "Face recognition is busy. Try again in a moment."
         case .modelMissing(let path):

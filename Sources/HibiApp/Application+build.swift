@@ -140,7 +140,8 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
 
     let diaryStore = DiaryStore(database: core.database, box: core.box)
     let photos = PhotoStore(dataDirectory: config.dataDirectory, box: core.box)
-    let diary = DiaryService(store: diaryStore, photos: photos, search: DiarySearchIndex(), moods: core.moodEstimator, logger: core.logger)
+    let moods = core.moodEstimator.map { BaselineMoodEstimator(estimator: $0, baselines: faceAuth.moodBaselines, jobs: faceAuth.jobs) }
+    let diary = DiaryService(store: diaryStore, photos: photos, search: DiarySearchIndex(), moods: moods, logger: core.logger)
     let transfer = DiaryTransfer(store: diaryStore, photos: photos)
     DiaryWebRoutes(diary: diary, transfer: transfer, lock: diaryLock, maxUpload: diaryUpload, heavyWork: core.heavyWork).register(on: router)
     DiaryAPIRoutes(diary: diary, transfer: transfer, lock: diaryLock, maxUpload: diaryUpload, heavyWork: core.heavyWork).register(on: api)

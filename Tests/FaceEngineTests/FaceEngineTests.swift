@@ -230,3 +230,52 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+@Suite("Hostile JPEGs")
+struct HostileJPEGTests {
+    /// A valid progressive greyscale JPEG whose DC scan is repeated `scans` times.
+    static func scanBomb(width: Int, height: Int, scans: Int) -> Data {
+        var out = Data([0xFF, 0xD8])
+        func segment(_ marker: UInt8, _ body: [UInt8]) {
+            out += [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+        }
+        segment(0xDB, [0x00] + [UInt8](repeating: 1, count: 64))
+        segment(0xC2, [8, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), 1, 1, 0x11, 0])
+        segment(0xC4, [0x00, 1] + [UInt8](repeating: 0, count: 15) + [0])
+        let data = [UInt8](repeating: 0x00, count: (((width + 7) / 8) * ((height + 7) / 8) + 7) / 8)
+        for _ in 0..<scans {
+            segment(0xDA, [1, 1, 0x00, 0, 0, 0x00])
+            out += data
+        }
+        out += [0xFF, 0xD9]
+        return out
+    }
+
+    @Test("One scan decodes; the same scan repeated thousands of times is refused, not decoded to the end")
+    func repeatedScans() async throws {
+        let engine = try Fixtures.engine()
+        // The single-scan image is valid: a grey square without a face.
+        #expect(try await engine.analyze(imageData: Self.scanBomb(width: 256, height: 256, scans: 1)).isEmpty)
+        for scans in [150, 20_000] {
+            await #expect(throws: FaceEngineError.self) {
+                try await engine.analyze(imageData: Self.scanBomb(width: 256, height: 256, scans: scans))
+            }
+        }
+        // The engine is still there for the next image.
+        #expect(try await engine.analyze(imageData: try Fixtures.data("single_face_640x480.jpg")).count == 1)
+    }
+
+    @Test("Corrupt data that libjpeg only warns about is an error")
+    func warningsAreErrors() async throws {
+        var bytes = [UInt8](try Fixtures.data("single_face_640x480.jpg"))
+        // Junk between the header and the first marker after it: "extraneous bytes before marker".
+        guard let sos = (2..<bytes.count - 1).first(where: { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA }) else {
+            Issue.record("no SOS marker")
+            return
+        }
+        bytes.insert(contentsOf: [0x12, 0x34, 0x56], at: sos)
+        await #expect(throws: FaceEngineError.unreadableImage) {
+            try await Fixtures.engine().analyze(imageData: Data(bytes))
+        }
+    }
+}

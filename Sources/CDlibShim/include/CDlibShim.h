@@ -17,7 +17,8 @@ typedef enum {
     FE_ERR_TOO_LARGE = 2,    // header dimensions exceed the pixel limit (nothing was decoded)
     FE_ERR_MODEL = 3,        // a model file could not be read or is not the expected model
     FE_ERR_INTERNAL = 4,     // anything else (message says what)
-    FE_ERR_ARGUMENT = 5
+    FE_ERR_ARGUMENT = 5,
+    FE_ERR_TOO_COMPLEX = 6   // a progressive JPEG with more scans than any encoder writes (decoding stopped)
 } fe_status;
 
 typedef enum { FE_FORMAT_UNKNOWN = 0, FE_FORMAT_JPEG = 1, FE_FORMAT_PNG = 2, FE_FORMAT_WEBP = 3 } fe_format;

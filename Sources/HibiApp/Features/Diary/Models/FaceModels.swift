@@ -6,13 +6,22 @@ import HTTPTypes
 public struct FaceObservation: Sendable, Equatable {
     public let embedding: [Float]
     public let yaw: Double
-    /// Five landmarks relative to the face box (0...1), to tell a moving head from a still picture.
+    /// Five landmarks relative to the face box (0...1).
     public let landmarks: [Double]
+    /// The same five landmarks in image pixels (x0, y0, ... x4, y4), for the pose cues.
+    public let points: [Double]
+    /// The face box in image pixels: x, y, width, height.
+    public let box: [Double]
+    /// Calibrated mood scores of this face (enrollment photos set the user's resting baseline).
+    public let moods: [Mood: Double]
 
-    public init(embedding: [Float], yaw: Double, landmarks: [Double]) {
+    public init(embedding: [Float], yaw: Double, landmarks: [Double], points: [Double] = [], box: [Double] = [], moods: [Mood: Double] = [:]) {
         self.embedding = embedding
         self.yaw = yaw
         self.landmarks = landmarks
+        self.points = points
+        self.box = box
+        self.moods = moods
     }
 }
 
@@ -27,13 +36,29 @@ public protocol FaceAnalyzing: Sendable {
 }
 
 public enum HeadTurn: String, Sendable, Codable, CaseIterable {
-    case left, right
+    case left, right, up, down
 }
 
+/// What the page is told after creating a challenge and after every frame: only the step to perform
+/// now ("straight" first), never the ones after it.
 public struct FaceChallenge: Sendable, Codable, Equatable {
     public let id: String
-    public let steps: [HeadTurn]
+    /// "straight", "left", "right", "up" or "down"; "done" once the challenge is passed.
+    public let step: String
+    /// 0 for straight, 1... for the turns.
+    public let stepIndex: Int
+    public let stepCount: Int
+    public let done: Bool
     public let expiresAt: Date
+
+    init(id: String, state: Liveness.State, expiresAt: Date, done: Bool = false) {
+        self.id = id
+        self.step = done ? "done" : (state.step?.rawValue ?? "straight")
+        self.stepIndex = state.current
+        self.stepCount = state.steps.count + 1
+        self.done = done
+        self.expiresAt = expiresAt
+    }
 }
 
 public enum FaceAuthError: UserFacingError, Equatable {
@@ -49,13 +74,23 @@ public enum FaceAuthError: UserFacingError, Equatable {
     case stillImage
     case tooFewFrames(minimum: Int)
     case engineUnavailable
+    case framesTooFast
+    case framesInterrupted
+    case stepTimedOut
+    case faceJumped
+    case mirrorJump
+    case flatPicture
+    case replayedFrame
+    case tooManyFaceJobs
 
     public var status: HTTPResponse.Status {
         switch self {
         case .notEnrolled: .conflict
         case .faceUnlockPaused: .tooManyRequests
-        case .notTheEnrolledPerson, .challengeNotFollowed, .stillImage, .faceLost: .unauthorized
+        case .notTheEnrolledPerson, .challengeNotFollowed, .stillImage, .faceLost, .framesTooFast, .framesInterrupted,
+             .stepTimedOut, .faceJumped, .mirrorJump, .flatPicture, .replayedFrame: .unauthorized
         case .engineUnavailable: .serviceUnavailable
+        case .tooManyFaceJobs: .tooManyRequests
         default: .badRequest
         }
     }
@@ -74,6 +109,14 @@ public enum FaceAuthError: UserFacingError, Equatable {
         case .stillImage: "still_image"
         case .tooFewFrames: "too_few_frames"
         case .engineUnavailable: "face_engine_unavailable"
+        case .framesTooFast: "frames_too_fast"
+        case .framesInterrupted: "frames_interrupted"
+        case .stepTimedOut: "step_timed_out"
+        case .faceJumped: "face_jumped"
+        case .mirrorJump: "mirror_jump"
+        case .flatPicture: "flat_picture"
+        case .replayedFrame: "replayed_frame"
+        case .tooManyFaceJobs: "too_many_face_jobs"
         }
     }
 
@@ -92,6 +135,18 @@ public enum FaceAuthError: UserFacingError, Equatable {
         case .stillImage: Text(en: "The frames look like a still picture, not a live face.", ja: "静止画のようで、本人の顔と確認できませんでした。")
         case let .tooFewFrames(minimum): Text(en: "Send at least \(minimum) frames.", ja: "フレームを\(minimum)枚以上送ってください。")
         case .engineUnavailable: Text(en: "Face recognition is not available on this server. Use your password.", ja: "このサーバーでは顔認識を利用できません。パスワードを使ってください。")
+        case .framesTooFast: Text(en: "The frames came faster than a camera sends them, several at once. Start again.",
+                                  ja: "フレームがカメラの速度を超えて、まとめて届きました。最初からやり直してください。")
+        case .framesInterrupted: Text(en: "The camera frames stopped for too long. Start again.", ja: "カメラのフレームが長く途切れました。最初からやり直してください。")
+        case .stepTimedOut: Text(en: "That step took too long. Start again and follow each instruction as it appears.",
+                                 ja: "時間内に指示どおり動けませんでした。最初からやり直し、表示される指示に従ってください。")
+        case .faceJumped: Text(en: "The face jumped between frames instead of moving smoothly. Start again and move slowly.",
+                               ja: "顔がなめらかに動かず、フレーム間で跳びました。最初からやり直し、ゆっくり動いてください。")
+        case .mirrorJump: Text(en: "The face flipped from one side to the other between two frames, as a mirrored picture does. Turn slowly through the middle.",
+                               ja: "2枚のフレームの間で顔の向きが左右反転しました(鏡像の写真のように)。正面を通ってゆっくり向きを変えてください。")
+        case .flatPicture: Text(en: "The head turns did not look like a real head in three dimensions.", ja: "頭の向きの変化が立体的な顔のものに見えませんでした。")
+        case .replayedFrame: Text(en: "A frame of an earlier attempt was sent again. Start again with the camera.", ja: "以前の試行のフレームが再送されました。カメラで最初からやり直してください。")
+        case .tooManyFaceJobs: Text(en: "You already have face checks running. Wait for them to finish.", ja: "顔の確認がすでに実行中です。終わるまでお待ちください。")
         }
         return text(language)
     }

@@ -67,10 +67,10 @@ struct DiaryAPIRoutes: Sendable {
             return JSONBody(TrendResponse(period: period, days: try await diary.trend(userID: user.id, period: period, timeZone: Self.zone(user), now: Date())))
         }
         api.post("diary/mood-estimate") { request, context in
-            _ = try await lock.require(context, request)
+            let user = try await lock.require(context, request)
             var request = request
             let input = try await request.json(PhotoInput.self, limit: maxUpload)
-            let scores = try await diary.checkAndEstimate(try Self.photo(input.photo))
+            let scores = try await diary.checkAndEstimate(try Self.photo(input.photo), userID: user.id)
             let top = scores?.top
             return JSONBody(MoodEstimateResponse(faceFound: scores != nil, moodScores: scores, suggestedMood: top?.mood, confidence: top?.confidence))
         }

@@ -7,9 +7,8 @@ struct FaceRoutes: Sendable {
     let maxUpload: Int
 
     struct PhotoList: Codable, Sendable { var photos: [String] }
-    struct UnlockRequest: Codable, Sendable { var challengeId: String; var frames: [String] }
+    struct FrameRequest: Codable, Sendable { var challengeId: String; var frame: String }
     struct FaceStatus: Codable, Sendable { let enrolledPhotos: Int; let available: Bool }
-    struct Unlocked: Codable, Sendable { let unlocked: Bool }
     struct Checked: Codable, Sendable { let accepted: Bool }
 
     func register(on router: Router<HibiRequestContext>, api: RouterGroup<HibiRequestContext>) {
@@ -17,6 +16,7 @@ struct FaceRoutes: Sendable {
             let user = try await lock.require(context, request)
             return HTMLPage(FaceViews.settings(context: context, lockMinutes: try await lock.lockMinutes(userID: user.id),
                                                enrolled: try await faces.templates.count(userID: user.id), available: faces.engine != nil,
+                                               moodBaseline: try await faces.moodBaselines.baseline(userID: user.id)?.enabled,
                                                notice: request.uri.formQuery.get("deleted") != nil ? (US.faceDeleted(context.language), .success)
                                                    : request.uri.formQuery.get("saved") != nil ? (DS.saved(context.language), .success) : nil))
         }
@@ -26,6 +26,13 @@ struct FaceRoutes: Sendable {
             let form = try await request.form()
             guard let minutes = Int(form["lock_minutes"] ?? "") else { throw RequestError.missingField("lock_minutes") }
             try await lock.setLockMinutes(userID: user.id, minutes: minutes)
+            return Response.redirect(to: "/diary/settings?saved=1", type: .found)
+        }
+        router.post("/diary/settings/mood-baseline") { request, context in
+            let user = try await lock.require(context, request)
+            var request = request
+            let form = try await request.form()
+            try await faces.moodBaselines.setEnabled(userID: user.id, form["enabled"] == "on")
             return Response.redirect(to: "/diary/settings?saved=1", type: .found)
         }
         router.post("/diary/face/delete") { request, context in
@@ -44,10 +51,10 @@ struct FaceRoutes: Sendable {
         }
         // Enrollment changes who can open the diary, so it needs an unlocked diary first.
         api.post("diary/face/check") { request, context in
-            _ = try await lock.require(context, request)
+            let user = try await lock.require(context, request)
             var request = request
             let input = try await request.json(DiaryAPIRoutes.PhotoInput.self, limit: maxUpload)
-            try await faces.checkEnrollmentPhoto(try DiaryAPIRoutes.photo(input.photo))
+            try await faces.checkEnrollmentPhoto(userID: user.id, try DiaryAPIRoutes.photo(input.photo))
             return JSONBody(Checked(accepted: true))
         }
         api.post("diary/face/enroll") { request, context in
@@ -67,13 +74,16 @@ struct FaceRoutes: Sendable {
             let user = try context.requireUser()
             return JSONBody(try await faces.challenge(userID: user.id, now: Date()), status: .created)
         }
-        api.post("diary/face/unlock") { request, context in
+        // One camera frame at a time; the answer names the next step, and the last one unlocks.
+        api.post("diary/face/frame") { request, context in
+            let arrivedAt = Date()
             let user = try context.requireUser()
             var request = request
-            let input = try await request.json(UnlockRequest.self, limit: maxUpload * 4)
-            try await faces.unlock(userID: user.id, challengeID: input.challengeId, frames: try input.frames.map(DiaryAPIRoutes.photo), now: Date())
-            try await lock.unlock(context, now: Date())
-            return JSONBody(Unlocked(unlocked: true))
+            let input = try await request.json(FrameRequest.self, limit: maxUpload)
+            let answer = try await faces.frame(userID: user.id, challengeID: input.challengeId, frame: try DiaryAPIRoutes.photo(input.frame),
+                                               arrivedAt: arrivedAt)
+            if answer.done { try await lock.unlock(context, now: Date()) }
+            return JSONBody(answer)
         }
     }
 }

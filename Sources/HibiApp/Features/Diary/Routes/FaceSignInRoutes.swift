@@ -13,24 +13,25 @@ struct FaceSignInRoutes: Sendable {
     let sessionLifetime: TimeInterval
     let maxUpload: Int
 
-    struct SignedIn: Codable, Sendable { let signedIn: Bool }
-
     func register(api: RouterGroup<HibiRequestContext>) {
         api.post("auth/face/challenge") { request, _ in
             let (_, user) = try await device(request)
             return JSONBody(try await faces.challenge(userID: user.id, now: Date()), status: .created)
         }
-        api.post("auth/face/sign-in") { request, context in
+        api.post("auth/face/frame") { request, context in
+            let arrivedAt = Date()
             let (device, user) = try await device(request)
             var request = request
-            let input = try await request.json(FaceRoutes.UnlockRequest.self, limit: maxUpload * 4)
+            let input = try await request.json(FaceRoutes.FrameRequest.self, limit: maxUpload)
             // The challenge is looked up for this device's user only, so nobody else's challenge or face counts here.
-            try await faces.unlock(userID: user.id, challengeID: input.challengeId, frames: try input.frames.map(DiaryAPIRoutes.photo), now: Date())
+            let answer = try await faces.frame(userID: user.id, challengeID: input.challengeId, frame: try DiaryAPIRoutes.photo(input.frame),
+                                               arrivedAt: arrivedAt)
+            guard answer.done else { return try JSONBody(answer).response(from: request, context: context) }
             let now = Date()
             let (token, session) = try await sessions.create(userID: user.id, now: now)
             try await lock.unlock(sessionTokenHash: session.tokenHash, now: now)
             try await devices.markUsed(id: device.id, now: now)
-            var response = try JSONBody(SignedIn(signedIn: true)).response(from: request, context: context)
+            var response = try JSONBody(answer).response(from: request, context: context)
             for cookie in AccountWebRoutes.sessionCookies(token: token, user: user, lifetime: sessionLifetime, secure: secureCookies) {
                 response.setCookie(cookie)
             }
@@ -49,6 +50,6 @@ struct FaceSignInRoutes: Sendable {
         guard faces.engine != nil, let (_, user) = try await devices.find(token: deviceToken, now: Date()), !user.disabled,
               try await faces.templates.count(userID: user.id) > 0 else { return nil }
         return UnlockViews.faceBox(context: context, title: S.signInWithFace, next: next,
-                                   challengeURL: "/api/v1/auth/face/challenge", verifyURL: "/api/v1/auth/face/sign-in")
+                                   challengeURL: "/api/v1/auth/face/challenge", verifyURL: "/api/v1/auth/face/frame")
     }
 }

@@ -34,7 +34,7 @@ public struct DiaryService: Sendable {
 
     /// Validates everything before writing anything, so a bad photo never leaves a half-made entry.
     public func create(userID: String, draft: Draft, now: Date) async throws -> DiaryEntry {
-        let scores = try await checkAndEstimate(draft.photo)
+        let scores = try await checkAndEstimate(draft.photo, userID: userID)
         let entry = DiaryEntry(
             id: UUID().uuidString.lowercased(), userID: userID,
             date: try DiaryRules.validateDate(draft.date, now: now),
@@ -75,7 +75,7 @@ public struct DiaryService: Sendable {
 
     public func update(userID: String, id: String, change: Change, now: Date) async throws -> DiaryEntry {
         guard var entry = try await store.find(id: id, userID: userID) else { throw DiaryError.entryNotFound }
-        let newScores = try await checkAndEstimate(change.photo)
+        let newScores = try await checkAndEstimate(change.photo, userID: userID)
         if let date = change.date { entry.date = try DiaryRules.validateDate(date, now: now) }
         let hasPhoto = change.photo != nil || (entry.hasPhoto && !change.removePhoto)
         if let text = change.text { entry.text = try DiaryRules.validateText(text, hasPhoto: hasPhoto) }
@@ -162,12 +162,12 @@ public struct DiaryService: Sendable {
         return try await store.entries(inWindows: windows, userID: userID, limit: 50)
     }
 
-    func checkAndEstimate(_ photo: Data?) async throws -> MoodScores? {
+    func checkAndEstimate(_ photo: Data?, userID: String) async throws -> MoodScores? {
         guard let photo else { return nil }
         guard photo.count <= DiaryRules.maxPhotoBytes else { throw DiaryError.photoTooLarge(limitMB: DiaryRules.maxPhotoBytes / 1_048_576) }
         guard DiaryRules.isSupportedImage(photo) else { throw DiaryError.photoNotAnImage }
         guard let moods else { return nil }
-        return try await moods.estimateMood(imageData: photo)
+        return try await moods.estimateMood(imageData: photo, userID: userID)
     }
 }
 

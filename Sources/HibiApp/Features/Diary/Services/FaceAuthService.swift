@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import SQLKit
+import Synchronization
 
 /// Face enrollment and unlock with a liveness challenge.
 public struct FaceAuthService: Sendable {
@@ -11,11 +12,13 @@ public struct FaceAuthService: Sendable {
     let throttle: LoginThrottleStore
     let policy: LoginThrottlePolicy
     let logger: Logger
+    public let jobs: FaceJobLimiter
 
     public static let minimumEnrollmentPhotos = 3
     public static let maximumEnrollmentPhotos = 8
-    public static let maximumFrames = 24
     public static let challengeLifetime: TimeInterval = 90
+    /// How long frame digests are remembered to refuse replays (seconds).
+    static let digestMemory: Int64 = 30 * 86400
 
     public init(engine: (any FaceAnalyzing)?, templates: FaceTemplateStore, database: Database, throttle: LoginThrottleStore,
                 policy: LoginThrottlePolicy, logger: Logger) {
@@ -25,7 +28,10 @@ public struct FaceAuthService: Sendable {
         self.throttle = throttle
         self.policy = policy
         self.logger = logger
+        self.jobs = FaceJobLimiter(perUser: FaceJobLimiter.defaultPerUser)
     }
+
+    public var moodBaselines: MoodBaselineStore { MoodBaselineStore(database: database, box: templates.box) }
 
     func requireEngine() throws -> any FaceAnalyzing {
         guard let engine else { throw FaceAuthError.engineUnavailable }
@@ -33,9 +39,10 @@ public struct FaceAuthService: Sendable {
     }
 
     /// Checks one candidate photo; the page calls this per shot so the user learns at once why one is refused.
-    public func checkEnrollmentPhoto(_ data: Data) async throws {
+    public func checkEnrollmentPhoto(userID: String, _ data: Data) async throws {
         guard DiaryRules.isSupportedImage(data) else { throw DiaryError.photoNotAnImage }
-        _ = try await requireEngine().enrollmentObservation(imageData: data)
+        let engine = try requireEngine()
+        _ = try await jobs.run(userID: userID) { try await engine.enrollmentObservation(imageData: data) }
     }
 
     /// Enrolls from several photos; every photo must pass, and nothing changes unless all do.
@@ -44,9 +51,12 @@ public struct FaceAuthService: Sendable {
         guard photos.count <= Self.maximumEnrollmentPhotos else { throw FaceAuthError.tooManyPhotos(maximum: Self.maximumEnrollmentPhotos) }
         let engine = try requireEngine()
         var embeddings: [[Float]] = []
+        var moods: [[Mood: Double]] = []
         for photo in photos {
             guard DiaryRules.isSupportedImage(photo) else { throw DiaryError.photoNotAnImage }
-            embeddings.append(try await engine.enrollmentObservation(imageData: photo).embedding)
+            let observation = try await jobs.run(userID: userID) { try await engine.enrollmentObservation(imageData: photo) }
+            embeddings.append(observation.embedding)
+            if observation.moods.count == Mood.allCases.count { moods.append(observation.moods) }
         }
         // Photos of two different people in one enrollment would let either unlock: refuse that. The bound is
         // looser than the match threshold because one person's photos can lie further apart than the strict
@@ -57,64 +67,151 @@ public struct FaceAuthService: Sendable {
             throw FaceAuthError.notTheEnrolledPerson
         }
         try await templates.replace(userID: userID, embeddings: embeddings, now: now)
+        if let baseline = MoodCalibration.baseline(moods) { try await moodBaselines.replace(userID: userID, scores: baseline) }
         try await throttle.clear(subject: Self.subject(userID))
         logger.notice("face enrolled", metadata: ["photos": "\(photos.count)"])
     }
 
     public func deleteFaceData(userID: String) async throws {
         try await templates.delete(userID: userID)
+        try await moodBaselines.delete(userID: userID)
         logger.notice("face data deleted")
     }
 
+    /// Starts a challenge. The turns are drawn now and sealed with the challenge; the page learns
+    /// only the first step (look straight) and each later one after the frames for the previous arrive.
     public func challenge(userID: String, now: Date) async throws -> FaceChallenge {
         _ = try requireEngine()
         guard try await templates.count(userID: userID) > 0 else { throw FaceAuthError.notEnrolled }
         try await refuseIfPaused(userID: userID, now: now)
         var generator = SystemRandomNumberGenerator()
-        let challenge = FaceChallenge(id: Secrets.randomToken(bytes: 18), steps: Liveness.makeSteps(using: &generator),
-                                      expiresAt: now.addingTimeInterval(Self.challengeLifetime))
-        try await database.sql.delete(from: "face_challenges").where("expires_at", .lessThan, Int64(now.timeIntervalSince1970) - 3600).run()
-        try await database.sql.insert(into: "face_challenges").columns("id", "user_id", "steps", "expires_at")
-            .values(SQLBind(challenge.id), SQLBind(userID), SQLBind(challenge.steps.map(\.rawValue).joined(separator: ",")),
-                    SQLBind(Int64(challenge.expiresAt.timeIntervalSince1970)))
+        let id = Secrets.randomToken(bytes: 18)
+        let state = Liveness.State(steps: Liveness.makeSteps(using: &generator), createdAt: Self.milliseconds(now))
+        let expiresAt = now.addingTimeInterval(Self.challengeLifetime)
+        let seconds = Int64(now.timeIntervalSince1970)
+        try await database.sql.delete(from: "face_liveness_challenges").where("expires_at", .lessThan, seconds - 3600).run()
+        try await database.sql.delete(from: "face_frame_digests").where("seen_at", .lessThan, seconds - Self.digestMemory).run()
+        try await database.sql.insert(into: "face_liveness_challenges")
+            .columns("id", "user_id", "state_sealed", "revision", "expires_at")
+            .values(SQLBind(id), SQLBind(userID), SQLBind(try seal(state, id: id)), SQLBind(Int64(0)), SQLBind(Int64(expiresAt.timeIntervalSince1970)))
             .run()
-        return challenge
+        return FaceChallenge(id: id, state: state, expiresAt: expiresAt)
     }
 
-    /// Verifies a challenge's frames. The challenge is spent before any frame is looked at, so a
-    /// recording of a successful attempt can never be replayed.
-    public func unlock(userID: String, challengeID: String, frames: [Data], now: Date) async throws {
+    /// One camera frame of a challenge, stamped `arrivedAt` by the server when it came in. Frames are
+    /// analysed one at a time per challenge: a frame arriving while another is being analysed is a
+    /// burst, and ends the challenge. Returns the step to perform now, or `done` once passed.
+    public func frame(userID: String, challengeID: String, frame: Data, arrivedAt: Date) async throws -> FaceChallenge {
         let engine = try requireEngine()
-        try await refuseIfPaused(userID: userID, now: now)
-        guard frames.count <= Self.maximumFrames else { throw FaceAuthError.tooManyPhotos(maximum: Self.maximumFrames) }
-        guard let row = try await database.sql.select().columns("steps", "expires_at", "used_at").from("face_challenges")
-            .where("id", .equal, challengeID).where("user_id", .equal, userID).first(),
-            try row.decode(column: "used_at", as: Int64?.self) == nil else { throw FaceAuthError.challengeUnknown }
-        try await database.sql.update("face_challenges").set("used_at", to: Int64(now.timeIntervalSince1970))
-            .where("id", .equal, challengeID).run()
-        guard Double(try row.decode(column: "expires_at", as: Int64.self)) >= now.timeIntervalSince1970 else {
-            throw FaceAuthError.challengeExpired
+        guard DiaryRules.isSupportedImage(frame) else { throw DiaryError.photoNotAnImage }
+        try await refuseIfPaused(userID: userID, now: arrivedAt)
+        let arrived = Self.milliseconds(arrivedAt)
+        let (state, revision, expiresAt) = try await claim(userID: userID, challengeID: challengeID, arrivedAt: arrivedAt)
+
+        // A byte-identical frame was sent before: a recording of an earlier attempt, not a camera.
+        let digest = Hex.string(SHA256.hash(data: frame))
+        let fresh = try await database.sql.insert(into: "face_frame_digests").columns("user_id", "digest", "seen_at")
+            .values(SQLBind(userID), SQLBind(digest), SQLBind(Int64(arrivedAt.timeIntervalSince1970)))
+            .ignoringConflicts(with: ["user_id", "digest"]).returning("digest").all().count
+        if fresh == 0 { try await fail(userID: userID, challengeID: challengeID, reason: .replayedFrame, now: arrivedAt) }
+
+        let observation: FaceObservation?
+        do {
+            observation = try await jobs.run(userID: userID) { try await engine.observation(imageData: frame) }
+        } catch let error as FaceAuthError where error == .tooManyFaceJobs {
+            try await release(challengeID: challengeID, revision: revision)
+            throw error
+        } catch let error as any UserFacingError where error.status == .serviceUnavailable {
+            try await release(challengeID: challengeID, revision: revision)
+            throw error
+        } catch {
+            observation = nil  // no single usable face in this frame
         }
-        let steps = try row.decode(column: "steps", as: String.self).split(separator: ",").compactMap { HeadTurn(rawValue: String($0)) }
+        let answered = Date()
         let enrolled = try await templates.embeddings(userID: userID)
         guard !enrolled.isEmpty else { throw FaceAuthError.notEnrolled }
-        var observations: [FaceObservation?] = []
-        for frame in frames {
-            guard DiaryRules.isSupportedImage(frame) else { throw DiaryError.photoNotAnImage }
-            observations.append(try? await engine.observation(imageData: frame))
+        let analysed = observation.flatMap { observation -> Liveness.Frame? in
+            guard let geometry = Liveness.geometry(points: observation.points) else { return nil }
+            return Liveness.Frame(arrivedAt: arrived, yaw: observation.yaw, geometry: geometry, box: observation.box,
+                                  distance: Liveness.bestDistance(observation.embedding, templates: enrolled))
         }
-        let digests = frames.map { Hex.string(SHA256.hash(data: $0)) }
-        switch Liveness.verify(observations: observations, frameDigests: digests, steps: steps, templates: enrolled, threshold: engine.matchThreshold) {
-        case .pass:
+        switch Liveness.advance(state, frame: analysed, answeredAt: Self.milliseconds(answered), arrivedAt: arrived, threshold: engine.matchThreshold) {
+        case let .failed(reason):
+            try await fail(userID: userID, challengeID: challengeID, reason: reason, now: answered)
+        case let .next(next):
+            try await store(next, challengeID: challengeID, revision: revision, finished: nil)
+            return FaceChallenge(id: challengeID, state: next, expiresAt: expiresAt)
+        case let .passed(passed):
+            try await store(passed, challengeID: challengeID, revision: revision, finished: answered)
             try await throttle.clear(subject: Self.subject(userID))
-            logger.notice("face unlock succeeded")
-        case let .fail(reason):
+            logger.notice("face unlock succeeded", metadata: ["frames": "\(passed.frames.count)"])
+            return FaceChallenge(id: challengeID, state: passed, expiresAt: expiresAt, done: true)
+        }
+    }
+
+    /// Marks the challenge as having a frame in flight, or says why it cannot take one.
+    func claim(userID: String, challengeID: String, arrivedAt: Date) async throws -> (Liveness.State, Int64, Date) {
+        let seconds = Int64(arrivedAt.timeIntervalSince1970)
+        let claimed = try await database.sql.update("face_liveness_challenges")
+            .set("in_flight_since", to: SQLBind(Self.milliseconds(arrivedAt)))
+            .where("id", .equal, challengeID).where("user_id", .equal, userID)
+            .where("in_flight_since", .is, SQLLiteral.null).where("finished_at", .is, SQLLiteral.null)
+            .where("expires_at", .greaterThanOrEqual, seconds)
+            .returning("state_sealed", "revision", "expires_at").first()
+        if let claimed {
+            let state = try open(try claimed.decode(column: "state_sealed", as: Data.self), id: challengeID)
+            return (state, try claimed.decode(column: "revision", as: Int64.self),
+                    Date(timeIntervalSince1970: TimeInterval(try claimed.decode(column: "expires_at", as: Int64.self))))
+        }
+        guard let row = try await database.sql.select().columns("in_flight_since", "expires_at", "finished_at").from("face_liveness_challenges")
+            .where("id", .equal, challengeID).where("user_id", .equal, userID).first(),
+            try row.decode(column: "finished_at", as: Int64?.self) == nil else { throw FaceAuthError.challengeUnknown }
+        if try row.decode(column: "expires_at", as: Int64.self) < seconds {
+            try await fail(userID: userID, challengeID: challengeID, reason: .challengeExpired, now: arrivedAt, countsAsFailure: false)
+        }
+        // Another frame of this challenge is being analysed: frames sent at once, not one by one from a camera.
+        try await fail(userID: userID, challengeID: challengeID, reason: .framesTooFast, now: arrivedAt)
+    }
+
+    func store(_ state: Liveness.State, challengeID: String, revision: Int64, finished: Date?) async throws {
+        let updated = try await database.sql.update("face_liveness_challenges")
+            .set("state_sealed", to: SQLBind(try seal(state, id: challengeID)))
+            .set("revision", to: SQLBind(revision + 1))
+            .set("in_flight_since", to: SQLLiteral.null)
+            .set("finished_at", to: finished.map { SQLBind(Int64($0.timeIntervalSince1970)) as any SQLExpression } ?? SQLLiteral.null)
+            .where("id", .equal, challengeID).where("revision", .equal, revision).where("finished_at", .is, SQLLiteral.null)
+            .returning("id").all()
+        // Ended meanwhile by a frame that arrived while this one was analysed.
+        guard !updated.isEmpty else { throw FaceAuthError.framesTooFast }
+    }
+
+    func release(challengeID: String, revision: Int64) async throws {
+        try await database.sql.update("face_liveness_challenges").set("in_flight_since", to: SQLLiteral.null)
+            .where("id", .equal, challengeID).where("revision", .equal, revision).run()
+    }
+
+    /// Ends the challenge for good and counts a failed attempt (the failure counter and pause are the password's).
+    func fail(userID: String, challengeID: String, reason: FaceAuthError, now: Date, countsAsFailure: Bool = true) async throws -> Never {
+        try await database.sql.update("face_liveness_challenges").set("finished_at", to: SQLBind(Int64(now.timeIntervalSince1970)))
+            .set("in_flight_since", to: SQLLiteral.null)
+            .where("id", .equal, challengeID).where("user_id", .equal, userID).where("finished_at", .is, SQLLiteral.null).run()
+        if countsAsFailure {
             let state = policy.recordingFailure(try await throttle.state(subject: Self.subject(userID)), now: now)
             try await throttle.save(subject: Self.subject(userID), state: state)
             logger.warning("face unlock failed", metadata: ["reason": "\(reason.code)", "failures": "\(state.failures)"])
-            throw reason
         }
+        throw reason
     }
+
+    func seal(_ state: Liveness.State, id: String) throws -> Data {
+        try templates.box.seal(try JSONEncoder().encode(state), context: "face-challenge:" + id)
+    }
+
+    func open(_ sealed: Data, id: String) throws -> Liveness.State {
+        try JSONDecoder().decode(Liveness.State.self, from: try templates.box.open(sealed, context: "face-challenge:" + id))
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     func refuseIfPaused(userID: String, now: Date) async throws {
         if let remaining = policy.lockRemaining(try await throttle.state(subject: Self.subject(userID)), now: now) {
@@ -123,4 +220,34 @@ public struct FaceAuthService: Sendable {
     }
 
     static func subject(_ userID: String) -> String { "face:" + userID }
+}
+
+/// Face analyses each user may have queued or running at once on this instance. The engine's queue is
+/// shared by everyone; without this one user sending ten slow images kept every other user's face
+/// unlock at 503 for minutes.
+public final class FaceJobLimiter: Sendable {
+    static let defaultPerUser = 2
+    let perUser: Int
+    private let running = Mutex<[String: Int]>([:])
+
+    public init(perUser: Int) {
+        self.perUser = max(1, perUser)
+    }
+
+    public func run<T: Sendable>(userID: String, _ body: () async throws -> T) async throws -> T {
+        let admitted = running.withLock { counts -> Bool in
+            let current = counts[userID, default: 0]
+            guard current < perUser else { return false }
+            counts[userID] = current + 1
+            return true
+        }
+        guard admitted else { throw FaceAuthError.tooManyFaceJobs }
+        defer {
+            running.withLock { counts in
+                let left = counts[userID, default: 1] - 1
+                counts[userID] = left > 0 ? left : nil
+            }
+        }
+        return try await body()
+    }
 }

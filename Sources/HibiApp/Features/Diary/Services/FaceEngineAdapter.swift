@@ -16,7 +16,7 @@ public struct FaceEngineAdapter: FaceAnalyzing, MoodEstimating {
     public func estimateMood(imageData: Data) async throws -> MoodScores? {
         do {
             guard let face = FaceEngine.bestFace(try await engine.analyze(imageData: imageData)) else { return nil }
-            return MoodScores(Self.moods(face.emotions))
+            return MoodScores(MoodCalibration.calibrate(Self.moods(face.emotions)))
         } catch let error as FaceEngineError {
             throw FaceEngineUserError(error)
         }
@@ -51,7 +51,10 @@ public struct FaceEngineAdapter: FaceAnalyzing, MoodEstimating {
         let box = face.box
         let width = Double(max(box.width, 1)), height = Double(max(box.height, 1))
         let landmarks = face.landmarks.flatMap { [($0.x - Double(box.x)) / width, ($0.y - Double(box.y)) / height] }
-        return FaceObservation(embedding: face.embedding, yaw: face.yaw, landmarks: landmarks)
+        return FaceObservation(embedding: face.embedding, yaw: face.yaw, landmarks: landmarks,
+                               points: face.landmarks.flatMap { [$0.x, $0.y] },
+                               box: [Double(box.x), Double(box.y), Double(box.width), Double(box.height)],
+                               moods: MoodCalibration.calibrate(moods(face.emotions)))
     }
 }
 
@@ -67,7 +70,7 @@ public struct FaceEngineUserError: UserFacingError, Equatable {
         switch error {
         case .busy: .serviceUnavailable
         case .imageTooLarge: .contentTooLarge
-        case .unreadableImage: .badRequest
+        case .unreadableImage, .imageTooComplex: .badRequest
         case .modelMissing, .modelInvalid: .serviceUnavailable
         default: .unprocessableContent
         }
@@ -82,6 +85,7 @@ public struct FaceEngineUserError: UserFacingError, Equatable {
         case .notFrontal: "face_not_frontal"
         case .tooDark: "too_dark"
         case .unreadableImage: "unreadable_image"
+        case .imageTooComplex: "image_too_complex"
         case .imageTooLarge: "image_too_large"
         case .busy: "face_engine_busy"
         case .modelMissing, .modelInvalid: "face_engine_unavailable"
@@ -97,6 +101,8 @@ public struct FaceEngineUserError: UserFacingError, Equatable {
         case .notFrontal: Text(en: "Look straight at the camera.", ja: "カメラを正面から見てください。")
         case .tooDark: Text(en: "It is too dark; find more light.", ja: "暗すぎます。明るい場所で撮影してください。")
         case .unreadableImage: Text(en: "The image cannot be read (damaged or not JPEG/PNG/WebP).", ja: "画像を読み込めません(破損しているか JPEG・PNG・WebP ではありません)。")
+        case .imageTooComplex: Text(en: "The JPEG has far more progressive scans than any camera writes; it was not decoded. Save it again as an ordinary JPEG.",
+                                    ja: "この JPEG はカメラが書き出すより桁違いに多いプログレッシブスキャンを含むため、読み込みを中止しました。通常の JPEG として保存し直してください。")
         case let .imageTooLarge(width, height): Text(en: "The image is too large (\(width)×\(height) pixels).", ja: "画像が大きすぎます(\(width)×\(height) ピクセル)。")
         case .busy: Text(en: "Face recognition is busy; try again in a moment.", ja: "顔認識が混み合っています。少し待ってからお試しください。")
         case .modelMissing, .modelInvalid: Text(en: "Face recognition is not available on this server.", ja: "このサーバーでは顔認識を利用できません。")

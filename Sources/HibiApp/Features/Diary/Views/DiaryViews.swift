@@ -233,8 +233,7 @@ enum DiaryViews {
         return el("section", .class("mood-estimate"), .id("mood-estimate")) {
             el("h2") { DS.estimate(l) }
             el("p", .id("suggestion")) {
-                DS.suggested(l, "\(top.mood.emoji) \(top.mood.label(l))")
-                " (\(DS.confidence(l)) \(Int((top.confidence * 100).rounded()))%)"
+                DS.suggested(l, "\(top.mood.emoji) " + MoodCalibration.wording(top.mood, confidence: top.confidence, language: l))
             }
             moodBars(scores: scores, language: l)
             el("form", .method("post"), .action("/diary/entries/\(entry.id)/mood"), .id("confirm-mood")) {

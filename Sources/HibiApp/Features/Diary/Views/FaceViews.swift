@@ -7,10 +7,15 @@ enum FS {
     static let accepted = Text(en: "Photo %@ accepted", ja: "%@ 枚目を受け付けました")
     static let enrolledDone = Text(en: "Your face is enrolled. Next time, unlock with it.", ja: "顔を登録しました。次回から顔で解除できます。")
     static let unavailable = Text(en: "Face recognition is not available on this server.", ja: "このサーバーでは顔認識を利用できません。")
+    static let moodBaseline = Text(en: "Read mood suggestions against my resting face (from my enrollment photos)",
+                                   ja: "気分の推定を、登録写真の平常時の顔を基準に読む")
+    static let moodBaselineHelp = Text(en: "Some faces look sad or stern at rest. With this on, what the model sees in your enrollment photos no longer counts as a mood.",
+                                       ja: "平常時でも悲しそう・険しそうに見える顔があります。オンにすると、登録写真に見える表情は気分として数えません。")
 }
 
 enum FaceViews {
-    static func settings(context: HibiRequestContext, lockMinutes: Int, enrolled: Int, available: Bool, notice: (String, Layout.NoticeKind)?) -> Node {
+    static func settings(context: HibiRequestContext, lockMinutes: Int, enrolled: Int, available: Bool, moodBaseline: Bool? = nil,
+                         notice: (String, Layout.NoticeKind)?) -> Node {
         let l = context.language
         return Layout.page(title: US.settings(l), context: context, current: "/diary") {
             DiaryViews.head(context)
@@ -40,6 +45,18 @@ enum FaceViews {
                         el("form", .method("post"), .action("/diary/face/delete"), .class("inline")) {
                             Layout.csrfField(context)
                             el("button", .type("submit"), .class("secondary outline danger"), .id("delete-face")) { US.deleteFace(l) }
+                        }
+                    }
+                    if let moodBaseline {
+                        el("form", .method("post"), .action("/diary/settings/mood-baseline"), .id("mood-baseline-form")) {
+                            Layout.csrfField(context)
+                            el("label") {
+                                moodBaseline ? input(.type("checkbox"), .name("enabled"), .id("mood-baseline"), .init("checked", nil))
+                                             : input(.type("checkbox"), .name("enabled"), .id("mood-baseline"))
+                                " " + FS.moodBaseline(l)
+                            }
+                            el("p", .class("muted")) { FS.moodBaselineHelp(l) }
+                            el("button", .type("submit"), .class("secondary")) { S.save(l) }
                         }
                     }
                 } else {

@@ -11,9 +11,13 @@ enum US {
     static let scanning = Text(en: "Scanning…", ja: "スキャン中…")
     static let processing = Text(en: "Checking…", ja: "確認中…")
     static let success = Text(en: "Unlocked!", ja: "解除しました!")
-    static let turnLeft = Text(en: "Turn your head to your left", ja: "顔を左に向けてください")
-    static let turnRight = Text(en: "Turn your head to your right", ja: "顔を右に向けてください")
+    static let turnLeft = Text(en: "Slowly turn your head to your left", ja: "ゆっくり顔を左に向けてください")
+    static let turnRight = Text(en: "Slowly turn your head to your right", ja: "ゆっくり顔を右に向けてください")
     static let lookStraight = Text(en: "Look straight at the camera", ja: "カメラを正面から見てください")
+    static let turnUp = Text(en: "Slowly tip your head up", ja: "ゆっくり顔を上に向けてください")
+    static let turnDown = Text(en: "Slowly tip your head down", ja: "ゆっくり顔を下に向けてください")
+    static let honesty = Text(en: "Face unlock is a convenience on top of your password, which stays the key to your diary. The head turns stop a photo held up or sent as frames, its mirror image and replayed frames; they do not stop a video of you or a 3-D mask.",
+                              ja: "顔認証はパスワードに加えた便利機能で、日記の鍵はあくまでパスワードです。頭の動きの確認は、かざした写真やフレームとして送られた写真、その鏡像、再送されたフレームを防ぎますが、あなたの動画や立体マスクは防げません。")
     static let cameraDenied = Text(en: "The camera is not available (denied or missing). Use your password instead.", ja: "カメラを使用できません(許可されていないか、ありません)。パスワードを使ってください。")
     static let notEnrolled = Text(en: "Face unlock is not set up. Enroll your face in the diary settings.", ja: "顔認証は未設定です。日記の設定で顔を登録してください。")
     static let faceLocked = Text(en: "Face unlock is paused after too many failures. Use your password.", ja: "失敗が続いたため顔認証は一時停止中です。パスワードを使ってください。")
@@ -41,7 +45,7 @@ enum UnlockViews {
                 if let error { Layout.notice(error, kind: .error) }
                 if enrolled && faceAvailable {
                     faceBox(context: context, title: US.withFace, next: next,
-                            challengeURL: "/api/v1/diary/face/challenge", verifyURL: "/api/v1/diary/face/unlock")
+                            challengeURL: "/api/v1/diary/face/challenge", verifyURL: "/api/v1/diary/face/frame")
                 } else if !enrolled {
                     el("p", .class("muted"), .id("not-enrolled")) { US.notEnrolled(l) }
                 }
@@ -74,6 +78,7 @@ extension UnlockViews {
             }
             el("p", .id("face-status"), .class("status"), .role("status"), .data("state", "ready")) { US.ready(l) }
             el("button", .type("button"), .id("face-start")) { US.startCamera(l) }
+            el("p", .class("muted"), .id("face-honesty")) { US.honesty(l) }
             el("script", .type("application/json"), .id("unlock-strings")) {
                 Node.raw(UnlockScriptStrings.json(l))
             }
@@ -85,7 +90,7 @@ extension UnlockViews {
 enum UnlockScriptStrings {
     static func json(_ l: Language, extra: [(String, Text)] = []) -> String {
         let pairs: [(String, Text)] = extra + [("ready", US.ready), ("scanning", US.scanning), ("processing", US.processing), ("success", US.success),
-                                       ("left", US.turnLeft), ("right", US.turnRight), ("straight", US.lookStraight),
+                                       ("left", US.turnLeft), ("right", US.turnRight), ("up", US.turnUp), ("down", US.turnDown), ("straight", US.lookStraight),
                                        ("cameraDenied", US.cameraDenied), ("retry", US.retry)]
         let object = Dictionary(uniqueKeysWithValues: pairs.map { ($0.0, $0.1(l)) })
         let data = (try? JSONCoding.encoder.encode(object)) ?? Data("{}".utf8)
