@@ -29,6 +29,7 @@ var targets: [Target] = [
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "MultipartKit", package: "multipart-kit"),
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ],
         swiftSettings: swiftSettings
     ),
@@ -109,6 +110,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
     ],
     targets: targets
 )

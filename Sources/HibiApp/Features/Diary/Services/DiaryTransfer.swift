@@ -12,6 +12,9 @@ public struct DiaryTransfer: Sendable {
 
     /// Largest archive or JSON file an import accepts; it is read whole into memory.
     public static let maxImportBytes = 256 * 1024 * 1024
+    /// Largest size an archive may unpack to: an archive re-zipped with deflate holds photos that barely
+    /// shrink, so anything far past the upload limit is a bomb, not a diary.
+    static let maxInflatedBytes: UInt64 = 1024 * 1024 * 1024
 
     /// The entries an export will hold, listed before the first byte is sent so that a diary too large
     /// for one archive fails with a clear error instead of a download cut short.
@@ -79,11 +82,11 @@ public struct DiaryTransfer: Sendable {
     /// before writing any; entries already in this diary (same id) are skipped, so importing the same
     /// file twice changes nothing. Returns how many were added.
     public func importExport(_ data: Data, userID: String, now: Date) async throws -> Int {
-        let archive: StoredZipReader?
+        let archive: ZipReader?
         let json: Data
-        if StoredZipReader.looksLikeArchive(data) {
+        if ZipReader.looksLikeArchive(data) {
             do {
-                let reader = try StoredZipReader(data)
+                let reader = try ZipReader(data: data, maxTotalBytes: Self.maxInflatedBytes)
                 guard let file = try reader.contents(of: DiaryExport.fileName) else {
                     throw DiaryError.importInvalid(Text(en: "the archive has no \(DiaryExport.fileName)", ja: "アーカイブに \(DiaryExport.fileName) がありません"))
                 }
@@ -156,7 +159,7 @@ public struct DiaryTransfer: Sendable {
     }
 
     /// A photo from the archive (by its path) or inline (version 1), checked to be an image within the size limit.
-    static func photoData(_ photo: DiaryExport.Photo, in archive: StoredZipReader?) throws -> Data {
+    static func photoData(_ photo: DiaryExport.Photo, in archive: ZipReader?) throws -> Data {
         let data: Data
         if let path = photo.path {
             guard let archive else { throw DiaryError.importInvalid(Text(en: "photos are files in the ZIP archive; import the archive, not diary.json alone",
@@ -164,7 +167,7 @@ public struct DiaryTransfer: Sendable {
             let entry = archive.entries[path]
             guard let entry else { throw DiaryError.importInvalid(Text(en: "the photo \(path) is missing from the archive", ja: "写真 \(path) がアーカイブにありません")) }
             // Checked before the bytes are touched, so an oversized entry costs nothing.
-            guard entry.size <= DiaryRules.maxPhotoBytes else { throw DiaryError.photoTooLarge(limitMB: DiaryRules.maxPhotoBytes / 1024 / 1024) }
+            guard entry.size <= UInt64(DiaryRules.maxPhotoBytes) else { throw DiaryError.photoTooLarge(limitMB: DiaryRules.maxPhotoBytes / 1024 / 1024) }
             do {
                 data = try archive.contents(of: path) ?? Data()
             } catch {
