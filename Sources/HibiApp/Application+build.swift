@@ -132,11 +132,12 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
 
     VisitsFeature(core: core).register(router: router, api: api)
     let videoServices = VideoFeature.register(core: core, router: router, api: api)
+    let backupServices = BackupFeature.register(core: core, router: router, registry: metrics.registry)
 
     return Application(
         router: router,
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Hibi"),
-        services: [DatabaseService(database: core.database), healthBackground] + videoServices,
+        services: [DatabaseService(database: core.database), healthBackground] + videoServices + backupServices,
         logger: core.logger
     )
 }

@@ -90,35 +90,33 @@ struct RestoreCommand: AsyncParsableCommand {
     }
 }
 
-/// A one-line progress bar for backups and restores, redrawn in place on stderr.
+/// A one-line progress bar for backups and restores, redrawn in place on stderr when the percentage
+/// or the phase changes (a backup reports every page of rows and every chunk of a file).
 final class BackupProgressBar: @unchecked Sendable {
     let enabled: Bool
-    private var last = ""
     private let lock = NSLock()
+    private var lastPercent = -1
+    private var lastPhase = ""
 
     init(enabled: Bool) { self.enabled = enabled }
 
     func draw(_ progress: BackupProgress) {
         guard enabled else { return }
         let fraction = progress.total > 0 ? min(1, Double(progress.done) / Double(progress.total)) : 1
+        let percent = Int(fraction * 100)
+        lock.lock(); defer { lock.unlock() }
+        guard percent != lastPercent || progress.phase != lastPhase else { return }
+        lastPercent = percent
+        lastPhase = progress.phase
         let width = 30
         let filled = Int(fraction * Double(width))
         let unit = progress.phase == "tables" ? "rows" : "bytes"
         let line = "\r\(progress.phase.padding(toLength: 7, withPad: " ", startingAt: 0)) [" + String(repeating: "#", count: filled)
-            + String(repeating: "-", count: width - filled) + "] " + String(format: "%3d%%  %lld/%lld %@", Int(fraction * 100), progress.done, progress.total, unit)
-        lock.lock(); defer { lock.unlock() }
-        // Redrawn only when the text changes: a backup reports every page and every chunk.
-        guard line != last, progress.done == progress.total || Int(fraction * 100) != Int((Double(lastDone) / Double(max(1, progress.total))) * 100) || progress.phase != lastPhase else { return }
-        last = line
-        lastDone = progress.done
-        lastPhase = progress.phase
+            + String(repeating: "-", count: width - filled) + "] \(percent)%  \(progress.done)/\(progress.total) \(unit)   "
         FileHandle.standardError.write(Data(line.utf8))
     }
 
-    private var lastDone: Int64 = 0
-    private var lastPhase = ""
-
     func finish() {
-        if enabled, !last.isEmpty { FileHandle.standardError.write(Data("\n".utf8)) }
+        if enabled, lastPercent >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

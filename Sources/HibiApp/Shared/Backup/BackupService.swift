@@ -168,7 +168,7 @@ public struct BackupService: Sendable {
             var last: [BackupValue]?
             var lastRowID: Int64?
             while true {
-                var query = SQLQueryString("SELECT \(columnList)\(keyed ? "" : ", rowid AS hibi_rowid") FROM \(name)")
+                var query: SQLQueryString = "SELECT \(unsafeRaw: columnList)\(unsafeRaw: keyed ? "" : ", rowid AS hibi_rowid") FROM \(unsafeRaw: name)"
                 if keyed, let last {
                     let positions = keyColumns.compactMap { column in table.columns.firstIndex { $0.name == column } }
                     query.appendLiteral(" WHERE (\(key)) > (")
@@ -279,8 +279,10 @@ enum MediaFiles {
             var found: [String] = []
             while let relative = walker.nextObject() as? String {
                 let parts = relative.split(separator: "/")
-                if parts.contains(where: { $0 == "tmp" || $0.hasPrefix(".") }) { continue }
+                if parts.contains(where: { $0 == "tmp" || $0.hasPrefix(".") || $0.hasSuffix(".partial-tables") }) { continue }
                 if relative.hasSuffix(".tmp") || relative.hasSuffix(".partial") || relative.hasSuffix(".part") { continue }
+                // A backup folder inside the data directory must not swallow the backups before it.
+                if relative.hasSuffix(".hibi-backup") { continue }
                 found.append(relative)
             }
             for relative in found.sorted() {

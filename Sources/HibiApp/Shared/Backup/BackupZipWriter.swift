@@ -52,9 +52,9 @@ final class BackupZipWriter: @unchecked Sendable {
 
         var hasher = SHA256()
         var read: Int64 = 0
-        var crc: CRC32 = 0
+        var crc: UInt32 = 0
         var compressed: UInt64 = 0
-        let provider: Provider = { _, wanted in
+        func readChunk(_ wanted: Int) throws -> Data {
             let chunk = try input.read(upToCount: wanted) ?? Data()
             read += Int64(chunk.count)
             hasher.update(data: chunk)
@@ -63,13 +63,13 @@ final class BackupZipWriter: @unchecked Sendable {
         }
         switch method {
         case .deflated:
-            crc = try Data.compress(size: size, bufferSize: chunkSize, provider: provider) { output in
+            crc = try Data.compress(size: size, bufferSize: chunkSize, provider: { _, wanted in try readChunk(wanted) }, consumer: { output in
                 try self.write(output)
                 compressed += UInt64(output.count)
-            }
+            })
         case .stored:
             while read < size {
-                let chunk = try provider(read, Int(min(Int64(chunkSize), size - read)))
+                let chunk = try readChunk(Int(min(Int64(chunkSize), size - read)))
                 if chunk.isEmpty { break }
                 crc = chunk.crc32(checksum: crc)
                 try write(chunk)

@@ -8,7 +8,7 @@ import ZIPFoundation
 /// manifest (size and SHA-256) as it is read.
 final class BackupArchive: @unchecked Sendable {
     let archive: Archive
-    let entries: [String: Entry]
+    let entries: [String: ZIPFoundation.Entry]
     let manifest: BackupManifest
     static let bufferSize = 256 * 1024
     /// The manifest is read whole; nothing honest comes near this.
@@ -22,7 +22,7 @@ final class BackupArchive: @unchecked Sendable {
         } catch {
             throw .notABackup("the file is not a complete ZIP archive (damaged or cut short: \(error))")
         }
-        var entries: [String: Entry] = [:]
+        var entries: [String: ZIPFoundation.Entry] = [:]
         for entry in archive { entries[entry.path] = entry }
         guard let manifestEntry = entries[BackupManifest.memberName] else { throw .notABackup("it has no \(BackupManifest.memberName)") }
         guard manifestEntry.uncompressedSize <= Self.maxManifestBytes else { throw .damaged(member: BackupManifest.memberName, reason: "too large") }
@@ -229,7 +229,7 @@ public struct RestoreService: Sendable {
     /// Empty means no rows but migration bookkeeping and the key check a start-up records.
     static func requireEmpty(_ tables: [TableCatalog.Table], sql: any SQLDatabase) async throws {
         for table in tables where table.name != "hibi_schema" {
-            var query = SQLQueryString("SELECT COUNT(*) AS n FROM \(TableCatalog.quoted(table.name))")
+            var query: SQLQueryString = "SELECT COUNT(*) AS n FROM \(unsafeRaw: TableCatalog.quoted(table.name))"
             if table.name == "settings" { query.appendLiteral(" WHERE key <> "); query.appendInterpolation(bind: KeyCheck.settingKey) }
             let count = try await sql.raw(query).first()?.decode(column: "n", as: Int64.self) ?? 0
             if count > 0 { throw BackupError.targetNotEmpty(table: table.name) }

@@ -18,9 +18,10 @@ struct TableCatalog {
         let parents: Set<String>
     }
 
-    /// Migration bookkeeping travels in the manifest; sessions are never carried over.
+    /// Migration bookkeeping travels in the manifest; sessions and job leases (state of the running
+    /// instances, not data) are never carried over.
     static let skippedTables: Set<String> = ["hibi_schema"]
-    static let emptiedTables: Set<String> = ["sessions"]
+    static let emptiedTables: Set<String> = ["sessions", "job_leases"]
 
     static func read(_ sql: any SQLDatabase, engine: DatabaseEngine) async throws -> [Table] {
         switch engine {

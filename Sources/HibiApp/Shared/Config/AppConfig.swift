@@ -47,6 +47,7 @@ public struct AppConfig: Sendable {
     /// Map tile URL template the user's browser loads; empty keeps maps offline (world outline only).
     public var mapTileURL: String = VisitMapSettings.defaultTileURL
     public var videos = VideoSettings()
+    public var backups = BackupSettings()
 
     public var usesSecureCookies: Bool { publicURL?.scheme?.lowercased() == "https" }
 
@@ -160,6 +161,7 @@ public struct AppConfig: Sendable {
             config.maxRequestBodyBytes = mb * 1024 * 1024
         }
         config.videos = try VideoSettings.load(environment: environment)
+        config.backups = try BackupSettings.load(environment: environment)
         return config
     }
 

@@ -4,7 +4,8 @@ import SQLKit
 /// ids are text UUIDs (no autoincrement differences), times are Unix seconds in BIGINT,
 /// encrypted values are BLOB/BYTEA, booleans use SQLKit's `.bool`.
 public enum Schema {
-    public static var all: [Migration] { [accounts, HealthSchema.migration, visits, videos, diary, diaryIndexes, rememberedDevices, HealthSchema.dropRedundantIndex] }
+    public static var all: [Migration] { [accounts, HealthSchema.migration, visits, videos, diary, diaryIndexes, rememberedDevices, HealthSchema.dropRedundantIndex,
+                                                BackupSchema.migration] }
 
     static let accounts = Migration(version: 1, name: "accounts") { sql, _ in
         try await sql.create(table: "settings")

@@ -229,6 +229,7 @@ enum AccountViews {
         let l = context.language
         return Layout.page(title: S.admin(l), context: context) {
             el("h1") { S.users(l) }
+            el("p") { el("a", .href("/admin/backups"), .id("admin-backups-link")) { BackupStrings.title(l) } }
             if let (text, kind) = notice { Layout.notice(text, kind: kind) }
             if let (name, password) = temporary {
                 el("div", .class("notice success"), .role("status")) {

@@ -86,7 +86,7 @@ final class ZipEntryStream: ByteStream {
                 }
             } catch {
                 channel.condition.lock()
-                channel.failure = error
+                channel.failure = (error as? StoredZipError) ?? .damaged("unreadable")
                 channel.condition.unlock()
             }
             channel.condition.lock()
