@@ -153,7 +153,21 @@ enum BackupFixture {
 @Suite(.serialized) struct BackupRoundTripTests {
     @Test func sqliteBackupRestoresIntoTheOtherEngineAndBacksUpIdentically() async throws {
         let source = try BackupFixture.directory("source")
-        let sourceConfig = try await BackupFixture.sqliteConfig(source)
+        let target = try BackupFixture.directory("target")
+        try await roundTrip(source: source, sourceConfig: try await BackupFixture.sqliteConfig(source),
+                            target: target, targetConfig: try await BackupFixture.targetConfig(target))
+    }
+
+    @Test(.enabled(if: TestApp.postgresURL != nil)) func postgresBackupRestoresIntoSQLiteAndBacksUpIdentically() async throws {
+        let source = try BackupFixture.directory("pg-source")
+        let target = try BackupFixture.directory("sqlite-target")
+        try await roundTrip(source: source, sourceConfig: try await BackupFixture.targetConfig(source),
+                            target: target, targetConfig: try await BackupFixture.sqliteConfig(target))
+    }
+
+    /// Fill the source through the API, back it up, restore into the target, back that up, and compare the
+    /// two archives member by member; then use the restored instance as a person would.
+    func roundTrip(source: String, sourceConfig: AppConfig, target: String, targetConfig: AppConfig) async throws {
         let filled = try await BackupFixture.fill(sourceConfig)
         let first = (source as NSString).appendingPathComponent("first.hibi-backup")
         let manifest = try await BackupFixture.backup(sourceConfig, to: first)
@@ -169,9 +183,7 @@ enum BackupFixture {
         #expect(manifest.tables.first { $0.name == "diary_entries" }?.rows == 2)
         #expect(manifest.files.contains { $0.member.hasPrefix("media/diary-photos/") })
 
-        let target = try BackupFixture.directory("target")
         try BackupFixture.copyKeys(from: source, to: target)
-        let targetConfig = try await BackupFixture.targetConfig(target)
         try await BackupFixture.restore(first, into: targetConfig)
 
         let second = (target as NSString).appendingPathComponent("second.hibi-backup")
