@@ -194,8 +194,10 @@ public struct ZipReader: @unchecked Sendable {
         guard let entry = raw[name] else { throw .damaged("no entry \(name)") }
         let declared = entry.uncompressedSize
         var produced: UInt64 = 0
+        let crc: UInt32
         do {
-            _ = try archive.extract(entry, bufferSize: chunkSize) { chunk in
+            // The consumer form of extract computes the CRC but leaves comparing it to the caller.
+            crc = try archive.extract(entry, bufferSize: chunkSize) { chunk in
                 produced += UInt64(chunk.count)
                 guard produced <= declared else { throw StoredZipError.inflatesTooFar(limitBytes: declared) }
                 try consumer(chunk)
@@ -208,6 +210,7 @@ public struct ZipReader: @unchecked Sendable {
             throw .damaged("\(name) cannot be read")
         }
         guard produced == declared else { throw .damaged("size of \(name)") }
+        guard crc == entry.checksum else { throw .damaged("checksum of \(name)") }
     }
 
     /// An entry's bytes, checked against the CRC the archive recorded; nil when there is no such entry.

@@ -59,8 +59,10 @@ final class BackupArchive: @unchecked Sendable {
         }
         var hasher = SHA256()
         var seen: Int64 = 0
+        let crc: UInt32
         do {
-            _ = try archive.extract(entry, bufferSize: Self.bufferSize) { chunk in
+            // The consumer form of extract computes the CRC but leaves comparing it to the caller.
+            crc = try archive.extract(entry, bufferSize: Self.bufferSize) { chunk in
                 seen += Int64(chunk.count)
                 if seen > expected { throw BackupError.damaged(member: member, reason: "longer than the manifest says") }
                 hasher.update(data: chunk)
@@ -72,6 +74,7 @@ final class BackupArchive: @unchecked Sendable {
             throw .damaged(member: member, reason: Self.describe(error))
         }
         guard seen == expected else { throw .damaged(member: member, reason: "shorter than the manifest says") }
+        guard crc == entry.checksum else { throw .damaged(member: member, reason: "its checksum does not match (the data was changed)") }
         guard Hex.string(hasher.finalize()) == sha256 else { throw .damaged(member: member, reason: "its SHA-256 does not match the manifest") }
     }
 
