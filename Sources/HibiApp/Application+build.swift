@@ -128,6 +128,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     DiaryAPIRoutes(diary: diary, transfer: transfer, lock: diaryLock, maxUpload: diaryUpload).register(on: api)
     DiaryUnlockRoutes(lock: diaryLock, accounts: core.accounts, faces: faceTemplates, faceAvailable: core.faceAnalyzer != nil).register(on: router)
     faceSignIn.register(api: api)
+    TakeoutRoutes(takeout: TakeoutService(core: core), lock: diaryLock).register(router: router, api: api)
     FaceRoutes(faces: faceAuth, lock: diaryLock, maxUpload: diaryUpload).register(on: router, api: api)
 
     VisitsFeature(core: core).register(router: router, api: api)

@@ -320,7 +320,7 @@ enum BackupFixture {
         #expect(!FileManager.default.fileExists(atPath: output + ".partial-tables"))
     }
 
-    @Test func aKilledBackupProcessLeavesOnlyThePartialName() async throws {
+    @Test func aKilledBackupOrRestoreProcessLeavesNothingThatLooksDone() async throws {
         // The real thing: the CLI killed with SIGKILL mid-write, where no cleanup code can run.
         let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent(".build/debug/hibi").path
@@ -347,7 +347,32 @@ enum BackupFixture {
         #expect(process.terminationReason == .uncaughtSignal)
         #expect(!FileManager.default.fileExists(atPath: output))
         #expect(throws: BackupError.self) { try BackupVerifier.verify(path: output + ".partial") }
+
+        // Killed while restoring (here while it stages the 320 MB of files): the target stays empty, and the
+        // next restore clears what the killed one left and succeeds.
+        let complete = (source as NSString).appendingPathComponent("complete.hibi-backup")
+        _ = try await BackupFixture.backup(config, to: complete)
+        let target = try BackupFixture.directory("killed-restore")
+        try BackupFixture.copyKeys(from: source, to: target)
+        let targetConfig = try await BackupFixture.sqliteConfig(target)
+        let restore = Process()
+        restore.executableURL = URL(fileURLWithPath: binary)
+        restore.arguments = ["restore", "--quiet", "--data-dir", target, complete]
+        environment["HIBI_DATABASE_URL"] = "sqlite:" + (target as NSString).appendingPathComponent("hibi.sqlite")
+        restore.environment = environment
+        try restore.run()
+        func staging() -> Bool { ((try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []).contains { $0.hasPrefix(".restore-") } }
+        for _ in 0..<2000 where !staging() { try await Task.sleep(for: .milliseconds(5)) }
+        kill(restore.processIdentifier, SIGKILL)
+        restore.waitUntilExit()
+        #expect(restore.terminationReason == .uncaughtSignal)
+        let left = try await BackupFixture.contents(targetConfig)
+        #expect(left.rows == 0 && left.tables == 0 && left.files == 0, "target not left empty: \(left)")
+        try await BackupFixture.restore(complete, into: targetConfig)
+        #expect(!staging())
+        #expect(try await BackupFixture.contents(targetConfig).files == BackupFixture.contents(config).files)
         try? FileManager.default.removeItem(atPath: source)
+        try? FileManager.default.removeItem(atPath: target)
     }
 }
 

@@ -127,6 +127,11 @@ enum AccountViews {
                     el("button", .type("submit")) { S.changePassword(l) }
                 }
             }
+            el("section", .class("card"), .id("takeout")) {
+                el("h2") { TakeoutStrings.title(l) }
+                el("p", .class("muted")) { TakeoutStrings.intro(l) }
+                el("a", .href("/settings/export.zip"), .role("button"), .id("download-all"), .init("download", nil)) { TakeoutStrings.download(l) }
+            }
             el("section", .class("card"), .id("tokens")) {
                 el("h2") { S.apiTokens(l) }
                 el("p", .class("muted")) { S.apiTokensIntro(l) }

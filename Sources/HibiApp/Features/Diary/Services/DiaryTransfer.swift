@@ -50,6 +50,12 @@ public struct DiaryTransfer: Sendable {
     /// Only one photo is in memory at a time.
     public func writeArchive(_ plan: ExportPlan, now: Date, to write: (Data) async throws -> Void) async throws {
         var zip = StoredZipWriter()
+        try await addMembers(plan, now: now, to: &zip, write: write)
+        try await write(zip.finish())
+    }
+
+    /// The photos and `diary.json` as members of an archive someone else finishes (the whole takeout).
+    func addMembers(_ plan: ExportPlan, now: Date, to zip: inout StoredZipWriter, write: (Data) async throws -> Void) async throws {
         var items: [DiaryExport.Entry] = []
         items.reserveCapacity(plan.entries.count)
         for entry in plan.entries {
@@ -67,7 +73,6 @@ public struct DiaryTransfer: Sendable {
         let encoder = JSONCoding.encoder
         encoder.outputFormatting.insert(.prettyPrinted)
         for chunk in try zip.add(name: DiaryExport.fileName, data: try encoder.encode(export), modified: now) { try await write(chunk) }
-        try await write(zip.finish())
     }
 
     static func fileExtension(_ contentType: String) -> String {
