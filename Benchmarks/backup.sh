@@ -22,8 +22,12 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-swift build -c release --product hibi 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' || true
-HIBI="$ROOT/.build/release/hibi"
+# HIBI_BIN points at a binary already built (e.g. .build/debug/hibi) and skips the release build.
+if [ -z "${HIBI_BIN:-}" ]; then
+  swift build -c release --product hibi 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' || true
+fi
+HIBI="${HIBI_BIN:-$ROOT/.build/release/hibi}"
+echo "binary: $HIBI"
 export HIBI_RESOURCES_DIR="$ROOT/Resources"
 
 # 1. One instance: a user, RECORDS health records (Apple Health import), ENTRIES diary entries of which
