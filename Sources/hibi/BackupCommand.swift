@@ -34,7 +34,7 @@ struct BackupCommand: AsyncParsableCommand {
             let manifest = try await service.write(to: output) { bar.draw($0) }
             bar.finish()
             let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? NSNumber)?.int64Value ?? 0
-            let rows = manifest.tables.reduce(0) { $0 + $1.rows }
+            let rows = manifest.tables.reduce(0) { $0 &+ $1.rows }
             print("Backed up \(rows) rows in \(manifest.tables.count) tables and \(manifest.files.count) files (schema \(manifest.schemaVersion)) to \(output): \(size) bytes.")
         } catch let error as BackupError {
             bar.finish()
@@ -73,7 +73,7 @@ struct RestoreCommand: AsyncParsableCommand {
             let service = RestoreService(database: database, dataDirectory: config.dataDirectory, box: box, logger: logger)
             let manifest = try await service.restore(from: file, replace: replace) { bar.draw($0) }
             bar.finish()
-            let rows = manifest.tables.reduce(0) { $0 + $1.rows }
+            let rows = manifest.tables.reduce(0) { $0 &+ $1.rows }
             print("Restored \(rows) rows in \(manifest.tables.count) tables and \(manifest.files.count) files from \(file) (made \(manifest.createdAt), schema \(manifest.schemaVersion)) into \(config.database.engineName). Sessions are not carried over: everyone signs in again.")
         } catch let error as any CustomStringConvertible where error is BackupError || error is EncryptionError {
             bar.finish()

@@ -97,11 +97,12 @@ final class BackupArchive: @unchecked Sendable {
     /// Checks every member the manifest lists: size, CRC and SHA-256.
     func verify(progress: (BackupProgress) throws -> Void = { _ in }) throws -> (tables: Int, files: Int, bytes: Int64) {
         let members = manifest.tables.map { ($0.member, $0.bytes, $0.sha256) } + manifest.files.map { ($0.member, $0.bytes, $0.sha256) }
-        let total = members.reduce(Int64(0)) { $0 + $1.1 }
+        // Sums of numbers the manifest supplies only drive the progress bar: wrapping beats trapping.
+        let total = members.reduce(Int64(0)) { $0 &+ $1.1 }
         var done: Int64 = 0
         for (member, bytes, sha256) in members {
             try progress(BackupProgress(phase: "verify", done: done, total: total))
-            try read(member: member, bytes: bytes, sha256: sha256) { done += Int64($0.count) }
+            try read(member: member, bytes: bytes, sha256: sha256) { done &+= Int64($0.count) }
         }
         try progress(BackupProgress(phase: "verify", done: total, total: total))
         return (manifest.tables.count, manifest.files.count, total)
@@ -162,7 +163,8 @@ public struct RestoreService: Sendable {
 
         // Files first: each is checked against the manifest before any row is written.
         let media = (staging as NSString).appendingPathComponent("media")
-        let fileBytes = manifest.files.reduce(Int64(0)) { $0 + $1.bytes }
+        // Progress only: the manifest's numbers may be anything, so they wrap rather than trap.
+        let fileBytes = manifest.files.reduce(Int64(0)) { $0 &+ $1.bytes }
         var doneBytes: Int64 = 0
         for file in manifest.files {
             try progress(BackupProgress(phase: "files", done: doneBytes, total: fileBytes))
@@ -173,11 +175,11 @@ public struct RestoreService: Sendable {
             try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
             try archive.extract(member: file.member, bytes: file.bytes, sha256: file.sha256, to: target)
-            doneBytes += file.bytes
+            doneBytes &+= file.bytes
         }
 
         let engine = database.engine
-        let totalRows = Int64(manifest.tables.reduce(0) { $0 + $1.rows })
+        let totalRows = manifest.tables.reduce(Int64(0)) { $0 &+ Int64($1.rows) }
         let spool = (staging as NSString).appendingPathComponent("table.jsonl")
         try await database.transaction { sql in
             if engine == .sqlite { try await sql.raw("PRAGMA defer_foreign_keys = ON").run() }
