@@ -30,6 +30,7 @@ var targets: [Target] = [
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "MultipartKit", package: "multipart-kit"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ],
         swiftSettings: swiftSettings
     ),
@@ -114,6 +115,7 @@ let package = Package(
         // verifying the host name, so a DNS answer that changes between check and connect cannot
         // turn a webhook towards this server's own network. (Also what HummingbirdTesting uses.)
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
     ],
     targets: targets
 )

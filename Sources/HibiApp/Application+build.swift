@@ -147,10 +147,12 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     DiaryAPIRoutes(diary: diary, transfer: transfer, lock: diaryLock, maxUpload: diaryUpload, heavyWork: core.heavyWork).register(on: api)
     DiaryUnlockRoutes(lock: diaryLock, accounts: core.accounts, faces: faceTemplates, faceAvailable: core.faceAnalyzer != nil).register(on: router)
     faceSignIn.register(api: api)
+    TakeoutRoutes(takeout: TakeoutService(core: core), lock: diaryLock).register(router: router, api: api)
     FaceRoutes(faces: faceAuth, lock: diaryLock, maxUpload: diaryUpload).register(on: router, api: api)
 
     VisitsFeature(core: core).register(router: router, api: api)
     let videoServices = VideoFeature.register(core: core, router: router, api: api)
+    let backupServices = BackupFeature.register(core: core, router: router, registry: metrics.registry)
 
     return Application(
         router: router,
@@ -158,7 +160,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
         // connection active only from a whole head on.
         server: .http1(configuration: .init(idleTimeout: .seconds(config.idleTimeoutSeconds))),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Hibi"),
-        services: [DatabaseService(database: core.database), healthBackground] + videoServices,
+        services: [DatabaseService(database: core.database), healthBackground] + videoServices + backupServices,
         logger: core.logger
     )
 }

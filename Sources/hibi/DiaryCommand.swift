@@ -4,7 +4,7 @@ import HibiApp
 
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "export", abstract: "Export data to files.", subcommands: [DiaryExportCommand.self])
+        commandName: "export", abstract: "Export data to files.", subcommands: [DiaryExportCommand.self, ExportAllCommand.self])
 }
 
 /// `hibi export diary`: the same ZIP archive as the web's export, written to a file or stdout.

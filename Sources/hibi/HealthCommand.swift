@@ -4,7 +4,7 @@ import HibiApp
 
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "import", abstract: "Import data from other apps.", subcommands: [AppleHealth.self, DiaryImportCommand.self])
+        commandName: "import", abstract: "Import data from other apps.", subcommands: [AppleHealth.self, DiaryImportCommand.self, ImportAllCommand.self])
 
     struct AppleHealth: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -9,7 +9,7 @@ struct Hibi: AsyncParsableCommand {
         commandName: "hibi",
         abstract: "Hibi (日々): a private life journal on your own server.",
         version: hibiVersion,
-        subcommands: [Serve.self, Migrate.self, UserCommand.self, Version.self] + extraCommands
+        subcommands: [Serve.self, Migrate.self, UserCommand.self, Version.self] + extraCommands + [BackupCommand.self, RestoreCommand.self]
     )
 }
 

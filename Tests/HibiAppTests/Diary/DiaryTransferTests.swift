@@ -33,7 +33,7 @@ import Testing
     @Test func whatTheWriterWritesTheReaderAndInfoZipRead() throws {
         let json = Data(#"{"text":"日記"}"#.utf8)
         let archive = try Self.archive([("photos/a.jpg", TestImages.jpeg), ("diary.json", json)])
-        let reader = try StoredZipReader(archive)
+        let reader = try ZipReader(data: archive, maxTotalBytes: 1 << 30)
         #expect(try reader.contents(of: "photos/a.jpg") == TestImages.jpeg)
         #expect(try reader.contents(of: "diary.json") == json)
         #expect(try reader.contents(of: "missing") == nil)
@@ -60,20 +60,20 @@ import Testing
 
     @Test func hostileOrDamagedArchivesAreRefused() throws {
         let good = try Self.archive([("xx/evil", TestImages.jpeg), ("a/c.jpg", TestImages.png)])
-        #expect(throws: StoredZipError.unsafeName("../evil")) { try StoredZipReader(Self.rename(good, "xx/evil", "../evil")) }
-        #expect(throws: StoredZipError.duplicateName("xx/evil")) { try StoredZipReader(Self.rename(good, "a/c.jpg", "xx/evil")) }
-        #expect(throws: StoredZipError.self) { try StoredZipReader(good.prefix(good.count - 5)) }
-        #expect(throws: StoredZipError.notAnArchive) { try StoredZipReader(Data("PK".utf8)) }
+        #expect(throws: StoredZipError.unsafeName("../evil")) { try ZipReader(data: Self.rename(good, "xx/evil", "../evil"), maxTotalBytes: 1 << 30) }
+        #expect(throws: StoredZipError.duplicateName("xx/evil")) { try ZipReader(data: Self.rename(good, "a/c.jpg", "xx/evil"), maxTotalBytes: 1 << 30) }
+        #expect(throws: StoredZipError.self) { try ZipReader(data: good.prefix(good.count - 5), maxTotalBytes: 1 << 30) }
+        #expect(throws: StoredZipError.notAnArchive) { try ZipReader(data: Data("PK".utf8), maxTotalBytes: 1 << 30) }
         // One byte of the photo changed: the CRC catches it when the entry is read.
         var flipped = [UInt8](good)
         let at = try #require(good.range(of: Data("fake jpeg".utf8))).lowerBound
         flipped[at] ^= 0x20
-        #expect(throws: StoredZipError.damaged("checksum of xx/evil")) { try StoredZipReader(Data(flipped)).contents(of: "xx/evil") }
-        // An entry marked deflated (method 8) in the central directory.
-        var deflated = [UInt8](good)
+        #expect(throws: StoredZipError.damaged("checksum of xx/evil")) { try ZipReader(data: Data(flipped), maxTotalBytes: 1 << 30).contents(of: "xx/evil") }
+        // A central directory whose sizes disagree with the data: the entry reads short and is refused.
+        var resized = [UInt8](good)
         let central = try #require(good.range(of: Data([0x50, 0x4B, 0x01, 0x02]))).lowerBound
-        deflated[central + 10] = 8
-        #expect(throws: StoredZipError.unsupported("compression")) { try StoredZipReader(Data(deflated)) }
+        resized[central + 24] &+= 1
+        #expect(throws: StoredZipError.self) { try ZipReader(data: Data(resized), maxTotalBytes: 1 << 30).contents(of: "xx/evil") }
     }
 }
 
@@ -110,7 +110,7 @@ import Testing
             let export = try await api.call(.get, "/api/v1/diary/export")
             #expect(export.status == .ok, "\(export.body)")
             #expect(export.headers[.contentType] == "application/zip")
-            let archive = try StoredZipReader(export.data)
+            let archive = try ZipReader(data: export.data, maxTotalBytes: 1 << 30)
             #expect(Set(archive.entries.keys) == ["diary.json", "photos/\(jpegEntry.id).jpg", "photos/\(pngEntry.id).png"])
             #expect(try archive.contents(of: "photos/\(jpegEntry.id).jpg") == TestImages.jpeg)
             let manifest = try JSONCoding.decoder.decode(DiaryExport.self, from: try #require(try archive.contents(of: "diary.json")))
@@ -163,7 +163,7 @@ import Testing
                 json: #"{"date":"2026-10-02T08:00:00Z","text":"with photo","photo":"\#(TestImages.jpeg.base64EncodedString())"}"#))
             _ = try await api.call(.post, "/api/v1/diary/entries", json: #"{"date":"2026-10-01T08:00:00Z","text":"plain"}"#)
             let export = try await api.call(.get, "/api/v1/diary/export")
-            let json = try #require(try StoredZipReader(export.data).contents(of: "diary.json"))
+            let json = try #require(try ZipReader(data: export.data, maxTotalBytes: 1 << 30).contents(of: "diary.json"))
             for listed in try await entries(api).entries { _ = try await api.call(.delete, "/api/v1/diary/entries/\(listed.id)") }
             let photo = "photos/\(entry.id).jpg"
             let bigPhoto = TestImages.jpeg + Data(count: DiaryRules.maxPhotoBytes)
@@ -208,12 +208,12 @@ import Testing
             let ken = APIClient(browser: kenBrowser, token: try await kenBrowser.createToken(password: "kens password!"))
             _ = try await ken.call(.post, "/api/v1/diary/entries", json: #"{"text":"ken's note"}"#)
 
-            let kens = try StoredZipReader(try await ken.call(.get, "/api/v1/diary/export").data)
+            let kens = try ZipReader(data: try await ken.call(.get, "/api/v1/diary/export").data, maxTotalBytes: 1 << 30)
             #expect(Array(kens.entries.keys) == ["diary.json"])
             let kensJSON = String(decoding: try #require(try kens.contents(of: "diary.json")), as: UTF8.self)
             #expect(kensJSON.contains("ken's note"))
             #expect(!kensJSON.contains("aiko's secret"))
-            let aikos = try StoredZipReader(try await aiko.call(.get, "/api/v1/diary/export").data)
+            let aikos = try ZipReader(data: try await aiko.call(.get, "/api/v1/diary/export").data, maxTotalBytes: 1 << 30)
             #expect(!String(decoding: try #require(try aikos.contents(of: "diary.json")), as: UTF8.self).contains("ken's note"))
             // Without a session or token there is no export at all.
             #expect(try await Browser(client: browser.client).get("/api/v1/diary/export").status == .unauthorized)

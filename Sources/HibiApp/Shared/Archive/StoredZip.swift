@@ -1,10 +1,12 @@
 import Foundation
+import ZIPFoundation
 
 /// ZIP archives whose entries are stored, not compressed: what Hibi writes for exports that are mostly
-/// JPEGs (which deflate would not shrink), and what it reads back. Pure: bytes in, bytes out.
+/// JPEGs (which deflate would not shrink). Reading goes through ZIPFoundation (`ZipReader` below), so
+/// archives other tools re-zipped with deflate or ZIP64 are read too.
 ///
-/// No zip64: an archive holds at most 65,535 entries and 4 GiB. The writer refuses to go past that
-/// (callers check first so a download is never cut short), and the reader refuses zip64 archives.
+/// The writer makes no zip64: an archive holds at most 65,535 entries and 4 GiB, and it refuses to go
+/// past that (callers check first so a download is never cut short).
 public enum StoredZip {
     public static let maxEntries = 0xFFFF
     public static let maxArchiveBytes: UInt64 = 0xFFFF_FFFF
@@ -30,6 +32,7 @@ public enum StoredZipError: Error, Equatable, Sendable {
     case unsafeName(String)
     case duplicateName(String)
     case tooLarge
+    case inflatesTooFar(limitBytes: UInt64)
 
     public var text: Text {
         switch self {
@@ -39,6 +42,8 @@ public enum StoredZipError: Error, Equatable, Sendable {
                                             ja: "ZIP アーカイブが Hibi の読めない形式(\(detail))です。Hibi が作ったアーカイブをそのまま読み込んでください")
         case let .unsafeName(name): Text(en: "the ZIP archive holds an unsafe file name \"\(name)\"", ja: "ZIP アーカイブに安全でないファイル名「\(name)」があります")
         case let .duplicateName(name): Text(en: "the ZIP archive holds \"\(name)\" twice", ja: "ZIP アーカイブに「\(name)」が2つあります")
+        case let .inflatesTooFar(limit): Text(en: "the ZIP archive would unpack to more than \(limit / 1024 / 1024) MB, far more than its size suggests; it is refused as a possible zip bomb",
+                                              ja: "ZIP アーカイブを展開すると \(limit / 1024 / 1024) MB を超え、サイズに比べて大きすぎます。zip 爆弾の可能性があるため読み込みません")
         case .tooLarge: Text(en: "too large for one ZIP archive (at most 65,535 files and 4 GiB)",
                              ja: "1つの ZIP アーカイブには大きすぎます(ファイル 65,535 個・4 GiB まで)")
         }
@@ -119,72 +124,101 @@ public struct StoredZipWriter: Sendable {
     }
 }
 
-/// Reads an archive of stored entries held in memory (or mapped from a file), checking every name
-/// and bound before any entry is handed out.
-public struct StoredZipReader: Sendable {
+/// Reads ZIP archives through ZIPFoundation: stored or deflated entries and ZIP64, as other tools write
+/// them when they re-zip an export. Every name is checked before any entry is handed out, and inflating is
+/// capped twice, relative to the archive's size and in absolute terms, so a zip bomb is refused instead
+/// of expanded: by the sizes the directory declares before reading, and by the bytes actually produced
+/// while reading (a directory can lie).
+public struct ZipReader: @unchecked Sendable {
     public struct Entry: Sendable {
         public let name: String
-        let range: Range<Int>
-        let crc: UInt32
-        public var size: Int { range.count }
+        public let size: UInt64
     }
 
-    let data: Data
-    public private(set) var entries: [String: Entry] = [:]
+    /// Deflate rarely shrinks real data (XML, JSON, photos) past 1:100; bombs shrink it by 1:1000 and more.
+    public static let maxExpansionRatio: UInt64 = 200
+
+    private let archive: Archive
+    private let raw: [String: ZIPFoundation.Entry]
+    public let entries: [String: Entry]
+    /// Largest number of bytes all entries may inflate to together.
+    public let limit: UInt64
 
     public static func looksLikeArchive(_ data: Data) -> Bool {
         data.count >= 4 && data.prefix(2) == Data([0x50, 0x4B]) && [Data([3, 4]), Data([5, 6])].contains(data.dropFirst(2).prefix(2))
     }
 
-    public init(_ data: Data) throws(StoredZipError) {
-        // Re-based so offsets below are plain indexes from 0, whatever slice the caller passed.
-        self.data = data.startIndex == 0 ? data : Data(data)
-        let data = self.data
-        guard Self.looksLikeArchive(data), data.count >= 22 else { throw .notAnArchive }
-        // The end record sits at the very end, unless an archive comment (at most 64 KiB) follows it.
-        var endAt: Int?
-        var probe = data.count - 22
-        while probe >= max(0, data.count - 22 - 0xFFFF) {
-            if data.u32(probe) == 0x0605_4B50, probe + 22 + Int(data.u16(probe + 20)) == data.count { endAt = probe; break }
-            probe -= 1
-        }
-        guard let end = endAt else { throw .damaged("no end record") }
-        let total = Int(data.u16(end + 10))
-        let directorySize = Int(data.u32(end + 12)), directoryStart = Int(data.u32(end + 16))
-        if total == 0xFFFF || directoryStart == 0xFFFF_FFFF || directorySize == 0xFFFF_FFFF { throw .unsupported("zip64") }
-        guard data.u16(end + 4) == 0, data.u16(end + 6) == 0, Int(data.u16(end + 8)) == total else { throw .unsupported("several volumes") }
-        guard directoryStart + directorySize <= end else { throw .damaged("central directory out of bounds") }
-        var at = directoryStart
-        for _ in 0..<total {
-            guard at + 46 <= directoryStart + directorySize, data.u32(at) == 0x0201_4B50 else { throw .damaged("central directory") }
-            let flags = data.u16(at + 8), method = data.u16(at + 10)
-            let crc = data.u32(at + 16)
-            let compressed = Int(data.u32(at + 20)), size = Int(data.u32(at + 24))
-            let nameLength = Int(data.u16(at + 28)), extraLength = Int(data.u16(at + 30)), commentLength = Int(data.u16(at + 32))
-            let localAt = Int(data.u32(at + 42))
-            guard at + 46 + nameLength <= directoryStart + directorySize else { throw .damaged("central directory") }
-            let name = String(decoding: data[(at + 46)..<(at + 46 + nameLength)], as: UTF8.self)
-            guard StoredZip.isSafeName(name) else { throw .unsafeName(name) }
-            if flags & 1 != 0 { throw .unsupported("encryption") }
-            if method != 0 { throw .unsupported("compression") }
-            guard compressed == size else { throw .damaged("sizes of \(name)") }
-            guard localAt + 30 + nameLength <= directoryStart, data.u32(localAt) == 0x0403_4B50,
-                  Int(data.u16(localAt + 26)) == nameLength, data[(localAt + 30)..<(localAt + 30 + nameLength)] == data[(at + 46)..<(at + 46 + nameLength)]
-            else { throw .damaged("local header of \(name)") }
-            let start = localAt + 30 + nameLength + Int(data.u16(localAt + 28))
-            guard start + size <= directoryStart else { throw .damaged("bounds of \(name)") }
-            guard entries[name] == nil else { throw .duplicateName(name) }
-            entries[name] = Entry(name: name, range: start..<(start + size), crc: crc)
-            at += 46 + nameLength + extraLength + commentLength
-        }
+    public init(data: Data, maxTotalBytes: UInt64) throws(StoredZipError) {
+        guard Self.looksLikeArchive(data) else { throw .notAnArchive }
+        let archive: Archive
+        do { archive = try Archive(data: data, accessMode: .read) } catch { throw .damaged("no readable central directory") }
+        try self.init(archive: archive, archiveBytes: UInt64(data.count), maxTotalBytes: maxTotalBytes)
     }
 
-    /// An entry's bytes, checked against the CRC the archive recorded.
+    public init(path: String, maxTotalBytes: UInt64) throws(StoredZipError) {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.uint64Value ?? 0
+        guard let head = FileHandle(forReadingAtPath: path).flatMap({ handle in defer { try? handle.close() }; return try? handle.read(upToCount: 4) }),
+              Self.looksLikeArchive(head) else { throw .notAnArchive }
+        let archive: Archive
+        do { archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read) } catch { throw .damaged("no readable central directory") }
+        try self.init(archive: archive, archiveBytes: size, maxTotalBytes: maxTotalBytes)
+    }
+
+    private init(archive: Archive, archiveBytes: UInt64, maxTotalBytes: UInt64) throws(StoredZipError) {
+        let (relative, overflow) = archiveBytes.multipliedReportingOverflow(by: Self.maxExpansionRatio)
+        let limit = min(maxTotalBytes, overflow ? UInt64.max : max(relative, 64 * 1024))
+        var raw: [String: ZIPFoundation.Entry] = [:]
+        var entries: [String: Entry] = [:]
+        var declared: UInt64 = 0
+        for entry in archive {
+            let name = entry.path
+            guard StoredZip.isSafeName(name) else { throw .unsafeName(name) }
+            if entry.type == .directory { continue }
+            guard entry.type == .file else { throw .unsupported("links") }
+            guard raw[name] == nil else { throw .duplicateName(name) }
+            let (sum, over) = declared.addingReportingOverflow(entry.uncompressedSize)
+            guard !over, sum <= limit else { throw .inflatesTooFar(limitBytes: limit) }
+            declared = sum
+            raw[name] = entry
+            entries[name] = Entry(name: name, size: entry.uncompressedSize)
+        }
+        self.archive = archive
+        self.raw = raw
+        self.entries = entries
+        self.limit = limit
+    }
+
+    /// Streams an entry's inflated bytes to `consumer`, checked against its CRC; stops with
+    /// `inflatesTooFar` the moment it produces more than its directory entry declared.
+    public func stream(_ name: String, chunkSize: Int = 256 * 1024, consumer: (Data) throws -> Void) throws(StoredZipError) {
+        guard let entry = raw[name] else { throw .damaged("no entry \(name)") }
+        let declared = entry.uncompressedSize
+        var produced: UInt64 = 0
+        let crc: UInt32
+        do {
+            // The consumer form of extract computes the CRC but leaves comparing it to the caller.
+            crc = try archive.extract(entry, bufferSize: chunkSize) { chunk in
+                produced += UInt64(chunk.count)
+                guard produced <= declared else { throw StoredZipError.inflatesTooFar(limitBytes: declared) }
+                try consumer(chunk)
+            }
+        } catch let error as StoredZipError {
+            throw error
+        } catch Archive.ArchiveError.invalidCRC32 {
+            throw .damaged("checksum of \(name)")
+        } catch {
+            throw .damaged("\(name) cannot be read")
+        }
+        guard produced == declared else { throw .damaged("size of \(name)") }
+        guard crc == entry.checksum else { throw .damaged("checksum of \(name)") }
+    }
+
+    /// An entry's bytes, checked against the CRC the archive recorded; nil when there is no such entry.
     public func contents(of name: String) throws(StoredZipError) -> Data? {
-        guard let entry = entries[name] else { return nil }
-        let bytes = data[entry.range]
-        guard CRC32.checksum(bytes) == entry.crc else { throw .damaged("checksum of \(name)") }
-        return Data(bytes)
+        guard entries[name] != nil else { return nil }
+        var data = Data()
+        try stream(name) { data.append($0) }
+        return data
     }
 }
 
@@ -214,15 +248,4 @@ extension Data {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 
-    /// Little-endian reads at an index known to be inside the data; out of range reads as 0 so
-    /// a truncated archive fails its checks rather than trapping.
-    func u16(_ at: Int) -> UInt16 {
-        guard at >= 0, at + 2 <= count else { return 0 }
-        return UInt16(self[at]) | UInt16(self[at + 1]) << 8
-    }
-
-    func u32(_ at: Int) -> UInt32 {
-        guard at >= 0, at + 4 <= count else { return 0 }
-        return UInt32(u16(at)) | UInt32(u16(at + 2)) << 16
-    }
 }

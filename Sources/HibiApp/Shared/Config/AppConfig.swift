@@ -56,6 +56,7 @@ public struct AppConfig: Sendable {
     public var trustedProxies: [IPRange] = []
     /// Local networks webhooks may reach after all (`HIBI_WEBHOOK_ALLOW_NETWORKS`, e.g. a home server).
     public var webhookAllowedNetworks: [IPRange] = []
+    public var backups = BackupSettings()
 
     public var usesSecureCookies: Bool { publicURL?.scheme?.lowercased() == "https" }
 
@@ -197,6 +198,7 @@ public struct AppConfig: Sendable {
             }
             config.idleTimeoutSeconds = seconds
         }
+        config.backups = try BackupSettings.load(environment: environment)
         return config
     }
 

@@ -5,7 +5,8 @@ import SQLKit
 /// encrypted values are BLOB/BYTEA, booleans use SQLKit's `.bool`.
 public enum Schema {
     public static var all: [Migration] { [accounts, HealthSchema.migration, visits, videos, diary, diaryIndexes, rememberedDevices, HealthSchema.dropRedundantIndex,
-                                             HealthSchema.importAttempts, tokenScopes, acknowledgedHead, faceLiveness] }
+                                             HealthSchema.importAttempts, tokenScopes, acknowledgedHead, BackupSchema.migration,
+                                             faceLiveness] }
 
     static let accounts = Migration(version: 1, name: "accounts") { sql, _ in
         try await sql.create(table: "settings")

@@ -127,6 +127,11 @@ enum AccountViews {
                     el("button", .type("submit")) { S.changePassword(l) }
                 }
             }
+            el("section", .class("card"), .id("takeout")) {
+                el("h2") { TakeoutStrings.title(l) }
+                el("p", .class("muted")) { TakeoutStrings.intro(l) }
+                el("a", .href("/settings/export.zip"), .role("button"), .id("download-all"), .init("download", nil)) { TakeoutStrings.download(l) }
+            }
             el("section", .class("card"), .id("tokens")) {
                 el("h2") { S.apiTokens(l) }
                 el("p", .class("muted")) { S.apiTokensIntro(l) }
@@ -238,6 +243,7 @@ enum AccountViews {
         let l = context.language
         return Layout.page(title: S.admin(l), context: context) {
             el("h1") { S.users(l) }
+            el("p") { el("a", .href("/admin/backups"), .id("admin-backups-link")) { BackupStrings.title(l) } }
             if let (text, kind) = notice { Layout.notice(text, kind: kind) }
             if let (name, password) = temporary {
                 el("div", .class("notice success"), .role("status")) {

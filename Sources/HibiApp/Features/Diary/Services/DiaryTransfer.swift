@@ -15,6 +15,9 @@ public struct DiaryTransfer: Sendable {
     /// Largest diary.json (inside an archive or alone). Decoding costs about five times the text in
     /// memory (a 66 MB file raised memory by 330 MB); 100k entries of typical length take under 32 MB.
     public static let maxJSONBytes = 32 * 1024 * 1024
+    /// Largest size an archive may unpack to: an archive re-zipped with deflate holds photos that barely
+    /// shrink, so anything far past the upload limit is a bomb, not a diary.
+    static let maxInflatedBytes: UInt64 = 1024 * 1024 * 1024
 
     /// The entries an export will hold, listed before the first byte is sent so that a diary too large
     /// for one archive fails with a clear error instead of a download cut short.
@@ -50,6 +53,12 @@ public struct DiaryTransfer: Sendable {
     /// Only one photo is in memory at a time.
     public func writeArchive(_ plan: ExportPlan, now: Date, to write: (Data) async throws -> Void) async throws {
         var zip = StoredZipWriter()
+        try await addMembers(plan, now: now, to: &zip, write: write)
+        try await write(zip.finish())
+    }
+
+    /// The photos and `diary.json` as members of an archive someone else finishes (the whole takeout).
+    func addMembers(_ plan: ExportPlan, now: Date, to zip: inout StoredZipWriter, write: (Data) async throws -> Void) async throws {
         var items: [DiaryExport.Entry] = []
         items.reserveCapacity(plan.entries.count)
         for entry in plan.entries {
@@ -67,7 +76,6 @@ public struct DiaryTransfer: Sendable {
         let encoder = JSONCoding.encoder
         encoder.outputFormatting.insert(.prettyPrinted)
         for chunk in try zip.add(name: DiaryExport.fileName, data: try encoder.encode(export), modified: now) { try await write(chunk) }
-        try await write(zip.finish())
     }
 
     static func fileExtension(_ contentType: String) -> String {
@@ -82,11 +90,11 @@ public struct DiaryTransfer: Sendable {
     /// before writing any; entries already in this diary (same id) are skipped, so importing the same
     /// file twice changes nothing. Returns how many were added.
     public func importExport(_ data: Data, userID: String, now: Date) async throws -> Int {
-        let archive: StoredZipReader?
+        let archive: ZipReader?
         let json: Data
-        if StoredZipReader.looksLikeArchive(data) {
+        if ZipReader.looksLikeArchive(data) {
             do {
-                let reader = try StoredZipReader(data)
+                let reader = try ZipReader(data: data, maxTotalBytes: Self.maxInflatedBytes)
                 guard let file = try reader.contents(of: DiaryExport.fileName) else {
                     throw DiaryError.importInvalid(Text(en: "the archive has no \(DiaryExport.fileName)", ja: "アーカイブに \(DiaryExport.fileName) がありません"))
                 }
@@ -163,7 +171,7 @@ public struct DiaryTransfer: Sendable {
     }
 
     /// A photo from the archive (by its path) or inline (version 1), checked to be an image within the size limit.
-    static func photoData(_ photo: DiaryExport.Photo, in archive: StoredZipReader?) throws -> Data {
+    static func photoData(_ photo: DiaryExport.Photo, in archive: ZipReader?) throws -> Data {
         let data: Data
         if let path = photo.path {
             guard let archive else { throw DiaryError.importInvalid(Text(en: "photos are files in the ZIP archive; import the archive, not diary.json alone",
@@ -171,7 +179,7 @@ public struct DiaryTransfer: Sendable {
             let entry = archive.entries[path]
             guard let entry else { throw DiaryError.importInvalid(Text(en: "the photo \(path) is missing from the archive", ja: "写真 \(path) がアーカイブにありません")) }
             // Checked before the bytes are touched, so an oversized entry costs nothing.
-            guard entry.size <= DiaryRules.maxPhotoBytes else { throw DiaryError.photoTooLarge(limitMB: DiaryRules.maxPhotoBytes / 1024 / 1024) }
+            guard entry.size <= UInt64(DiaryRules.maxPhotoBytes) else { throw DiaryError.photoTooLarge(limitMB: DiaryRules.maxPhotoBytes / 1024 / 1024) }
             do {
                 data = try archive.contents(of: path) ?? Data()
             } catch {

@@ -35,63 +35,97 @@ final class FileByteStream: ByteStream {
     }
 }
 
-/// export.zip: the export.xml entry is streamed out of `unzip -p` through a pipe. Shelling out to
-/// Info-ZIP keeps inflate out of our process and our dependency list, and a pipe is constant memory
-/// by nature; ZIPFoundation would add a package for what one well-known tool does.
+/// export.zip: the export.xml entry inflated by ZIPFoundation on a thread of its own and handed to the
+/// tokenizer through a small bounded queue, so memory stays flat whatever the entry's size. ZIPFoundation
+/// reads what other tools write (deflate, ZIP64) and `ZipReader` caps how far the entry may inflate.
 final class ZipEntryStream: ByteStream {
-    let process: Process
-    let inner: FileByteStream
-    let pipe: Pipe
+    /// The absolute cap for export.xml: the largest real exports measured are a few GB.
+    static let maxEntryBytes: UInt64 = 32 * 1024 * 1024 * 1024
 
-    static func entry(in path: String) throws -> (name: String, size: Int64) {
-        let list = Process()
-        list.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
-        list.arguments = ["-l", path]
-        let out = Pipe()
-        list.standardOutput = out
-        list.standardError = FileHandle.nullDevice
-        try list.run()
-        // The listing is one line per entry: small even for big archives.
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        list.waitUntilExit()
-        guard list.terminationStatus == 0 else {
-            throw HealthError.notAnExport(Text(en: "the ZIP archive cannot be read.", ja: "ZIP アーカイブを読み込めません。"))
-        }
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            // "  Length  Date  Time  Name": runs of spaces separate the columns.
-            let parts = line.drop(while: { $0 == " " }).split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true)
-            guard parts.count == 4, let size = Int64(parts[0]) else { continue }
-            let name = parts[3].trimmingCharacters(in: .whitespaces)
-            if name == "export.xml" || name.hasSuffix("/export.xml") { return (name, size) }
-        }
-        throw HealthError.notAnExport(Text(en: "the ZIP archive has no export.xml.", ja: "ZIP アーカイブに export.xml がありません。"))
+    /// Shared between the inflating thread and the reader; the stream itself is not retained by the thread,
+    /// so a reader that stops early lets the stream go and the thread is told to stop.
+    final class Channel: @unchecked Sendable {
+        let condition = NSCondition()
+        var chunks: [Data] = []
+        var finished = false
+        var cancelled = false
+        var failure: StoredZipError?
+        static let depth = 4
     }
 
-    init(path: String, entry: String) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
-        // -p writes the entry to stdout; the name is matched literally, not as a pattern, thanks to the escaping of wildcards.
-        let literal = entry.replacingOccurrences(of: "[", with: "[[]").replacingOccurrences(of: "*", with: "[*]").replacingOccurrences(of: "?", with: "[?]")
-        process.arguments = ["-p", path, literal]
-        pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        inner = FileByteStream(descriptor: pipe.fileHandleForReading.fileDescriptor)
+    private let channel = Channel()
+    private var current = Data()
+    private var offset = 0
+
+    static func entry(in path: String) throws -> (reader: ZipReader, name: String, size: Int64) {
+        let reader: ZipReader
+        do {
+            reader = try ZipReader(path: path, maxTotalBytes: maxEntryBytes)
+        } catch {
+            throw HealthError.notAnExport(Text(en: "the ZIP archive cannot be read: \(error.text.en).", ja: "ZIP アーカイブを読み込めません: \(error.text.ja)。"))
+        }
+        let names = reader.entries.keys.filter { $0 == "export.xml" || $0.hasSuffix("/export.xml") }.sorted()
+        guard let name = names.first, let entry = reader.entries[name] else {
+            throw HealthError.notAnExport(Text(en: "the ZIP archive has no export.xml.", ja: "ZIP アーカイブに export.xml がありません。"))
+        }
+        return (reader, name, Int64(clamping: entry.size))
+    }
+
+    init(reader: ZipReader, entry: String) {
+        let channel = self.channel
+        let thread = Thread {
+            struct Cancelled: Error {}
+            do {
+                try reader.stream(entry) { chunk in
+                    channel.condition.lock()
+                    defer { channel.condition.unlock() }
+                    while channel.chunks.count >= Channel.depth && !channel.cancelled { channel.condition.wait() }
+                    if channel.cancelled { throw StoredZipError.damaged("cancelled") }
+                    channel.chunks.append(chunk)
+                    channel.condition.broadcast()
+                }
+            } catch {
+                channel.condition.lock()
+                channel.failure = (error as? StoredZipError) ?? .damaged("unreadable")
+                channel.condition.unlock()
+            }
+            channel.condition.lock()
+            channel.finished = true
+            channel.condition.broadcast()
+            channel.condition.unlock()
+        }
+        thread.start()
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        channel.condition.lock()
+        channel.cancelled = true
+        channel.condition.broadcast()
+        channel.condition.unlock()
     }
 
     func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
-        let n = try inner.read(into: buffer, count: count)
-        if n == 0 {
-            process.waitUntilExit()
-            if process.terminationStatus != 0 {
-                throw HealthError.notAnExport(Text(en: "the ZIP archive is damaged (unzip status \(process.terminationStatus)).", ja: "ZIP アーカイブが壊れています(unzip 終了コード \(process.terminationStatus))。"))
+        if offset >= current.count {
+            channel.condition.lock()
+            while channel.chunks.isEmpty && !channel.finished { channel.condition.wait() }
+            if channel.chunks.isEmpty {
+                let failure = channel.failure
+                channel.condition.unlock()
+                if let failure {
+                    throw HealthError.notAnExport(Text(en: "the ZIP archive cannot be read: \(failure.text.en).", ja: "ZIP アーカイブを読み込めません: \(failure.text.ja)。"))
+                }
+                return 0
             }
+            current = channel.chunks.removeFirst()
+            offset = 0
+            channel.condition.broadcast()
+            channel.condition.unlock()
         }
+        let n = min(count, current.count - offset)
+        current.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress { buffer.update(from: base.assumingMemoryBound(to: UInt8.self) + offset, count: n) }
+        }
+        offset += n
         return n
     }
 }
@@ -132,8 +166,8 @@ public struct AppleHealthImporter: Sendable {
         var magic = [UInt8](repeating: 0, count: 4)
         let n = try magic.withUnsafeMutableBufferPointer { try file.read(into: $0.baseAddress!, count: 4) } // trap-check: a 4-byte array always has storage
         if n == 4, magic == [0x50, 0x4B, 0x03, 0x04] {
-            let (entry, size) = try ZipEntryStream.entry(in: path)
-            return (try ZipEntryStream(path: path, entry: entry), size)
+            let (reader, entry, size) = try ZipEntryStream.entry(in: path)
+            return (ZipEntryStream(reader: reader, entry: entry), size)
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
         return (try FileByteStream(path: path), size)

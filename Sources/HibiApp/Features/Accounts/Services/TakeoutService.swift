@@ -1,0 +1,220 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// One person's own data in open formats, decrypted for its owner, as one ZIP streamed member by member:
+/// the diary as its export has it (`diary.json` and `photos/` at the top, so the diary import reads the
+/// takeout as it is), health records as CSV and JSON, visits as GeoJSON and GPX with the signed chain and
+/// its public key, and the profile. Importing a takeout into another account restores diary, health and visits.
+public struct TakeoutService: Sendable {
+    let transfer: DiaryTransfer
+    let health: HealthService
+    let visits: VisitService
+    let signer: VisitSigner
+    let spoolDirectory: String
+
+    public init(core: AppCore) {
+        let photos = PhotoStore(dataDirectory: core.config.dataDirectory, box: core.box)
+        transfer = DiaryTransfer(store: DiaryStore(database: core.database, box: core.box), photos: photos)
+        health = HealthService(database: core.database, box: core.box, logger: core.logger)
+        signer = VisitSigner(dataDirectory: core.config.dataDirectory)
+        visits = VisitService(database: core.database, box: core.box, signer: signer, logger: core.logger)
+        spoolDirectory = FileManager.default.temporaryDirectory.path
+    }
+
+    public static let formatName = "hibi-takeout"
+
+    struct Profile: Codable {
+        let format: String
+        let version: Int
+        let exportedAt: Date
+        let username: String
+        let displayName: String
+        let language: String?
+        let timeZone: String
+        let createdAt: Date
+        let healthProfile: HealthProfileExport?
+    }
+
+    struct HealthProfileExport: Codable {
+        let birthDate: String?
+        let heightCm: Double?
+        let targetWeightKg: Double?
+        let weightUnit: String
+        let distanceUnit: String
+        let energyUnit: String
+    }
+
+    struct GoalExport: Codable {
+        let type: String
+        let targetValue: Double
+        let deadline: Date
+        let createdAt: Date
+        let startValue: Double?
+        let achievedAt: Date?
+    }
+
+    public func write(user: User, now: Date, to write: (Data) async throws -> Void) async throws {
+        var zip = StoredZipWriter()
+        func add(_ name: String, _ data: Data) async throws {
+            for chunk in try zip.add(name: name, data: data, modified: now) { try await write(chunk) }
+        }
+        let encoder = JSONCoding.encoder
+        encoder.outputFormatting.insert(.prettyPrinted)
+        try await add("README.txt", Data(Self.readme.utf8))
+        let profile = try? await health.profiles.get(userID: user.id)
+        try await add("profile.json", try encoder.encode(Profile(
+            format: Self.formatName, version: 1, exportedAt: now, username: user.username, displayName: user.displayName,
+            language: user.language?.rawValue, timeZone: user.timeZone, createdAt: user.createdAt,
+            healthProfile: profile.map { HealthProfileExport(birthDate: $0.birthDate, heightCm: $0.heightCm, targetWeightKg: $0.targetWeightKg,
+                                                              weightUnit: $0.units.weight.rawValue, distanceUnit: $0.units.distance.rawValue,
+                                                              energyUnit: $0.units.energy.rawValue) })))
+
+        try await transfer.addMembers(try await transfer.planExport(userID: user.id), now: now, to: &zip, write: write)
+
+        // Health records go through spool files a page at a time, then in mapped from disk: a long history
+        // never sits in memory as rows and text at once.
+        let csvPath = (spoolDirectory as NSString).appendingPathComponent("hibi-takeout-\(UUID().uuidString).csv")
+        let jsonPath = (spoolDirectory as NSString).appendingPathComponent("hibi-takeout-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(atPath: csvPath); try? FileManager.default.removeItem(atPath: jsonPath) }
+        try await spoolHealth(userID: user.id, csv: csvPath, json: jsonPath)
+        try await add("health/records.csv", try Data(contentsOf: URL(fileURLWithPath: csvPath), options: .alwaysMapped))
+        try await add("health/records.json", try Data(contentsOf: URL(fileURLWithPath: jsonPath), options: .alwaysMapped))
+        try await add("health/goals.json", try encoder.encode(try await health.goals.list(userID: user.id).map {
+            GoalExport(type: $0.type.rawValue, targetValue: $0.targetValue, deadline: $0.deadline, createdAt: $0.createdAt,
+                       startValue: $0.startValue, achievedAt: $0.achievedAt)
+        }))
+
+        let list = try await visits.list(userID: user.id, filter: VisitFilter())
+        let chain = try await visits.chainExport(userID: user.id)
+        try await add("visits/visits.geojson", VisitFormats.geoJSON(list, chain: chain))
+        try await add("visits/visits.gpx", VisitFormats.gpx(list))
+        try await add("visits/chain.json", try encoder.encode(chain))
+        try await add("visits/signing-public-key.txt", Data((chain.publicKey + "\n").utf8))
+        try await write(zip.finish())
+    }
+
+    private func spoolHealth(userID: String, csv: String, json: String) async throws {
+        guard FileManager.default.createFile(atPath: csv, contents: nil, attributes: [.posixPermissions: 0o600]),
+              FileManager.default.createFile(atPath: json, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let csvHandle = FileHandle(forWritingAtPath: csv), let jsonHandle = FileHandle(forWritingAtPath: json) else {
+            throw BackupError.io("cannot write a spool file for the takeout")
+        }
+        defer { try? csvHandle.close(); try? jsonHandle.close() }
+        try csvHandle.write(contentsOf: Data((HealthCSV.header + "\n").utf8))
+        try jsonHandle.write(contentsOf: Data("[".utf8))
+        let encoder = JSONCoding.encoder
+        var offset = 0, first = true
+        while true {
+            let page = try await health.records.list(userID: userID, filter: .init(limit: 5000, offset: offset))
+            var text = ""
+            var objects = Data()
+            for record in page {
+                text += HealthCSV.line(record) + "\n"
+                objects.append(contentsOf: Array((first ? "\n" : ",\n").utf8))
+                objects.append(try encoder.encode(record))
+                first = false
+            }
+            try csvHandle.write(contentsOf: Data(text.utf8))
+            try jsonHandle.write(contentsOf: objects)
+            if page.count < 5000 { break }
+            offset += page.count
+        }
+        try jsonHandle.write(contentsOf: Data("\n]\n".utf8))
+    }
+
+    public struct ImportResult: Codable, Sendable, Equatable {
+        public let diaryEntries: Int
+        public let healthRecords: Int
+        public let visits: Int
+    }
+
+    /// Reads a takeout into this account: diary entries (ids already there skipped), health records
+    /// (duplicates skipped) and visits (added to this account's own signed chain).
+    public func importTakeout(_ data: Data, user: User, now: Date) async throws -> ImportResult {
+        let reader: ZipReader
+        do {
+            reader = try ZipReader(data: data, maxTotalBytes: DiaryTransfer.maxInflatedBytes)
+        } catch {
+            throw DiaryError.importInvalid(error.text)
+        }
+        guard let profileData = try? reader.contents(of: "profile.json"),
+              let profile = try? JSONCoding.decoder.decode(Profile.self, from: profileData), profile.format == Self.formatName else {
+            throw DiaryError.importInvalid(Text(en: "not a Hibi takeout (no profile.json)", ja: "Hibi のデータ書き出しではありません(profile.json がありません)"))
+        }
+        let diary = reader.entries[DiaryExport.fileName] == nil ? 0 : try await transfer.importExport(data, userID: user.id, now: now)
+        var healthRecords = 0
+        if let csv = try reader.contents(of: "health/records.csv") {
+            healthRecords = try await health.importCSV(String(decoding: csv, as: UTF8.self), user: user, now: now).inserted
+        }
+        var visitCount = 0
+        if let geoJSON = try reader.contents(of: "visits/visits.geojson") {
+            let parsed = try VisitFormats.parseGeoJSON(geoJSON)
+            if !parsed.isEmpty { visitCount = try await visits.importAll(userID: user.id, visits: parsed, now: now) }
+        }
+        return ImportResult(diaryEntries: diary, healthRecords: healthRecords, visits: visitCount)
+    }
+
+    static let readme = """
+        Hibi takeout / 日々のデータ書き出し
+
+        Everything here is yours, decrypted, in open formats. Import it into an account on any Hibi
+        (Settings → Import, POST /api/v1/me/import, or `hibi import all --user NAME FILE`) to carry on there.
+
+        profile.json               your account (user name, display name, language, time zone) and health profile
+        diary.json                 every diary entry: date, text, tags, mood scores, confirmed mood (Hibi diary export, version 2)
+        photos/ENTRY-ID.jpg|png    each diary photo, named by its entry's id (diary.json points to it)
+        health/records.csv         every health record: type, value, unit, start, end, source, device (the CSV Hibi imports)
+        health/records.json        the same records as JSON objects
+        health/goals.json          your health goals
+        visits/visits.geojson      every visit as a GeoJSON Feature (RFC 7946), with the signed chain under "hibiChain"
+        visits/visits.gpx          the same visits as GPX 1.1 waypoints
+        visits/chain.json          the tamper-evident chain: each record's body, SHA-256 hash and Ed25519 signature
+        visits/signing-public-key.txt  the public key (base64, 32 bytes) that verifies those signatures
+
+        日記・健康記録・訪問記録を復号済みのオープンな形式で収めています。別の Hibi のアカウントで
+        読み込むと(設定 → 読み込み、POST /api/v1/me/import、`hibi import all --user NAME FILE`)そのまま続きを使えます。
+        """
+}
+
+/// `GET /api/v1/me/export` and `/settings/export.zip` (the settings page's "Download all my data"),
+/// `POST /api/v1/me/import`. The diary is behind its lock, so both need an unlocked diary on the web.
+struct TakeoutRoutes: Sendable {
+    let takeout: TakeoutService
+    let lock: DiaryLock
+
+    func register(router: Router<HibiRequestContext>, api: RouterGroup<HibiRequestContext>) {
+        api.get("me/export") { request, context in try await response(try await lock.require(context, request)) }
+        router.get("/settings/export.zip") { request, context in try await response(try await lock.require(context, request)) }
+        api.post("me/import") { request, context in
+            let user = try await lock.require(context, request)
+            var request = request
+            let buffer: ByteBuffer
+            do {
+                buffer = try await request.collectBody(upTo: DiaryTransfer.maxImportBytes)
+            } catch is NIOTooManyBytesError {
+                throw RequestError.bodyTooLarge(limitBytes: DiaryTransfer.maxImportBytes)
+            }
+            return JSONBody(try await takeout.importTakeout(Data(buffer: buffer), user: user, now: Date()))
+        }
+    }
+
+    func response(_ user: User) async throws -> Response {
+        let now = Date()
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/zip", .cacheControl: "no-store",
+                      .contentDisposition: "attachment; filename=\"hibi-takeout-\(MoodAnalytics.dayKey(now, timeZone: .gmt)).zip\""],
+            body: ResponseBody { writer in
+                try await takeout.write(user: user, now: now) { try await writer.write(ByteBuffer(bytes: $0)) }
+                try await writer.finish(nil)
+            })
+    }
+}
+
+enum TakeoutStrings {
+    static let title = Text(en: "Your data", ja: "あなたのデータ")
+    static let intro = Text(en: "One ZIP file with your diary (text and photos), health records, visits with their signed chain, and your profile, decrypted, in open formats. Another Hibi can import it.",
+                            ja: "日記(本文と写真)・健康記録・署名付きの訪問記録・プロフィールを、復号済みのオープンな形式で 1 つの ZIP にまとめます。別の Hibi で読み込めます。")
+    static let download = Text(en: "Download all my data", ja: "すべてのデータをダウンロード")
+}

@@ -1,0 +1,189 @@
+import Foundation
+
+/// What a whole-instance backup holds, described by `manifest.json` inside the archive. Engine-neutral:
+/// the same manifest and table files come out of SQLite and PostgreSQL, so either restores into either.
+public struct BackupManifest: Codable, Sendable, Equatable {
+    public static let formatName = "hibi-backup"
+    public static let currentFormatVersion = 1
+    public static let memberName = "manifest.json"
+
+    public var format: String
+    public var formatVersion: Int
+    public var hibiVersion: String
+    public var createdAt: Date
+    /// The highest migration applied, and every one applied (features may land out of order, so gaps are possible).
+    public var schemaVersion: Int
+    public var migrations: [Int]
+    /// The data key's check value (a known text sealed under the key), never the key: it tells at restore
+    /// time whether the target's key opens this backup's sealed text and photos.
+    public var dataKeyCheck: String?
+    /// The public half of the visits signing key (the private half is a secret and stays out of backups):
+    /// a restore checks the target's signing key against it so the visit chains verify afterwards.
+    public var visitsSigningPublicKey: String?
+    public var tables: [Table]
+    public var files: [File]
+
+    public struct Column: Codable, Sendable, Equatable {
+        public var name: String
+        public var type: BackupColumnType
+    }
+
+    public struct Table: Codable, Sendable, Equatable {
+        public var name: String
+        public var member: String
+        public var columns: [Column]
+        public var rows: Int
+        public var bytes: Int64
+        public var sha256: String
+    }
+
+    public struct File: Codable, Sendable, Equatable {
+        public var member: String
+        public var bytes: Int64
+        public var sha256: String
+    }
+}
+
+/// Column types as a backup records them; each engine's declared types map onto these.
+public enum BackupColumnType: String, Codable, Sendable {
+    case text, integer, real, boolean, blob
+}
+
+/// One value of a row, typed by its column.
+public enum BackupValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case boolean(Bool)
+    case text(String)
+    case blob(Data)
+}
+
+/// Everything that stops a backup, a verification or a restore. Each names the member and the reason.
+public enum BackupError: Error, Equatable, CustomStringConvertible {
+    case notABackup(String)
+    case damaged(member: String, reason: String)
+    case newerSchema(backup: Int, binary: Int)
+    case newerFormat(Int)
+    case wrongDataKey
+    case noDataKey
+    case signingKeyMismatch
+    case targetNotEmpty(table: String)
+    case tableMismatch(table: String, reason: String)
+    case unsupportedValue(table: String, column: String)
+    case io(String)
+
+    public var text: Text {
+        switch self {
+        case let .notABackup(reason):
+            Text(en: "not a Hibi backup: \(reason)", ja: "Hibi のバックアップではありません: \(reason)")
+        case let .damaged(member, reason):
+            Text(en: "the backup is damaged: \(member): \(reason)", ja: "バックアップが壊れています: \(member): \(reason)")
+        case let .newerSchema(backup, binary):
+            Text(en: "this backup is from a newer Hibi (schema version \(backup); this Hibi knows up to \(binary)); upgrade Hibi first",
+                 ja: "このバックアップは新しい Hibi で作られています(スキーマ \(backup)、この Hibi は \(binary) まで)。先に Hibi を更新してください")
+        case let .newerFormat(version):
+            Text(en: "this backup uses format version \(version), newer than this Hibi reads", ja: "このバックアップの形式(バージョン \(version))はこの Hibi より新しいものです")
+        case .wrongDataKey:
+            Text(en: "this backup was sealed with another data key; restore with the data.key (or HIBI_MASTER_KEY) of the instance it came from",
+                 ja: "このバックアップは別のデータキーで暗号化されています。元のインスタンスの data.key(または HIBI_MASTER_KEY)で復元してください")
+        case .noDataKey:
+            Text(en: "no data key: copy data.key from the original data directory or set HIBI_MASTER_KEY before restoring",
+                 ja: "データキーがありません。元のデータディレクトリの data.key をコピーするか HIBI_MASTER_KEY を設定してから復元してください")
+        case .signingKeyMismatch:
+            Text(en: "the visits in this backup were signed with another key; copy visits-signing.key from the original data directory before restoring",
+                 ja: "このバックアップの訪問記録は別の鍵で署名されています。元のデータディレクトリの visits-signing.key をコピーしてから復元してください")
+        case let .targetNotEmpty(table):
+            Text(en: "the target database is not empty (table \(table) has rows); restore into an empty database or pass --replace",
+                 ja: "復元先のデータベースが空ではありません(テーブル \(table) に行があります)。空のデータベースに復元するか --replace を指定してください")
+        case let .tableMismatch(table, reason):
+            Text(en: "table \(table) does not match this Hibi's schema: \(reason)", ja: "テーブル \(table) がこの Hibi のスキーマと一致しません: \(reason)")
+        case let .unsupportedValue(table, column):
+            Text(en: "table \(table), column \(column): a value that a backup cannot carry (not a finite number)",
+                 ja: "テーブル \(table) の列 \(column): バックアップに入れられない値です(有限の数ではありません)")
+        case let .io(reason):
+            Text(en: "cannot read or write a file: \(reason)", ja: "ファイルを読み書きできません: \(reason)")
+        }
+    }
+
+    public var description: String { text.en }
+}
+
+/// Table rows as JSON lines: one JSON array per row, values in the manifest's column order.
+/// Blobs are base64 strings (the column type says so); reals are written in their shortest
+/// round-tripping form, so a value read back is bit-for-bit the one written.
+public enum BackupRowCodec {
+    public static func encode(_ values: [BackupValue], into output: inout [UInt8]) -> Bool {
+        output.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            switch value {
+            case .null: output.append(contentsOf: Array("null".utf8))
+            case let .integer(number): output.append(contentsOf: Array(String(number).utf8))
+            case let .real(number):
+                guard number.isFinite else { return false }
+                output.append(contentsOf: Array("\(number)".utf8))
+            case let .boolean(flag): output.append(contentsOf: Array((flag ? "true" : "false").utf8))
+            case let .text(string): appendString(string, into: &output)
+            case let .blob(data): appendString(data.base64EncodedString(), into: &output)
+            }
+        }
+        output.append(contentsOf: [UInt8(ascii: "]"), UInt8(ascii: "\n")])
+        return true
+    }
+
+    static func appendString(_ string: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\n"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                           hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// One line back into typed values; `nil` when the line does not fit the columns.
+    public static func decode(_ line: Data, columns: [BackupManifest.Column], decoder: JSONDecoder) -> [BackupValue]? {
+        guard let scalars = try? decoder.decode([Scalar].self, from: line), scalars.count == columns.count else { return nil }
+        var values: [BackupValue] = []
+        values.reserveCapacity(columns.count)
+        for (scalar, column) in zip(scalars, columns) {
+            switch (scalar, column.type) {
+            case (.null, _): values.append(.null)
+            case let (.string(string), .text): values.append(.text(string))
+            case let (.string(string), .blob):
+                guard let data = Data(base64Encoded: string) else { return nil }
+                values.append(.blob(data))
+            case let (.bool(flag), .boolean): values.append(.boolean(flag))
+            case let (.integer(number), .integer): values.append(.integer(number))
+            case let (.integer(number), .real): values.append(.real(Double(number)))
+            case let (.real(number), .real): values.append(.real(number))
+            default: return nil
+            }
+        }
+        return values
+    }
+
+    /// A JSON scalar as the line holds it, before the column type gives it meaning.
+    enum Scalar: Decodable {
+        case null, bool(Bool), integer(Int64), real(Double), string(String)
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if container.decodeNil() { self = .null }
+            else if let flag = try? container.decode(Bool.self) { self = .bool(flag) }
+            else if let number = try? container.decode(Int64.self) { self = .integer(number) }
+            else if let number = try? container.decode(Double.self) { self = .real(number) }
+            else { self = .string(try container.decode(String.self)) }
+        }
+    }
+}

@@ -1,0 +1,339 @@
+import Crypto
+import Foundation
+import Logging
+import SQLKit
+import ZIPFoundation
+
+/// A backup archive opened for reading through ZIPFoundation, with every member checked against the
+/// manifest (size and SHA-256) as it is read.
+final class BackupArchive: @unchecked Sendable {
+    let archive: Archive
+    let entries: [String: ZIPFoundation.Entry]
+    let manifest: BackupManifest
+    static let bufferSize = 256 * 1024
+    /// The manifest is read whole; nothing honest comes near this.
+    static let maxManifestBytes: UInt64 = 256 * 1024 * 1024
+
+    init(path: String) throws(BackupError) {
+        guard FileManager.default.fileExists(atPath: path) else { throw .io("\(path) does not exist") }
+        let archive: Archive
+        do {
+            archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+        } catch {
+            throw .notABackup("the file is not a complete ZIP archive (damaged or cut short: \(error))")
+        }
+        var entries: [String: ZIPFoundation.Entry] = [:]
+        for entry in archive { entries[entry.path] = entry }
+        guard let manifestEntry = entries[BackupManifest.memberName] else { throw .notABackup("it has no \(BackupManifest.memberName)") }
+        guard manifestEntry.uncompressedSize <= Self.maxManifestBytes else { throw .damaged(member: BackupManifest.memberName, reason: "too large") }
+        var bytes = Data()
+        do {
+            _ = try archive.extract(manifestEntry, bufferSize: Self.bufferSize) { chunk in
+                bytes.append(chunk)
+                if bytes.count > Self.maxManifestBytes { throw BackupError.damaged(member: BackupManifest.memberName, reason: "too large") }
+            }
+        } catch let error as BackupError {
+            throw error
+        } catch {
+            throw .damaged(member: BackupManifest.memberName, reason: Self.describe(error))
+        }
+        let manifest: BackupManifest
+        do {
+            manifest = try JSONCoding.decoder.decode(BackupManifest.self, from: bytes)
+        } catch {
+            throw .damaged(member: BackupManifest.memberName, reason: "not a readable manifest")
+        }
+        guard manifest.format == BackupManifest.formatName else { throw .notABackup("unknown format \"\(manifest.format)\"") }
+        guard manifest.formatVersion <= BackupManifest.currentFormatVersion else { throw .newerFormat(manifest.formatVersion) }
+        self.archive = archive
+        self.entries = entries
+        self.manifest = manifest
+    }
+
+    /// Streams one member to `consumer`, refusing it as soon as it grows past the size the manifest gives
+    /// (an inflated member can never be larger than recorded) and at the end if its digest differs.
+    func read(member: String, bytes expected: Int64, sha256: String, consumer: (Data) throws -> Void) throws(BackupError) {
+        guard let entry = entries[member] else { throw .damaged(member: member, reason: "missing from the archive") }
+        guard entry.uncompressedSize == UInt64(max(0, expected)) else {
+            throw .damaged(member: member, reason: "its size (\(entry.uncompressedSize) bytes) differs from the manifest (\(expected))")
+        }
+        var hasher = SHA256()
+        var seen: Int64 = 0
+        let crc: UInt32
+        do {
+            // The consumer form of extract computes the CRC but leaves comparing it to the caller.
+            crc = try archive.extract(entry, bufferSize: Self.bufferSize) { chunk in
+                seen += Int64(chunk.count)
+                if seen > expected { throw BackupError.damaged(member: member, reason: "longer than the manifest says") }
+                hasher.update(data: chunk)
+                try consumer(chunk)
+            }
+        } catch let error as BackupError {
+            throw error
+        } catch {
+            throw .damaged(member: member, reason: Self.describe(error))
+        }
+        guard seen == expected else { throw .damaged(member: member, reason: "shorter than the manifest says") }
+        guard crc == entry.checksum else { throw .damaged(member: member, reason: "its checksum does not match (the data was changed)") }
+        guard Hex.string(hasher.finalize()) == sha256 else { throw .damaged(member: member, reason: "its SHA-256 does not match the manifest") }
+    }
+
+    /// Copies a member to a file, checked as `read` checks it.
+    func extract(member: String, bytes: Int64, sha256: String, to path: String) throws(BackupError) {
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let handle = FileHandle(forWritingAtPath: path) else { throw .io("cannot create \(path)") }
+        defer { try? handle.close() }
+        try read(member: member, bytes: bytes, sha256: sha256) { chunk in try handle.write(contentsOf: chunk) }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case Archive.ArchiveError.invalidCRC32: "its checksum does not match (the data was changed)"
+        case let error as BackupError: error.description
+        default: "unreadable (\(error))"
+        }
+    }
+
+    /// Checks every member the manifest lists: size, CRC and SHA-256.
+    func verify(progress: (BackupProgress) throws -> Void = { _ in }) throws -> (tables: Int, files: Int, bytes: Int64) {
+        let members = manifest.tables.map { ($0.member, $0.bytes, $0.sha256) } + manifest.files.map { ($0.member, $0.bytes, $0.sha256) }
+        // Sums of numbers the manifest supplies only drive the progress bar: wrapping beats trapping.
+        let total = members.reduce(Int64(0)) { $0 &+ $1.1 }
+        var done: Int64 = 0
+        for (member, bytes, sha256) in members {
+            try progress(BackupProgress(phase: "verify", done: done, total: total))
+            try read(member: member, bytes: bytes, sha256: sha256) { done &+= Int64($0.count) }
+        }
+        try progress(BackupProgress(phase: "verify", done: total, total: total))
+        return (manifest.tables.count, manifest.files.count, total)
+    }
+}
+
+/// Restores a backup into an empty database (either engine) and data directory, all or nothing: the schema
+/// and every row go in one transaction, files are staged and checked first and moved into place only after
+/// the commit, so any failure leaves the target as it was.
+public struct RestoreService: Sendable {
+    let database: Database
+    let dataDirectory: String
+    /// The target's data key; nil when it has none yet (then a backup with sealed data is refused).
+    let box: SealedBoxService?
+    let logger: Logger
+    let migrations: [Migration]
+
+    public init(database: Database, dataDirectory: String, box: SealedBoxService?, logger: Logger, migrations: [Migration] = Schema.all) {
+        self.database = database
+        self.dataDirectory = dataDirectory
+        self.box = box
+        self.logger = logger
+        self.migrations = migrations.sorted { $0.version < $1.version }
+    }
+
+    /// Checks a backup can go into this target without touching anything: format, schema, keys.
+    static func check(_ manifest: BackupManifest, migrations: [Migration], box: SealedBoxService?, dataDirectory: String) throws(BackupError) {
+        let known = Set(migrations.map(\.version))
+        let latest = migrations.map(\.version).max() ?? 0
+        if manifest.schemaVersion > latest || !Set(manifest.migrations).isSubset(of: known) {
+            throw .newerSchema(backup: max(manifest.schemaVersion, manifest.migrations.max() ?? 0), binary: latest)
+        }
+        if let check = manifest.dataKeyCheck {
+            guard let box else { throw .noDataKey }
+            guard let sealed = Data(base64Encoded: check), (try? box.open(sealed, context: KeyCheck.context)) != nil else { throw .wrongDataKey }
+        }
+        let chainRows = manifest.tables.first { $0.name == "visit_chain" }?.rows ?? 0
+        if let expected = manifest.visitsSigningPublicKey, chainRows > 0 {
+            guard (try? VisitsSigningKeyFile.publicKey(dataDirectory: dataDirectory)) == expected else { throw .signingKeyMismatch }
+        }
+    }
+
+    @discardableResult
+    public func restore(from path: String, replace: Bool = false,
+                        progress: @escaping @Sendable (BackupProgress) throws -> Void = { _ in }) async throws -> BackupManifest {
+        let archive = try BackupArchive(path: path)
+        let manifest = archive.manifest
+        try Self.check(manifest, migrations: migrations, box: box, dataDirectory: dataDirectory)
+        let byVersion = Dictionary(migrations.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a })
+        let before = manifest.migrations.sorted().compactMap { byVersion[$0] }
+        let after = migrations.filter { !Set(manifest.migrations).contains($0.version) }
+
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        Self.removeStaleStaging(in: dataDirectory)
+        let staging = (dataDirectory as NSString).appendingPathComponent(".restore-\(UUID().uuidString.lowercased())")
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: staging) }
+
+        // Files first: each is checked against the manifest before any row is written.
+        let media = (staging as NSString).appendingPathComponent("media")
+        // Progress only: the manifest's numbers may be anything, so they wrap rather than trap.
+        let fileBytes = manifest.files.reduce(Int64(0)) { $0 &+ $1.bytes }
+        var doneBytes: Int64 = 0
+        for file in manifest.files {
+            try progress(BackupProgress(phase: "files", done: doneBytes, total: fileBytes))
+            guard file.member.hasPrefix("media/"), StoredZip.isSafeName(file.member) else {
+                throw BackupError.damaged(member: file.member, reason: "not a safe file name")
+            }
+            let target = (media as NSString).appendingPathComponent(String(file.member.dropFirst("media/".count)))
+            try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            try archive.extract(member: file.member, bytes: file.bytes, sha256: file.sha256, to: target)
+            doneBytes &+= file.bytes
+        }
+
+        let engine = database.engine
+        let totalRows = manifest.tables.reduce(Int64(0)) { $0 &+ Int64($1.rows) }
+        let spool = (staging as NSString).appendingPathComponent("table.jsonl")
+        try await database.transaction { sql in
+            if engine == .sqlite { try await sql.raw("PRAGMA defer_foreign_keys = ON").run() }
+            let existing = try await TableCatalog.read(sql, engine: engine)
+            if !replace { try await Self.requireEmpty(existing, sql: sql) }
+            for table in TableCatalog.insertionOrder(existing).reversed() {
+                try await sql.raw("DROP TABLE IF EXISTS \(unsafeRaw: TableCatalog.quoted(table.name))\(unsafeRaw: engine == .postgres ? " CASCADE" : "")").run()
+            }
+            try await sql.create(table: "hibi_schema")
+                .column("version", type: .bigint, .primaryKey(autoIncrement: false))
+                .column("name", type: .text, .notNull)
+                .column("applied_at", type: .bigint, .notNull)
+                .run()
+            let now = Int64(Date().timeIntervalSince1970)
+            for migration in before { try await Self.apply(migration, sql: sql, engine: engine, now: now) }
+            let target = Dictionary(try await TableCatalog.read(sql, engine: engine).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+            let listed = Dictionary(manifest.tables.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+            var doneRows: Int64 = 0
+            for table in TableCatalog.insertionOrder(Array(target.values)) {
+                guard let entry = listed[table.name] else { continue }
+                let expected = table.columns.map { BackupManifest.Column(name: $0.name, type: $0.type) }
+                guard Set(entry.columns.map(\.name)) == Set(expected.map(\.name)) else {
+                    throw BackupError.tableMismatch(table: table.name, reason: "columns \(entry.columns.map(\.name)) against \(expected.map(\.name))")
+                }
+                for column in entry.columns where expected.first(where: { $0.name == column.name })?.type != column.type {
+                    throw BackupError.tableMismatch(table: table.name, reason: "column \(column.name) is \(column.type.rawValue) in the backup")
+                }
+                try archive.extract(member: entry.member, bytes: entry.bytes, sha256: entry.sha256, to: spool)
+                let inserted = try await Self.insertRows(from: spool, entry: entry, sql: sql) { count in
+                    doneRows += Int64(count)
+                    try progress(BackupProgress(phase: "tables", done: doneRows, total: totalRows))
+                }
+                guard inserted == entry.rows else {
+                    throw BackupError.damaged(member: entry.member, reason: "holds \(inserted) rows, the manifest says \(entry.rows)")
+                }
+            }
+            for name in listed.keys where target[name] == nil {
+                throw BackupError.tableMismatch(table: name, reason: "this Hibi has no such table")
+            }
+            for migration in after { try await Self.apply(migration, sql: sql, engine: engine, now: now) }
+        }
+        try moveIntoPlace(media: media, replace: replace)
+        return manifest
+    }
+
+    static func apply(_ migration: Migration, sql: any SQLDatabase, engine: DatabaseEngine, now: Int64) async throws {
+        try await migration.apply(sql, engine)
+        try await sql.insert(into: "hibi_schema").columns("version", "name", "applied_at")
+            .values(SQLBind(migration.version), SQLBind(migration.name), SQLBind(now)).run()
+    }
+
+    /// Empty means no rows but migration bookkeeping and the key check a start-up records.
+    static func requireEmpty(_ tables: [TableCatalog.Table], sql: any SQLDatabase) async throws {
+        for table in tables where table.name != "hibi_schema" {
+            var query: SQLQueryString = "SELECT COUNT(*) AS n FROM \(unsafeRaw: TableCatalog.quoted(table.name))"
+            if table.name == "settings" { query.appendLiteral(" WHERE key <> "); query.appendInterpolation(bind: KeyCheck.settingKey) }
+            let count = try await sql.raw(query).first()?.decode(column: "n", as: Int64.self) ?? 0
+            if count > 0 { throw BackupError.targetNotEmpty(table: table.name) }
+        }
+    }
+
+    /// Reads JSON lines from the spool file a megabyte at a time and inserts them in multi-row statements.
+    static func insertRows(from path: String, entry: BackupManifest.Table, sql: any SQLDatabase,
+                           onBatch: (Int) throws -> Void) async throws -> Int {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw BackupError.io("cannot read \(path)") }
+        defer { try? handle.close() }
+        let decoder = JSONDecoder()
+        // Both engines cap bound parameters per statement (SQLite at 32,766); stay well under.
+        let perBatch = max(1, min(500, 30_000 / max(1, entry.columns.count)))
+        var batch: [[BackupValue]] = []
+        var pending = Data()
+        var line = 0
+        func flush() async throws {
+            guard !batch.isEmpty else { return }
+            let insert = sql.insert(into: entry.name).columns(entry.columns.map(\.name))
+            for values in batch { insert.values(values.map(\.sqlExpression)) }
+            try await insert.run()
+            try onBatch(batch.count)
+            batch.removeAll(keepingCapacity: true)
+        }
+        func take(_ bytes: Data) throws {
+            line += 1
+            guard let values = BackupRowCodec.decode(bytes, columns: entry.columns, decoder: decoder) else {
+                throw BackupError.damaged(member: entry.member, reason: "line \(line) does not match the table's columns")
+            }
+            batch.append(values)
+        }
+        while true {
+            let chunk = try handle.read(upToCount: 1 << 20) ?? Data()
+            if chunk.isEmpty { break }
+            pending.append(chunk)
+            var start = pending.startIndex
+            while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                try take(pending[start..<newline])
+                start = pending.index(after: newline)
+                if batch.count >= perBatch { try await flush() }
+            }
+            pending = Data(pending[start...])
+        }
+        if !pending.isEmpty { try take(pending) }
+        try await flush()
+        return line
+    }
+
+    /// Moves the staged files into the data directory. With `replace`, the folders they go into are
+    /// emptied first (moved aside, then removed), so no file of the old instance lingers.
+    func moveIntoPlace(media: String, replace: Bool) throws {
+        let manager = FileManager.default
+        guard let top = try? manager.contentsOfDirectory(atPath: media) else { return }
+        let aside = (dataDirectory as NSString).appendingPathComponent(".replaced-\(UUID().uuidString.lowercased())")
+        if replace {
+            try manager.createDirectory(atPath: aside, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            for name in top where manager.fileExists(atPath: (dataDirectory as NSString).appendingPathComponent(name)) {
+                try manager.moveItem(atPath: (dataDirectory as NSString).appendingPathComponent(name), toPath: (aside as NSString).appendingPathComponent(name))
+            }
+        }
+        defer { if replace { try? manager.removeItem(atPath: aside) } }
+        guard let walker = manager.enumerator(atPath: media) else { return }
+        var files: [String] = []
+        while let relative = walker.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if manager.fileExists(atPath: (media as NSString).appendingPathComponent(relative), isDirectory: &isDirectory), !isDirectory.boolValue {
+                files.append(relative)
+            }
+        }
+        for relative in files {
+            let target = (dataDirectory as NSString).appendingPathComponent(relative)
+            try manager.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+                                        attributes: [.posixPermissions: 0o700])
+            let source = (media as NSString).appendingPathComponent(relative)
+            guard rename(source, target) == 0 else { throw BackupError.io("cannot move \(relative) into place (errno \(errno))") }
+        }
+    }
+
+    /// Staging folders a killed restore left behind hold only copies; nothing points to them.
+    static func removeStaleStaging(in directory: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(".restore-") {
+            try? FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(name))
+        }
+    }
+}
+
+/// The data key as the target has it, without creating one: a restore must not invent a key.
+public enum RestoreKey {
+    public static func load(masterKey: String?, dataDirectory: String) throws -> SealedBoxService? {
+        let path = (dataDirectory as NSString).appendingPathComponent(DataKeyStore.fileName)
+        guard masterKey != nil || FileManager.default.fileExists(atPath: path) else { return nil }
+        return SealedBoxService(key: try DataKeyStore.loadOrCreate(masterKey: masterKey, dataDirectory: dataDirectory))
+    }
+}
+
+/// `hibi backup --verify`: every member of a backup checked against its manifest, nothing written.
+public enum BackupVerifier {
+    public static func verify(path: String, progress: (BackupProgress) throws -> Void = { _ in }) throws -> (tables: Int, files: Int, bytes: Int64) {
+        try BackupArchive(path: path).verify(progress: progress)
+    }
+}

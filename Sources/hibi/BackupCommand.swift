@@ -1,0 +1,122 @@
+import ArgumentParser
+import Foundation
+import HibiApp
+
+/// `hibi backup -o FILE`: the whole instance in one archive while it keeps serving;
+/// `hibi backup --verify FILE`: every member checked against the manifest.
+struct BackupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Back up the whole instance (every table, every media file, a manifest) to one archive, or verify one.")
+    @OptionGroup var options: ConfigOptions
+    @Option(name: .shortAndLong, help: "Archive to write (written as FILE.partial, renamed when complete)") var output: String?
+    @Option(help: "Check every member of an existing backup against its manifest") var verify: String?
+    @Flag(help: "No progress bar (for scripts)") var quiet = false
+
+    func run() async throws {
+        let bar = BackupProgressBar(enabled: !quiet && (isatty(STDERR_FILENO) != 0 || ProcessInfo.processInfo.environment["HIBI_PROGRESS"] == "1"))
+        if let verify {
+            do {
+                let result = try BackupVerifier.verify(path: verify) { bar.draw($0) }
+                bar.finish()
+                print("OK: \(verify): \(result.tables) tables, \(result.files) files, \(result.bytes) bytes match the manifest.")
+            } catch let error as BackupError {
+                bar.finish()
+                printError(error.description)
+                throw ExitCode.failure
+            }
+            return
+        }
+        guard let output else { throw ValidationError("Give -o FILE to write a backup, or --verify FILE to check one.") }
+        let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
+        let service = BackupService(database: core.database, dataDirectory: core.config.dataDirectory, box: core.box, logger: core.logger)
+        do {
+            let manifest = try await service.write(to: output) { bar.draw($0) }
+            bar.finish()
+            let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? NSNumber)?.int64Value ?? 0
+            let rows = manifest.tables.reduce(0) { $0 &+ $1.rows }
+            print("Backed up \(rows) rows in \(manifest.tables.count) tables and \(manifest.files.count) files (schema \(manifest.schemaVersion)) to \(output): \(size) bytes.")
+        } catch let error as BackupError {
+            bar.finish()
+            printError(error.description)
+            await core.database.shutdown()
+            throw ExitCode.failure
+        }
+        await core.database.shutdown()
+    }
+}
+
+/// `hibi restore FILE`: into an empty database of either engine, all or nothing.
+struct RestoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Restore a backup into an empty database (SQLite or PostgreSQL) and data directory, all or nothing.")
+    @OptionGroup var options: ConfigOptions
+    @Argument(help: "The backup archive") var file: String
+    @Flag(help: "Replace a target that already holds data") var replace = false
+    @Flag(help: "No progress bar (for scripts)") var quiet = false
+
+    func run() async throws {
+        let config = try options.load()
+        let bar = BackupProgressBar(enabled: !quiet && (isatty(STDERR_FILENO) != 0 || ProcessInfo.processInfo.environment["HIBI_PROGRESS"] == "1"))
+        let logger = makeLogger(level: .warning)
+        // Opened without migrating or recording a key check: the restore writes the schema itself.
+        let database: Database
+        do {
+            database = try await Database.open(config.database, logger: logger)
+        } catch {
+            printError(String(describing: error))
+            throw ExitCode.failure
+        }
+        do {
+            let box = try RestoreKey.load(masterKey: config.masterKey, dataDirectory: config.dataDirectory)
+            let service = RestoreService(database: database, dataDirectory: config.dataDirectory, box: box, logger: logger)
+            let manifest = try await service.restore(from: file, replace: replace) { bar.draw($0) }
+            bar.finish()
+            let rows = manifest.tables.reduce(0) { $0 &+ $1.rows }
+            print("Restored \(rows) rows in \(manifest.tables.count) tables and \(manifest.files.count) files from \(file) (made \(manifest.createdAt), schema \(manifest.schemaVersion)) into \(config.database.engineName). Sessions are not carried over: everyone signs in again.")
+        } catch let error as any CustomStringConvertible where error is BackupError || error is EncryptionError {
+            bar.finish()
+            printError("Restore failed, nothing was changed: \(error.description)")
+            await database.shutdown()
+            throw ExitCode.failure
+        } catch {
+            bar.finish()
+            printError("Restore failed, nothing was changed: \(String(describing: error).prefix(500))")
+            await database.shutdown()
+            throw ExitCode.failure
+        }
+        await database.shutdown()
+    }
+}
+
+/// A one-line progress bar for backups and restores, redrawn in place on stderr when the percentage
+/// or the phase changes (a backup reports every page of rows and every chunk of a file).
+final class BackupProgressBar: @unchecked Sendable {
+    let enabled: Bool
+    private let lock = NSLock()
+    private var lastPercent = -1
+    private var lastPhase = ""
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func draw(_ progress: BackupProgress) {
+        guard enabled else { return }
+        let fraction = progress.total > 0 ? min(1, Double(progress.done) / Double(progress.total)) : 1
+        let percent = Int(fraction * 100)
+        lock.lock(); defer { lock.unlock() }
+        guard percent != lastPercent || progress.phase != lastPhase else { return }
+        lastPercent = percent
+        lastPhase = progress.phase
+        let width = 30
+        let filled = Int(fraction * Double(width))
+        let unit = progress.phase == "tables" ? "rows" : "bytes"
+        let line = "\r\(progress.phase.padding(toLength: 7, withPad: " ", startingAt: 0)) [" + String(repeating: "#", count: filled)
+            + String(repeating: "-", count: width - filled) + "] \(percent)%  \(progress.done)/\(progress.total) \(unit)   "
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    func finish() {
+        if enabled, lastPercent >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import HibiApp
+
+/// `hibi export all --user NAME`: the person's takeout, the same ZIP as Settings → "Download all my data".
+struct ExportAllCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "all", abstract: "Export all of a user's data (diary, health, visits, profile), decrypted, as one ZIP archive.")
+    @OptionGroup var options: ConfigOptions
+    @Option(help: "Username whose data to export") var user: String
+    @Option(name: .shortAndLong, help: "Archive to write (written as FILE.partial, renamed when complete)") var output: String
+
+    func run() async throws {
+        let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
+        guard let account = try await core.users.find(username: user) else {
+            printError("No user named \(user).")
+            await core.database.shutdown()
+            throw ExitCode.failure
+        }
+        let temporary = output + ".partial"
+        do {
+            guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw Fatal("Cannot write \(temporary).")
+            }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
+            try await TakeoutService(core: core).write(user: account, now: Date()) { try handle.write(contentsOf: $0) }
+            try handle.close()
+            guard rename(temporary, output) == 0 else { throw Fatal("Cannot rename \(temporary) to \(output).") }
+            printError("Exported all of \(user)'s data to \(output).")
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            printError((error as? DiaryError)?.message(.en) ?? (error as? Fatal)?.description ?? "Export failed: \(error)")
+            await core.database.shutdown()
+            throw ExitCode.failure
+        }
+        await core.database.shutdown()
+    }
+}
+
+/// `hibi import all --user NAME FILE`: a takeout (from this or another Hibi) into an account.
+struct ImportAllCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "all", abstract: "Import a Hibi takeout (export all) into a user's account: diary, health records, visits.")
+    @OptionGroup var options: ConfigOptions
+    @Option(help: "Username to import for") var user: String
+    @Argument(help: "Path to the takeout ZIP") var file: String
+
+    func run() async throws {
+        let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
+        guard let account = try await core.users.find(username: user) else {
+            printError("No user named \(user).")
+            await core.database.shutdown()
+            throw ExitCode.failure
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= DiaryTransfer.maxImportBytes, let data = try? Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped) else {
+            printError("Cannot read \(file), or it is larger than \(DiaryTransfer.maxImportBytes / 1024 / 1024) MB.")
+            await core.database.shutdown()
+            throw ExitCode.failure
+        }
+        do {
+            let result = try await TakeoutService(core: core).importTakeout(data, user: account, now: Date())
+            print("Imported \(result.diaryEntries) diary entries, \(result.healthRecords) health records and \(result.visits) visits for \(user).")
+        } catch let error as any UserFacingError {
+            printError(error.message(.en))
+            await core.database.shutdown()
+            throw ExitCode.failure
+        }
+        await core.database.shutdown()
+    }
+}

@@ -1,0 +1,459 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import SQLKit
+import Testing
+@testable import HibiApp
+
+/// A filled instance on SQLite, its backup, and places to restore it.
+enum BackupFixture {
+    static func directory(_ label: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hibi-backup-\(label)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func sqliteConfig(_ directory: String) async throws -> AppConfig {
+        try await TestApp.config(dataDirectory: directory, database: .sqliteFile(path: (directory as NSString).appendingPathComponent("hibi.sqlite")))
+    }
+
+    /// Where a restore goes: a fresh PostgreSQL database when the suite has a server, else a second SQLite file.
+    static func targetConfig(_ directory: String) async throws -> AppConfig {
+        if let server = TestApp.postgresURL {
+            return try await TestApp.config(dataDirectory: directory, database: .postgres(url: try await TestApp.freshPostgresDatabase(serverURL: server)))
+        }
+        return try await sqliteConfig(directory)
+    }
+
+    /// Copies the two keys, as an operator moving an instance does (they never travel inside a backup).
+    static func copyKeys(from source: String, to target: String) throws {
+        for name in [DataKeyStore.fileName, VisitSigner.fileName] {
+            let from = (source as NSString).appendingPathComponent(name), to = (target as NSString).appendingPathComponent(name)
+            try? FileManager.default.removeItem(atPath: to)
+            try FileManager.default.copyItem(atPath: from, toPath: to)
+        }
+    }
+
+    struct Filled: Sendable {
+        let diaryText: String
+        let photoEntryID: String
+        let visits: Int
+        let videoID: String?
+    }
+
+    /// Fills every feature through the API: diary with photos and moods, health with a goal and badges,
+    /// visits with an edit and a photo, videos with a playlist and progress, a second user.
+    static func fill(_ config: AppConfig) async throws -> Filled {
+        let core = try await AppCore.open(config, logger: TestApp.quietLogger)
+        var withMoods = core
+        withMoods.moodEstimator = FakeMoodEstimator()
+        let app = buildApplication(core: withMoods)
+        let filled = try await app.test(.router) { client in
+            let browser = Browser(client: client)
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            let text = "朝の散歩 \"quoted\"\nsecond line\ttab — café"
+            let first = try await api.call(.post, "/api/v1/diary/entries", json: #"{"date":"2026-11-01T10:00:00Z","text":"\#(text.replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\t", with: "\\t"))","tags":["walk","朝"],"confirmedMood":"happiness"}"#)
+            guard first.status == .created else { throw TestFailure("diary: \(first.status) \(first.body)") }
+            let photo = TestImages.png.base64EncodedString()
+            let second = try await api.call(.post, "/api/v1/diary/entries", json: #"{"date":"2026-11-05T10:00:00Z","text":"With a photo","photo":"\#(photo)"}"#)
+            guard second.status == .created else { throw TestFailure("diary photo: \(second.status) \(second.body)") }
+            let photoEntry = try APIClient.decode(DiaryEntryResponse.self, second)
+
+            for (type, value, offset) in [("steps", "6000", 600.0), ("weight", "61.25", 300.0), ("steps", "4500", 120.0)] {
+                let start = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-offset))
+                let page = try await api.call(.post, "/api/v1/health/records", json: #"{"type":"\#(type)","value":\#(value),"start":"\#(start)"}"#)
+                guard page.status == .created else { throw TestFailure("health: \(page.status) \(page.body)") }
+            }
+            let deadline = ISO8601DateFormatter().string(from: Date().addingTimeInterval(86400 * 30))
+            _ = try await api.call(.post, "/api/v1/health/goals", json: #"{"type":"steps","targetValue":10000,"deadline":"\#(deadline)"}"#)
+            _ = try await api.call(.put, "/api/v1/health/profile", json: #"{"weightUnit":"lb","heightCm":165.5}"#)
+
+            let visit = try await VisitTestApp.create(api)
+            _ = try await VisitTestApp.create(api, VisitTestApp.visit("Kyoto", lat: 35.0116, lon: 135.7681))
+            let edited = try await api.call(.put, "/api/v1/visits/\(visit.id)", json: VisitTestApp.visit("Tokyo Station Hotel"))
+            guard edited.status == .ok else { throw TestFailure("visit edit: \(edited.status)") }
+            _ = try await api.upload("/api/v1/visits/\(visit.id)/photos", data: VisitTestApp.png, contentType: "image/png")
+
+            var videoID: String?
+            if FileManager.default.isExecutableFile(atPath: config.videos.ffprobePath) {
+                let video = try await browser.uploaded(VideoFixtures.other, name: "garden.mp4")
+                videoID = video.id
+                _ = try await browser.json(.put, "/api/v1/videos/\(video.id)/progress", #"{"positionSeconds":3,"ended":false}"#)
+                let playlist = try APIClient.decode(PlaylistResponse.self, try await browser.json(.post, "/api/v1/playlists", #"{"name":"夕方"}"#))
+                _ = try await browser.json(.post, "/api/v1/playlists/\(playlist.id)/items", #"{"videoId":"\#(video.id)"}"#)
+            }
+            _ = try await browser.addUser("ken")
+            let stored = try APIClient.decode(DiaryEntryResponse.self, first).text
+            return Filled(diaryText: stored, photoEntryID: photoEntry.id, visits: 2, videoID: videoID)
+        }
+        await core.database.shutdown()
+        return filled
+    }
+
+    static func backup(_ config: AppConfig, to path: String) async throws -> BackupManifest {
+        let core = try await AppCore.open(config, logger: TestApp.quietLogger, for: .command)
+        do {
+            let manifest = try await BackupService(database: core.database, dataDirectory: config.dataDirectory, box: core.box, logger: TestApp.quietLogger)
+                .write(to: path)
+            await core.database.shutdown()
+            return manifest
+        } catch {
+            await core.database.shutdown()
+            throw error
+        }
+    }
+
+    static func restore(_ path: String, into config: AppConfig, replace: Bool = false, migrations: [Migration] = Schema.all) async throws {
+        let database = try await Database.open(config.database, logger: TestApp.quietLogger)
+        do {
+            let box = try RestoreKey.load(masterKey: config.masterKey, dataDirectory: config.dataDirectory)
+            try await RestoreService(database: database, dataDirectory: config.dataDirectory, box: box, logger: TestApp.quietLogger,
+                                     migrations: migrations).restore(from: path, replace: replace)
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+        await database.shutdown()
+    }
+
+    /// Rows in every table but migration bookkeeping, and the files under the data directory's media folders.
+    static func contents(_ config: AppConfig) async throws -> (rows: Int64, tables: Int, files: Int) {
+        let database = try await Database.open(config.database, logger: TestApp.quietLogger)
+        let tables = try await TableCatalog.read(database.sql, engine: database.engine).filter { $0.name != "hibi_schema" }
+        var rows: Int64 = 0
+        for table in tables {
+            rows += try await database.sql.raw("SELECT COUNT(*) AS n FROM \(unsafeRaw: TableCatalog.quoted(table.name))").first()?
+                .decode(column: "n", as: Int64.self) ?? 0
+        }
+        await database.shutdown()
+        return (rows, tables.count, try MediaFiles.list(dataDirectory: config.dataDirectory).count)
+    }
+
+    /// Every member's bytes, read back through ZIPFoundation and checked against the manifest on the way.
+    static func members(_ path: String) throws -> [String: Data] {
+        let archive = try BackupArchive(path: path)
+        var out: [String: Data] = [:]
+        for table in archive.manifest.tables {
+            var data = Data()
+            try archive.read(member: table.member, bytes: table.bytes, sha256: table.sha256) { data.append($0) }
+            out[table.member] = data
+        }
+        for file in archive.manifest.files {
+            var data = Data()
+            try archive.read(member: file.member, bytes: file.bytes, sha256: file.sha256) { data.append($0) }
+            out[file.member] = data
+        }
+        return out
+    }
+}
+
+@Suite(.serialized) struct BackupRoundTripTests {
+    @Test func sqliteBackupRestoresIntoTheOtherEngineAndBacksUpIdentically() async throws {
+        let source = try BackupFixture.directory("source")
+        let target = try BackupFixture.directory("target")
+        try await roundTrip(source: source, sourceConfig: try await BackupFixture.sqliteConfig(source),
+                            target: target, targetConfig: try await BackupFixture.targetConfig(target))
+    }
+
+    @Test(.enabled(if: TestApp.postgresURL != nil)) func postgresBackupRestoresIntoSQLiteAndBacksUpIdentically() async throws {
+        let source = try BackupFixture.directory("pg-source")
+        let target = try BackupFixture.directory("sqlite-target")
+        try await roundTrip(source: source, sourceConfig: try await BackupFixture.targetConfig(source),
+                            target: target, targetConfig: try await BackupFixture.sqliteConfig(target))
+    }
+
+    /// Fill the source through the API, back it up, restore into the target, back that up, and compare the
+    /// two archives member by member; then use the restored instance as a person would.
+    func roundTrip(source: String, sourceConfig: AppConfig, target: String, targetConfig: AppConfig) async throws {
+        let filled = try await BackupFixture.fill(sourceConfig)
+        let first = (source as NSString).appendingPathComponent("first.hibi-backup")
+        let manifest = try await BackupFixture.backup(sourceConfig, to: first)
+        #expect(FileManager.default.fileExists(atPath: first))
+        #expect(!FileManager.default.fileExists(atPath: first + ".partial"))
+        // The key's check value travels, the key never does.
+        #expect(manifest.dataKeyCheck != nil)
+        let key = try String(contentsOfFile: (source as NSString).appendingPathComponent(DataKeyStore.fileName), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let everything = try BackupFixture.members(first)
+        #expect(!everything.values.contains { $0.range(of: Data(key.utf8)) != nil })
+        #expect(manifest.tables.first { $0.name == "sessions" }?.rows == 0)
+        #expect(manifest.tables.first { $0.name == "diary_entries" }?.rows == 2)
+        #expect(manifest.files.contains { $0.member.hasPrefix("media/diary-photos/") })
+
+        try BackupFixture.copyKeys(from: source, to: target)
+        try await BackupFixture.restore(first, into: targetConfig)
+
+        let second = (target as NSString).appendingPathComponent("second.hibi-backup")
+        let again = try await BackupFixture.backup(targetConfig, to: second)
+        var left = manifest, right = again
+        left.createdAt = .distantPast; right.createdAt = .distantPast
+        #expect(left == right)
+        let a = try BackupFixture.members(first), b = try BackupFixture.members(second)
+        #expect(a.keys.sorted() == b.keys.sorted())
+        for (member, data) in a { #expect(b[member] == data, "member \(member) differs after the round trip") }
+
+        // The restored instance works: sealed text and photos open, visit chains verify, no session came along.
+        let core = try await AppCore.open(targetConfig, logger: TestApp.quietLogger)
+        let app = buildApplication(core: core)
+        try await app.test(.router) { client in
+            let browser = Browser(client: client)
+            let page = try await browser.signIn(username: "aiko")
+            #expect(page.status == .found)
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            let entries = try APIClient.decode(DiaryEntryPage.self, try await api.call(.get, "/api/v1/diary/entries"))
+            #expect(entries.entries.map(\.text).contains(filled.diaryText))
+            let photo = try await api.call(.get, "/api/v1/diary/entries/\(filled.photoEntryID)/photo")
+            #expect(photo.status == .ok)
+            #expect(photo.data == TestImages.png)
+            let verify = try await VisitTestApp.verify(api)
+            #expect(verify.intact)
+            #expect(verify.records >= filled.visits)
+            if let videoID = filled.videoID {
+                #expect(try await api.call(.get, "/api/v1/videos/\(videoID)").status == .ok)
+            }
+            // Ken signed in on the source; nobody but Aiko, just now, has a session here.
+            let sessions = try await core.database.sql.raw("SELECT COUNT(*) AS n FROM sessions WHERE user_id IN (SELECT id FROM users WHERE username = 'ken')").first()?
+                .decode(column: "n", as: Int.self)
+            #expect(sessions == 0)
+        }
+    }
+
+    @Test func restoreRefusesDamageNewerSchemaWrongKeyAndANonEmptyTargetLeavingItEmpty() async throws {
+        let source = try BackupFixture.directory("refusals")
+        let sourceConfig = try await BackupFixture.sqliteConfig(source)
+        _ = try await BackupFixture.fill(sourceConfig)
+        let good = (source as NSString).appendingPathComponent("good.hibi-backup")
+        let manifest = try await BackupFixture.backup(sourceConfig, to: good)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
+
+        func freshTarget() async throws -> AppConfig {
+            let directory = try BackupFixture.directory("refused")
+            try BackupFixture.copyKeys(from: source, to: directory)
+            return try await BackupFixture.targetConfig(directory)
+        }
+        func expectRefused(_ path: String, _ config: AppConfig, migrations: [Migration] = Schema.all,
+                           _ check: (BackupError) -> Bool) async throws {
+            do {
+                try await BackupFixture.restore(path, into: config, migrations: migrations)
+                Issue.record("restore of \(path) was not refused")
+            } catch let error as BackupError {
+                #expect(check(error), "unexpected refusal: \(error.description)")
+            }
+            let left = try await BackupFixture.contents(config)
+            #expect(left.rows == 0 && left.tables == 0 && left.files == 0, "target not left empty: \(left)")
+        }
+
+        // A flipped byte inside a photo (stored) and inside a table (deflated).
+        let photo = try #require(manifest.files.first { $0.member.hasPrefix("media/diary-photos/") })
+        for member in [photo.member, "tables/diary_entries.jsonl"] {
+            var damaged = bytes
+            let name = Data(member.utf8)
+            let at = try #require(damaged.range(of: name)).upperBound + 4
+            damaged[at] ^= 0x5A
+            let path = (source as NSString).appendingPathComponent("damaged.hibi-backup")
+            try damaged.write(to: URL(fileURLWithPath: path))
+            try await expectRefused(path, try await freshTarget()) { error in
+                if case let .damaged(named, _) = error { return named == member } else { return false }
+            }
+            #expect(throws: BackupError.self) { try BackupVerifier.verify(path: path) }
+        }
+
+        let truncated = (source as NSString).appendingPathComponent("truncated.hibi-backup")
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: truncated))
+        try await expectRefused(truncated, try await freshTarget()) { if case .notABackup = $0 { true } else { false } }
+
+        // This Hibi knowing fewer migrations than the backup used is what a newer backup looks like to it.
+        let older = Schema.all.filter { $0.version != manifest.schemaVersion }
+        try await expectRefused(good, try await freshTarget(), migrations: older) { error in
+            error == .newerSchema(backup: manifest.schemaVersion, binary: older.map(\.version).max() ?? 0)
+                && error.description.contains("newer Hibi")
+        }
+
+        var wrongKey = try await freshTarget()
+        wrongKey.masterKey = Data((0..<32).map { UInt8($0) }).base64EncodedString()
+        try await expectRefused(good, wrongKey) { $0 == .wrongDataKey && $0.description.contains("sealed with another data key") }
+
+        let noSigningKey = try await freshTarget()
+        try FileManager.default.removeItem(atPath: (noSigningKey.dataDirectory as NSString).appendingPathComponent(VisitSigner.fileName))
+        try await expectRefused(good, noSigningKey) { $0 == .signingKeyMismatch }
+
+        // A second restore into the same target is refused without --replace and succeeds with it.
+        let target = try await freshTarget()
+        try await BackupFixture.restore(good, into: target)
+        let once = try await BackupFixture.contents(target)
+        do {
+            try await BackupFixture.restore(good, into: target)
+            Issue.record("a non-empty target was not refused")
+        } catch let error as BackupError {
+            guard case .targetNotEmpty = error else { Issue.record("unexpected: \(error)"); return }
+        }
+        #expect(try await BackupFixture.contents(target) == once)
+        try await BackupFixture.restore(good, into: target, replace: true)
+        #expect(try await BackupFixture.contents(target) == once)
+    }
+
+    @Test func anInterruptedBackupLeavesNoFinishedLookingFile() async throws {
+        let source = try BackupFixture.directory("interrupted")
+        let config = try await BackupFixture.sqliteConfig(source)
+        _ = try await BackupFixture.fill(config)
+        let output = (source as NSString).appendingPathComponent("cut.hibi-backup")
+        struct Stop: Error {}
+        let core = try await AppCore.open(config, logger: TestApp.quietLogger, for: .command)
+        let service = BackupService(database: core.database, dataDirectory: source, box: core.box, logger: TestApp.quietLogger)
+        let sawPartial = LockedFlag()
+        await #expect(throws: Stop.self) {
+            try await service.write(to: output) { progress in
+                // Half way: the archive exists only under its temporary name.
+                if progress.phase == "files" {
+                    sawPartial.set(FileManager.default.fileExists(atPath: output + ".partial") && !FileManager.default.fileExists(atPath: output))
+                    throw Stop()
+                }
+            }
+        }
+        await core.database.shutdown()
+        #expect(sawPartial.value)
+        #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(!FileManager.default.fileExists(atPath: output + ".partial"))
+        #expect(!FileManager.default.fileExists(atPath: output + ".partial-tables"))
+    }
+
+    @Test func aKilledBackupOrRestoreProcessLeavesNothingThatLooksDone() async throws {
+        // The real thing: the CLI killed with SIGKILL mid-write, where no cleanup code can run.
+        let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/hibi").path
+        guard FileManager.default.isExecutableFile(atPath: binary) else { return }
+        let source = try BackupFixture.directory("killed")
+        let config = try await BackupFixture.sqliteConfig(source)
+        _ = try await BackupFixture.fill(config)
+        // Enough media that the write takes a while.
+        let big = (source as NSString).appendingPathComponent("videos/uploads/bulk")
+        try FileManager.default.createDirectory(atPath: big, withIntermediateDirectories: true)
+        for index in 0..<40 { try Data(repeating: UInt8(index), count: 8 << 20).write(to: URL(fileURLWithPath: "\(big)/\(index).bin")) }
+        let output = (source as NSString).appendingPathComponent("killed.hibi-backup")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["backup", "--quiet", "--data-dir", source, "-o", output]
+        var environment = ProcessInfo.processInfo.environment
+        environment["HIBI_RESOURCES_DIR"] = TestApp.resourcesDirectory
+        environment["HIBI_DATABASE_URL"] = "sqlite:" + (source as NSString).appendingPathComponent("hibi.sqlite")
+        process.environment = environment
+        try process.run()
+        for _ in 0..<2000 where !FileManager.default.fileExists(atPath: output + ".partial") { try await Task.sleep(for: .milliseconds(5)) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(throws: BackupError.self) { try BackupVerifier.verify(path: output + ".partial") }
+
+        // Killed while restoring (here while it stages the 320 MB of files): the target stays empty, and the
+        // next restore clears what the killed one left and succeeds.
+        let complete = (source as NSString).appendingPathComponent("complete.hibi-backup")
+        _ = try await BackupFixture.backup(config, to: complete)
+        let target = try BackupFixture.directory("killed-restore")
+        try BackupFixture.copyKeys(from: source, to: target)
+        let targetConfig = try await BackupFixture.sqliteConfig(target)
+        let restore = Process()
+        restore.executableURL = URL(fileURLWithPath: binary)
+        restore.arguments = ["restore", "--quiet", "--data-dir", target, complete]
+        environment["HIBI_DATABASE_URL"] = "sqlite:" + (target as NSString).appendingPathComponent("hibi.sqlite")
+        restore.environment = environment
+        try restore.run()
+        func staging() -> Bool { ((try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []).contains { $0.hasPrefix(".restore-") } }
+        for _ in 0..<2000 where !staging() { try await Task.sleep(for: .milliseconds(5)) }
+        kill(restore.processIdentifier, SIGKILL)
+        restore.waitUntilExit()
+        #expect(restore.terminationReason == .uncaughtSignal)
+        let left = try await BackupFixture.contents(targetConfig)
+        #expect(left.rows == 0 && left.tables == 0 && left.files == 0, "target not left empty: \(left)")
+        try await BackupFixture.restore(complete, into: targetConfig)
+        #expect(!staging())
+        #expect(try await BackupFixture.contents(targetConfig).files == BackupFixture.contents(config).files)
+        try? FileManager.default.removeItem(atPath: source)
+        try? FileManager.default.removeItem(atPath: target)
+    }
+}
+
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var flag = false
+    var value: Bool { lock.withLock { flag } }
+    func set(_ value: Bool) { lock.withLock { flag = value } }
+}
+
+@Suite struct BackupFormatTests {
+    @Test func rowsRoundTripThroughJSONLinesExactly() throws {
+        let columns: [BackupManifest.Column] = [
+            .init(name: "t", type: .text), .init(name: "i", type: .integer), .init(name: "r", type: .real),
+            .init(name: "b", type: .boolean), .init(name: "x", type: .blob), .init(name: "n", type: .text),
+        ]
+        let rows: [[BackupValue]] = [
+            [.text("日々 \"q\" \\ \n\t\u{01}\u{7F} 🎌"), .integer(Int64.min), .real(0.1), .boolean(true), .blob(Data([0, 255, 10, 34])), .null],
+            [.text(""), .integer(Int64.max), .real(-1.0e-300), .boolean(false), .blob(Data()), .text("x")],
+            [.text("a"), .integer(0), .real(68.038855), .boolean(true), .null, .null],
+            [.text("b"), .integer(-1), .real(1.7976931348623157e308), .boolean(false), .blob(Data("hibi".utf8)), .null],
+        ]
+        let decoder = JSONDecoder()
+        for row in rows {
+            var line: [UInt8] = []
+            #expect(BackupRowCodec.encode(row, into: &line))
+            #expect(line.last == UInt8(ascii: "\n"))
+            #expect(line.dropLast().contains(UInt8(ascii: "\n")) == false)
+            let back = BackupRowCodec.decode(Data(line.dropLast()), columns: columns, decoder: decoder)
+            #expect(back == row)
+        }
+        var bad: [UInt8] = []
+        #expect(!BackupRowCodec.encode([.real(.nan)], into: &bad))
+        // A value of the wrong kind for its column is refused, not coerced.
+        #expect(BackupRowCodec.decode(Data(#"["a",true,1.5,1,"AA==",null]"#.utf8), columns: columns, decoder: decoder) == nil)
+        #expect(BackupRowCodec.decode(Data(#"["a",1]"#.utf8), columns: columns, decoder: decoder) == nil)
+    }
+
+    @Test func tablesAreInsertedParentsFirst() {
+        func table(_ name: String, _ parents: Set<String>) -> TableCatalog.Table {
+            .init(name: name, columns: [], primaryKey: [], parents: parents)
+        }
+        let order = TableCatalog.insertionOrder([
+            table("video_playlist_items", ["video_playlists", "videos"]), table("videos", ["users"]),
+            table("users", []), table("video_playlists", ["users"]), table("settings", []),
+        ]).map(\.name)
+        for (child, parent) in [("videos", "users"), ("video_playlist_items", "videos"), ("video_playlist_items", "video_playlists")] {
+            #expect(order.firstIndex(of: parent)! < order.firstIndex(of: child)!)
+        }
+    }
+
+    @Test func archivesTheWriterMakesAreReadByZIPFoundationAndUnzip() throws {
+        let directory = try BackupFixture.directory("zip")
+        let names = ["a.txt": Data(repeating: 65, count: 300_000), "sub/b.bin": Data((0..<70_000).map { UInt8($0 % 251) }), "empty": Data()]
+        for (name, data) in names {
+            let path = (directory as NSString).appendingPathComponent("in-" + name.replacingOccurrences(of: "/", with: "-"))
+            try data.write(to: URL(fileURLWithPath: path))
+        }
+        let archivePath = (directory as NSString).appendingPathComponent("out.zip")
+        let writer = try BackupZipWriter(path: archivePath)
+        var digests: [String: BackupZipWriter.Written] = [:]
+        for (name, _) in names.sorted(by: { $0.key < $1.key }) {
+            let path = (directory as NSString).appendingPathComponent("in-" + name.replacingOccurrences(of: "/", with: "-"))
+            digests[name] = try writer.add(name: name, source: path, method: name == "a.txt" ? .deflated : .stored, modified: Date())
+        }
+        try writer.finish()
+        let size = try #require(FileManager.default.attributesOfItem(atPath: archivePath)[.size] as? NSNumber).intValue
+        #expect(size < 300_000)  // the repetitive member was really deflated
+        let archive = try ZipReader(path: archivePath, maxTotalBytes: 1 << 20)
+        #expect(Set(archive.entries.keys) == Set(names.keys))
+        for (name, data) in names {
+            #expect(try archive.contents(of: name) == data)
+            #expect(digests[name]?.bytes == Int64(data.count))
+        }
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/unzip") {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
+            process.arguments = ["-tqq", archivePath]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import HibiApp
+
+@Suite(.serialized) struct TakeoutTests {
+    /// A person downloads everything from one Hibi and imports it into a fresh account on another:
+    /// the diary (text and photo), health records and visits come back, and the archive is readable as it is.
+    @Test func aTakeoutFromOneInstanceRestoresIntoAFreshAccountOnAnother() async throws {
+        let source = try BackupFixture.directory("takeout-source")
+        let sourceConfig = try await BackupFixture.sqliteConfig(source)
+        let filled = try await BackupFixture.fill(sourceConfig)
+
+        let sourceCore = try await AppCore.open(sourceConfig, logger: TestApp.quietLogger)
+        let (takeout, before) = try await buildApplication(core: sourceCore).test(.router) { client in
+            let browser = Browser(client: client)
+            _ = try await browser.signIn(username: "aiko")
+            // The settings page offers the download.
+            #expect(try await browser.get("/settings").body.contains("/settings/export.zip"))
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            let page = try await api.call(.get, "/api/v1/me/export")
+            #expect(page.status == .ok)
+            #expect(page.headers[.contentType] == "application/zip")
+            let diary = try APIClient.decode(DiaryEntryPage.self, try await api.call(.get, "/api/v1/diary/entries"))
+            let visits = try APIClient.decode([VisitResponse].self, try await api.call(.get, "/api/v1/visits"))
+            return (page.data, (diary.entries.map(\.text).sorted(), visits.map(\.name).sorted()))
+        }
+
+        let archive = try ZipReader(data: takeout, maxTotalBytes: 1 << 30)
+        for name in ["README.txt", "profile.json", "diary.json", "health/records.csv", "health/records.json", "health/goals.json",
+                     "visits/visits.geojson", "visits/visits.gpx", "visits/chain.json", "visits/signing-public-key.txt"] {
+            #expect(archive.entries[name] != nil, "\(name) missing")
+        }
+        #expect(archive.entries.keys.contains { $0.hasPrefix("photos/") })
+        let csv = String(decoding: try #require(try archive.contents(of: "health/records.csv")), as: UTF8.self)
+        #expect(csv.split(separator: "\n").count == 4)  // header and three records
+        let json = try #require(try archive.contents(of: "health/records.json"))
+        #expect((try JSONSerialization.jsonObject(with: json) as? [Any])?.count == 3)
+        // Decrypted for its owner: the diary text is readable in the archive.
+        #expect(String(decoding: try #require(try archive.contents(of: "diary.json")), as: UTF8.self).contains("second line"))
+
+        let target = try BackupFixture.directory("takeout-target")
+        let targetConfig = try await BackupFixture.targetConfig(target)
+        let targetCore = try await AppCore.open(targetConfig, logger: TestApp.quietLogger)
+        try await buildApplication(core: targetCore).test(.router) { client in
+            let browser = Browser(client: client)
+            try await browser.setUp(username: "aiko2")
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            let imported = try await api.call(.post, "/api/v1/me/import", body: takeout, contentType: "application/zip")
+            #expect(imported.status == .ok, "\(imported.body)")
+            let result = try APIClient.decode(TakeoutService.ImportResult.self, imported)
+            #expect(result == .init(diaryEntries: 2, healthRecords: 3, visits: filled.visits))
+            let diary = try APIClient.decode(DiaryEntryPage.self, try await api.call(.get, "/api/v1/diary/entries"))
+            let visits = try APIClient.decode([VisitResponse].self, try await api.call(.get, "/api/v1/visits"))
+            #expect(diary.entries.map(\.text).sorted() == before.0)
+            #expect(visits.map(\.name).sorted() == before.1)
+            let photo = try await api.call(.get, "/api/v1/diary/entries/\(filled.photoEntryID)/photo")
+            #expect(photo.data == TestImages.png)
+            #expect(try await VisitTestApp.verify(api).intact)
+            // Not a takeout: refused with a reason, nothing written.
+            let bad = try await api.call(.post, "/api/v1/me/import", body: Data("not a zip".utf8), contentType: "application/zip")
+            #expect(bad.status == .badRequest)
+        }
+    }
+}
