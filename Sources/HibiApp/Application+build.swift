@@ -104,7 +104,8 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
     router.add(middleware: SecurityHeadersMiddleware(mapTileURL: config.mapTileURL))
     router.add(middleware: IdentityMiddleware(users: core.users, sessions: core.sessions, tokens: core.tokens,
-                                              secureCookies: config.usesSecureCookies, trustedProxies: config.trustedProxies))
+                                              secureCookies: config.usesSecureCookies, trustedProxies: config.trustedProxies,
+                                              box: core.box))
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: TokenScopeMiddleware())
     // Inside ErrorMiddleware: FileMiddleware serves a file when the inner router answers 404 by throwing.

@@ -34,3 +34,27 @@ import Glibc
         await core.database.shutdown()
     }
 }
+
+/// ffprobe and ffmpeg open only local files in the containers of real videos.
+struct MediaInputTests {
+    @Test func anUploadedPlaylistIsNotFollowed() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ffprobe") else { return }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hibi-m3u8-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let segment = directory + "/segment.ts"
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        make.arguments = ["-v", "error", "-f", "lavfi", "-i", "testsrc=duration=1:size=64x64:rate=5", "-c:v", "mpeg2video", segment]
+        try make.run()
+        make.waitUntilExit()
+        let playlist = directory + "/video.m3u8"
+        // An HLS playlist naming another file on the server: without the whitelists ffprobe follows it
+        // (format "hls"); a playlist could as well name any path or URL.
+        try "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\n\(segment)\n#EXT-X-ENDLIST\n".write(toFile: playlist, atomically: true, encoding: .utf8)
+        let probe = MediaProbe(ffprobePath: "/usr/bin/ffprobe", ffmpegPath: "/usr/bin/ffmpeg")
+        #expect(try await probe.probe(path: playlist) == nil)
+        // The segment itself is a video and is still read.
+        #expect(try await probe.probe(path: segment)?.container != nil)
+        #expect(await probe.thumbnail(path: playlist, duration: 1, to: directory + "/thumb.jpg") == false)
+    }
+}

@@ -49,4 +49,15 @@ struct FuzzCorpusTests {
             }
         }
     }
+
+    @Test func zipInputsAreReadOrRefusedWithinTheirLimit() throws {
+        let inputs = try Self.inputs("zip")
+        #expect(inputs.count >= 4)
+        for input in inputs {
+            guard let reader = try? ZipReader(data: input, maxTotalBytes: 1 << 20) else { continue }
+            for name in reader.entries.keys.sorted() {
+                if let data = try? reader.contents(of: name) { #expect(UInt64(data.count) <= reader.limit) }
+            }
+        }
+    }
 }

@@ -48,6 +48,13 @@ public struct SealedBoxService: Sendable {
         }
     }
 
+    /// A short signature of `text` for one purpose, with a key derived from the data key (never the
+    /// data key itself): values the server hands out and must recognise when they come back.
+    public func tag(_ text: String, purpose: String) -> String {
+        let derived = HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data("hibi-tag:\(purpose)".utf8), outputByteCount: 32)
+        return Hex.string(Data(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: derived)).prefix(16))
+    }
+
     public func sealString(_ text: String, context: String) throws -> Data {
         try seal(Data(text.utf8), context: context)
     }

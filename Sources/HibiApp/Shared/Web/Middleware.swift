@@ -41,6 +41,9 @@ struct IdentityMiddleware: RouterMiddleware {
     let tokens: TokenStore
     let secureCookies: Bool
     var trustedProxies: [IPRange] = []
+    /// Signs the pre-session CSRF token, so only a token this server issued counts (a cookie planted by
+    /// another site or a sibling subdomain would otherwise let it forge a sign-in into its own account).
+    let box: SealedBoxService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // Assets are the same for everyone: no session lookup for them.
@@ -73,10 +76,11 @@ struct IdentityMiddleware: RouterMiddleware {
         }
         var newCSRFCookie: String?
         if context.csrfToken.isEmpty {
-            if let existing = request.cookies[Cookies.csrf]?.value, existing.count >= 20 {
+            if let existing = request.cookies[Cookies.csrf]?.value, Self.isIssued(existing, box: box) {
                 context.csrfToken = existing
             } else {
-                let fresh = Secrets.randomToken(bytes: 24)
+                let random = Secrets.randomToken(bytes: 24)
+                let fresh = random + "." + box.tag(random, purpose: "pre-session-csrf")
                 newCSRFCookie = fresh
                 context.csrfToken = fresh
             }
@@ -120,6 +124,14 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         response.headers[.xFrameOptions] = "DENY"
         response.headers[.referrerPolicy] = "same-origin"
         return response
+    }
+}
+
+extension IdentityMiddleware {
+    static func isIssued(_ token: String, box: SealedBoxService) -> Bool {
+        let parts = token.split(separator: ".", maxSplits: 1).map(String.init)
+        guard parts.count == 2, parts[0].count >= 20 else { return false }
+        return Secrets.constantTimeEquals(parts[1], box.tag(parts[0], purpose: "pre-session-csrf"))
     }
 }
 

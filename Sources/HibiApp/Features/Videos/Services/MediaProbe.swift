@@ -14,9 +14,16 @@ public struct MediaProbe: Sendable {
         self.timeout = timeout
     }
 
+    /// Input options for every file a user supplied: ffmpeg picks a demuxer from the content and the
+    /// name, so an uploaded "video.m3u8" was read as an HLS playlist that can point at other files or
+    /// URLs. Only local files, and only the container formats of real videos, are opened.
+    static let inputRestrictions = ["-protocol_whitelist", "file",
+                                    "-format_whitelist", "mov,matroska,avi,mpegts,ogg,flv,asf,mpeg,mpegvideo,h264,hevc,m4v"]
+
     /// What the file holds, or nil when ffprobe cannot read it as media. Throws when ffprobe itself is missing.
     public func probe(path: String) async throws -> MediaInfo? {
-        let result = try await Self.run(ffprobePath, ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", path],
+        let result = try await Self.run(ffprobePath, ["-v", "error", "-print_format", "json", "-show_format", "-show_streams"]
+                                        + Self.inputRestrictions + [path],
                                         timeout: timeout)
         guard result.status == 0 else { return nil }
         return Playability.parseProbe(result.output)
@@ -25,7 +32,8 @@ public struct MediaProbe: Sendable {
     /// Writes a JPEG frame (480 px wide) taken a little into the video; false when ffmpeg could not.
     public func thumbnail(path: String, duration: Double?, to output: String) async -> Bool {
         let at = duration.map { $0 >= 10 ? min(5, $0 * 0.1) : $0 * 0.25 } ?? 0
-        let result = try? await Self.run(ffmpegPath, ["-nostdin", "-v", "error", "-y", "-ss", String(format: "%.2f", at), "-i", path,
+        let result = try? await Self.run(ffmpegPath, ["-nostdin", "-v", "error", "-y", "-ss", String(format: "%.2f", at)]
+                                         + Self.inputRestrictions + ["-i", path,
                                                       "-frames:v", "1", "-vf", "scale=480:-2", "-q:v", "4", "-f", "image2", output],
                                          timeout: timeout)
         return result?.status == 0 && FileManager.default.fileExists(atPath: output)
