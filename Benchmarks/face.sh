@@ -55,7 +55,7 @@ if [ "$PYTHON_REF" = 1 ]; then
   [ -x "$PY" ] || python3 -m venv .venv
   if ! "$PY" -c "import face_recognition, dlib" 2>/dev/null; then
     echo "== building the Python reference into .venv (dlib 19.24.6 from source, once; 15-30 min on 2 cores) =="
-    "$PY" -m pip install -q --disable-pip-version-check numpy==2.2.6 pillow==11.3.0 click==8.2.1
+    "$PY" -m pip install -q --disable-pip-version-check numpy==2.2.6 pillow==11.3.0 click==8.3.1
     WHEELS=.cache/wheels
     mkdir -p "$WHEELS"
     if ! ls "$WHEELS"/dlib-19.24.6-*.whl >/dev/null 2>&1; then

@@ -108,6 +108,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
                                               box: core.box))
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: TokenScopeMiddleware())
+    router.add(middleware: QueryGuardMiddleware())
     // Inside ErrorMiddleware: FileMiddleware serves a file when the inner router answers 404 by throwing.
     router.add(middleware: FileMiddleware(
         (config.resourcesDirectory as NSString).appendingPathComponent("web"), urlBasePath: "/static",

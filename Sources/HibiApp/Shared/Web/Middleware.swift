@@ -135,6 +135,19 @@ extension IdentityMiddleware {
     }
 }
 
+/// A query string holding NUL is refused for every route: PostgreSQL cannot compare text with it
+/// (`?tag=%00` was a 500), and no real link carries one.
+struct QueryGuardMiddleware: RouterMiddleware {
+    typealias Context = HibiRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let query = request.uri.query, query.contains("\u{0}") || query.range(of: "%00", options: .caseInsensitive) != nil {
+            throw RequestError.invalidParameter("query", Text(en: "must not contain the NUL character", ja: "NUL 文字を含められません"))
+        }
+        return try await next(request, context)
+    }
+}
+
 /// A personal API token does only what its scopes allow: reading needs `read`, anything else `write`
 /// (the diary's own scope is checked by the diary lock).
 struct TokenScopeMiddleware: RouterMiddleware {
