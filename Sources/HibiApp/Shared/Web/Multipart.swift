@@ -67,13 +67,7 @@ extension Request {
     /// Collects and parses a multipart body within `limit` bytes.
     public mutating func multipart(limit: Int) async throws -> MultipartForm {
         guard let contentType = headers[.contentType], isMultipart else { throw RequestError.unsupportedMediaType }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await collectBody(upTo: limit)
-        } catch is NIOTooManyBytesError {
-            throw RequestError.bodyTooLarge(limitBytes: limit)
-        }
-        return try MultipartForm.parse(buffer, contentType: contentType)
+        return try MultipartForm.parse(try await collectBody(limit: limit), contentType: contentType)
     }
 }
 

@@ -113,15 +113,18 @@ extension Request {
         return false
     }
 
-    /// Collects and parses a form body, within the size limit.
-    public mutating func form(limit: Int = 64 * 1024) async throws -> FormData {
-        let buffer: ByteBuffer
+    /// The whole body within `limit` bytes; a larger one is a 413 that states this route's limit.
+    public mutating func collectBody(limit: Int) async throws -> ByteBuffer {
         do {
-            buffer = try await collectBody(upTo: limit)
+            return try await collectBody(upTo: limit)
         } catch is NIOTooManyBytesError {
             throw RequestError.bodyTooLarge(limitBytes: limit)
         }
-        return FormData(body: String(buffer: buffer))
+    }
+
+    /// Collects and parses a form body, within the size limit.
+    public mutating func form(limit: Int = 64 * 1024) async throws -> FormData {
+        FormData(body: String(buffer: try await collectBody(limit: limit)))
     }
 
     /// Decodes a JSON body, turning every decoding failure into a 4xx that names the field.
@@ -129,13 +132,7 @@ extension Request {
         if let contentType = headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
             throw RequestError.unsupportedMediaType
         }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await collectBody(upTo: limit)
-        } catch is NIOTooManyBytesError {
-            throw RequestError.bodyTooLarge(limitBytes: limit)
-        }
-        let data = Data(buffer: buffer)
+        let data = Data(buffer: try await collectBody(limit: limit))
         if Self.containsEscapedNUL(data) {
             // Valid JSON, but PostgreSQL cannot store U+0000 in text: refuse it here for every route at once.
             throw RequestError.invalidField("body", Text(en: "contains a NUL character (\\u0000)", ja: "NUL 文字(\\u0000)を含んでいます"))

@@ -189,12 +189,7 @@ struct TakeoutRoutes: Sendable {
         api.post("me/import") { request, context in
             let user = try await lock.require(context, request)
             var request = request
-            let buffer: ByteBuffer
-            do {
-                buffer = try await request.collectBody(upTo: DiaryTransfer.maxImportBytes)
-            } catch is NIOTooManyBytesError {
-                throw RequestError.bodyTooLarge(limitBytes: DiaryTransfer.maxImportBytes)
-            }
+            let buffer = try await request.collectBody(limit: DiaryTransfer.maxImportBytes)
             return JSONBody(try await takeout.importTakeout(Data(buffer: buffer), user: user, now: Date()))
         }
     }

@@ -81,12 +81,7 @@ struct DiaryAPIRoutes: Sendable {
         api.post("diary/import") { request, context in
             let user = try await lock.require(context, request)
             var request = request
-            let buffer: ByteBuffer
-            do {
-                buffer = try await request.collectBody(upTo: DiaryTransfer.maxImportBytes)
-            } catch is NIOTooManyBytesError {
-                throw RequestError.bodyTooLarge(limitBytes: DiaryTransfer.maxImportBytes)
-            }
+            let buffer = try await request.collectBody(limit: DiaryTransfer.maxImportBytes)
             let added = try await heavyWork.exclusive(userID: user.id) {
                 try await transfer.importExport(Data(buffer: buffer), userID: user.id, now: Date())
             }

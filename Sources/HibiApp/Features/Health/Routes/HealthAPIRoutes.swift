@@ -51,8 +51,7 @@ struct HealthAPIRoutes: Sendable {
             if let type = request.headers[.contentType], !type.lowercased().hasPrefix("text/csv") { throw RequestError.unsupportedMediaType }
             var request = request
             let limit = 16 * 1_048_576
-            let buffer: ByteBuffer
-            do { buffer = try await request.collectBody(upTo: limit) } catch is NIOTooManyBytesError { throw RequestError.bodyTooLarge(limitBytes: limit) }
+            let buffer = try await request.collectBody(limit: limit)
             return JSONBody(try await health.importCSV(String(decoding: buffer.readableBytesView, as: UTF8.self), user: user, now: Date()))
         }
         api.post("health/imports") { request, context in
