@@ -29,7 +29,7 @@ struct BackupCommand: AsyncParsableCommand {
         }
         guard let output else { throw ValidationError("Give -o FILE to write a backup, or --verify FILE to check one.") }
         let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-        let service = BackupService(database: core.database, dataDirectory: core.config.dataDirectory, box: core.box, logger: core.logger)
+        let service = core.features.backups.service
         do {
             let manifest = try await service.write(to: output) { bar.draw($0) }
             bar.finish()

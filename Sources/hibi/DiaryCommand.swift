@@ -22,8 +22,7 @@ struct DiaryExportCommand: AsyncParsableCommand {
             await core.database.shutdown()
             throw ExitCode.failure
         }
-        let transfer = DiaryTransfer(store: DiaryStore(database: core.database, box: core.box),
-                                     photos: PhotoStore(dataDirectory: core.config.dataDirectory, box: core.box))
+        let transfer = core.features.diary.transfer
         do {
             let plan = try await transfer.planExport(userID: account.id)
             // Written beside the target and renamed at the end, so a failed export never looks like a finished one.
@@ -76,8 +75,7 @@ struct DiaryImportCommand: AsyncParsableCommand {
             await core.database.shutdown()
             throw ExitCode.failure
         }
-        let transfer = DiaryTransfer(store: DiaryStore(database: core.database, box: core.box),
-                                     photos: PhotoStore(dataDirectory: core.config.dataDirectory, box: core.box))
+        let transfer = core.features.diary.transfer
         do {
             let added = try await transfer.importExport(data, userID: account.id, now: Date())
             print("Imported \(added) new entries.")

@@ -23,7 +23,7 @@ struct ExportAllCommand: AsyncParsableCommand {
                 throw Fatal("Cannot write \(temporary).")
             }
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
-            try await TakeoutService(core: core).write(user: account, now: Date()) { try handle.write(contentsOf: $0) }
+            try await core.features.accounts.takeout.write(user: account, now: Date()) { try handle.write(contentsOf: $0) }
             try handle.close()
             guard rename(temporary, output) == 0 else { throw Fatal("Cannot rename \(temporary) to \(output).") }
             printError("Exported all of \(user)'s data to \(output).")
@@ -59,7 +59,7 @@ struct ImportAllCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         do {
-            let result = try await TakeoutService(core: core).importTakeout(data, user: account, now: Date())
+            let result = try await core.features.accounts.takeout.importTakeout(data, user: account, now: Date())
             print("Imported \(result.diaryEntries) diary entries, \(result.healthRecords) health records and \(result.visits) visits for \(user).")
         } catch let error as any UserFacingError {
             printError(error.message(.en))

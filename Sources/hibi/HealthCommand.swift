@@ -27,8 +27,7 @@ struct ImportCommand: AsyncParsableCommand {
                 await core.database.shutdown()
                 throw ExitCode.failure
             }
-            let health = HealthService(database: core.database, box: core.box, logger: core.logger)
-            let importer = AppleHealthImporter(health: health, logger: core.logger)
+            let importer = core.features.health.importer
             let started = Date()
             let bar = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) != 0 || ProcessInfo.processInfo.environment["HIBI_PROGRESS"] == "1")
             do {

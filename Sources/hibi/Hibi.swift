@@ -82,7 +82,7 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode.failure
         }
         logger.notice("Hibi \(hibiVersion) listening on http://\(config.host):\(config.port) (database: \(config.database.engineName))")
-        let app = buildApplication(core: core)
+        let app = await buildApplication(core: core)
         try await app.runService()
     }
 }

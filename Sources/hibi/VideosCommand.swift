@@ -16,8 +16,7 @@ struct VideosCommand: AsyncParsableCommand {
 
         func run() async throws {
             let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-            let videos = VideoService(database: core.database, dataDirectory: core.config.dataDirectory,
-                                      settings: core.config.videos, logger: core.logger)
+            let videos = core.features.videos.service
             do {
                 try videos.files.prepare(sweep: false)
                 let result = try await videos.scanLibrary(now: Date())

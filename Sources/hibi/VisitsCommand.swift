@@ -16,7 +16,7 @@ struct VisitsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-            let feature = VisitsFeature(core: core)
+            let feature = core.features.visits
             var users = try await core.users.all()
             if let username {
                 users = users.filter { $0.username == username.lowercased() }

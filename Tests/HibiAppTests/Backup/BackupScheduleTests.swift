@@ -66,7 +66,7 @@ import Testing
 
         // The server runs the schedule itself: the last good backup is hours old, so it writes one at start,
         // and /metrics tells its age. The admin page shows the runs; a non-admin may not see it.
-        let app = buildApplication(core: core)
+        let app = await buildApplication(core: core)
         try await app.test(.router) { client in
             var age: Double?
             for _ in 0..<100 where age == nil {

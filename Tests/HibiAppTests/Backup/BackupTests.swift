@@ -46,10 +46,8 @@ enum BackupFixture {
     /// Fills every feature through the API: diary with photos and moods, health with a goal and badges,
     /// visits with an edit and a photo, videos with a playlist and progress, a second user.
     static func fill(_ config: AppConfig) async throws -> Filled {
-        let core = try await AppCore.open(config, logger: TestApp.quietLogger)
-        var withMoods = core
-        withMoods.moodEstimator = FakeMoodEstimator()
-        let app = buildApplication(core: withMoods)
+        let core = try await AppCore.open(config, logger: TestApp.quietLogger, face: .given(analyzer: nil, moods: FakeMoodEstimator()))
+        let app = await buildApplication(core: core)
         let filled = try await app.test(.router) { client in
             let browser = Browser(client: client)
             try await browser.setUp()
@@ -197,7 +195,7 @@ enum BackupFixture {
 
         // The restored instance works: sealed text and photos open, visit chains verify, no session came along.
         let core = try await AppCore.open(targetConfig, logger: TestApp.quietLogger)
-        let app = buildApplication(core: core)
+        let app = await buildApplication(core: core)
         try await app.test(.router) { client in
             let browser = Browser(client: client)
             let page = try await browser.signIn(username: "aiko")

@@ -52,7 +52,7 @@ import Testing
         config.loginPolicy.lockAfter = 1000
         let core = try await AppCore.open(config, logger: TestApp.quietLogger, for: .server)
         try #require(core.faceAnalyzer != nil)
-        let app = buildApplication(core: core)
+        let app = await buildApplication(core: core)
         try await app.test(.router) { client in
             let browser = Browser(client: client)
             try await browser.setUp()

@@ -70,10 +70,8 @@ struct ScriptedFaceAnalyzer: FaceAnalyzing {
 
     func withFaceApp(moods: (any MoodEstimating)? = nil, _ body: @escaping @Sendable (Browser) async throws -> Void) async throws {
         let config = try await TestApp.config()
-        var core = try await AppCore.open(config, logger: TestApp.quietLogger)
-        core.faceAnalyzer = ScriptedFaceAnalyzer()
-        core.moodEstimator = moods
-        let app = buildApplication(core: core)
+        let core = try await AppCore.open(config, logger: TestApp.quietLogger, face: .given(analyzer: ScriptedFaceAnalyzer(), moods: moods))
+        let app = await buildApplication(core: core)
         try await app.test(.router) { client in
             let browser = Browser(client: client)
             try await browser.setUp()

@@ -53,8 +53,8 @@ struct XMLStreamReaderTests {
         var updated = user
         updated.timeZone = "Asia/Tokyo"
         try await core.users.update(updated)
-        let health = HealthService(database: core.database, box: core.box, logger: TestApp.quietLogger)
-        var importer = AppleHealthImporter(health: health, logger: TestApp.quietLogger)
+        let health = core.features.health.service
+        var importer = core.features.health.importer
         importer.batchSize = 7
         return Fixture(core: core, health: health, importer: importer, user: updated)
     }

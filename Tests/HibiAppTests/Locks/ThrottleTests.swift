@@ -46,7 +46,7 @@ import Testing
     @Test func guessesFromOneAddressNeverLockTheOwnerOutElsewhere() async throws {
         let config = try await Self.fileConfig()
         let core = try await AppCore.open(config, logger: TestApp.quietLogger)
-        let app = buildApplication(core: core)
+        let app = await buildApplication(core: core)
         try await app.test(.live) { client in
             let browser = Browser(client: client)
             try await browser.setUp()

@@ -217,8 +217,8 @@ import Testing
         let core = try await AppCore.open(try await TestApp.config(), logger: TestApp.quietLogger)
         let user = try await core.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
                                                       language: nil, now: Date())
-        let health = HealthService(database: core.database, box: core.box, logger: TestApp.quietLogger)
-        let importer = AppleHealthImporter(health: health, logger: TestApp.quietLogger)
+        let health = core.features.health.service
+        let importer = core.features.health.importer
         let path = try ExportFixtures.write(text)
         let job = try await importer.prepare(path: path, fileName: "export.xml", user: user, uploadPath: nil, now: Date())
         do {
@@ -249,8 +249,8 @@ import Testing
         let core = try await AppCore.open(try await TestApp.config(), logger: TestApp.quietLogger)
         let user = try await core.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
                                                       language: nil, now: Date())
-        let health = HealthService(database: core.database, box: core.box, logger: TestApp.quietLogger)
-        let importer = AppleHealthImporter(health: health, logger: TestApp.quietLogger)
+        let health = core.features.health.service
+        let importer = core.features.health.importer
         let path = try ExportFixtures.write(Self.export(metadataEntries: 1, valueBytes: 10))
         let job = try await importer.prepare(path: path, fileName: "export.xml", user: user, uploadPath: path, now: Date())
         // Two runs that started and never finished, as after two out-of-memory kills.

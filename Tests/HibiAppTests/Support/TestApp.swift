@@ -65,9 +65,9 @@ enum TestApp {
                        _ body: @escaping @Sendable (Browser) async throws -> T) async throws -> T {
         let config = if let config { config } else { try await Self.config() }
         // HIBI_TEST_LOG=1 prints the app's error lines, to see why a test got a 500.
-        var core = try await AppCore.open(config, logger: ProcessInfo.processInfo.environment["HIBI_TEST_LOG"] != nil ? makeLogger(level: .error) : quietLogger)
-        core.moodEstimator = moods
-        let app = buildApplication(core: core)
+        let core = try await AppCore.open(config, logger: ProcessInfo.processInfo.environment["HIBI_TEST_LOG"] != nil ? makeLogger(level: .error) : quietLogger,
+                                          face: .given(analyzer: nil, moods: moods))
+        let app = await buildApplication(core: core)
         return try await app.test(.router) { client in
             try await body(Browser(client: client))
         }

@@ -68,7 +68,7 @@ import Testing
         let core = try await AppCore.open(config, logger: TestApp.quietLogger)
         let user = try await core.accounts.setup(username: "aiko", displayName: nil, password: Browser.password,
                                                  confirmation: Browser.password, language: nil, timeZone: "UTC", now: Date())
-        let videos = VideoService(database: core.database, dataDirectory: config.dataDirectory, settings: config.videos, logger: core.logger)
+        let videos = core.features.videos.service
         try videos.files.prepare()
         await #expect(throws: VideoError.uploadIncomplete) {
             _ = try await videos.upload(userID: user.id, fileName: "clip.mp4", expectedLength: nil, body: InterruptedBody(), now: Date())

@@ -13,7 +13,7 @@ enum VisitTestApp {
         var config = try await TestApp.config()
         config.webhookAllowedNetworks = networks
         let core = try await AppCore.open(config, logger: TestApp.quietLogger)
-        let app = buildApplication(core: core)
+        let app = await buildApplication(core: core)
         try await app.test(.router) { client in
             try await body(Browser(client: client), core)
         }

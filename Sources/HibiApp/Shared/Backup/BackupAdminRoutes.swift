@@ -8,7 +8,7 @@ struct BackupAdminRoutes: Sendable {
     let runs: BackupRunStore
     let settings: BackupSettings
 
-    func register(on router: Router<HibiRequestContext>) {
+    func register(on router: some RouterMethods<HibiRequestContext>) {
         router.get("/admin/backups") { _, context in
             let me = try context.requireAdmin()
             return HTMLPage(BackupViews.page(context: context, me: me, settings: settings, runs: try await runs.recent(limit: 20)))
@@ -81,17 +81,5 @@ enum BackupViews {
         if seconds % 3600 == 0 { return "\(seconds / 3600)h" }
         if seconds % 60 == 0 { return "\(seconds / 60)m" }
         return "\(seconds)s"
-    }
-}
-
-/// The backup pieces the server runs: the admin page, and the schedule when HIBI_BACKUP_DIR is set.
-enum BackupFeature {
-    static func register(core: AppCore, router: Router<HibiRequestContext>, registry: PrometheusCollectorRegistry) -> [any Service] {
-        let runs = BackupRunStore(database: core.database)
-        BackupAdminRoutes(runs: runs, settings: core.config.backups).register(on: router)
-        guard core.config.backups.directory != nil else { return [] }
-        let service = BackupService(database: core.database, dataDirectory: core.config.dataDirectory, box: core.box, logger: core.logger)
-        let scheduler = BackupScheduler(settings: core.config.backups, runs: runs, backup: service, logger: core.logger)
-        return [BackupSchedulerService(scheduler: scheduler, runs: runs, registry: registry, logger: core.logger)]
     }
 }

@@ -13,9 +13,10 @@ struct HealthStatus: Codable, Sendable {
 struct OperationsRoutes: Sendable {
     let database: Database
     let metrics: HTTPMetrics
-    let openAPIDocument: Data
+    /// Present when serving; a core opened for a command has none, and then the route is not added.
+    let openAPIDocument: Data?
 
-    func register(on router: Router<HibiRequestContext>) {
+    func register(on router: some RouterMethods<HibiRequestContext>) {
         router.get("/healthz") { _, _ in
             let reachable = await database.isReachable()
             return JSONBody(HealthStatus(status: reachable ? "ok" : "unavailable", database: reachable ? "reachable" : "unreachable",
@@ -26,9 +27,11 @@ struct OperationsRoutes: Sendable {
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
         }
-        router.get("/api/v1/openapi.json") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(bytes: openAPIDocument)))
+        if let openAPIDocument {
+            router.get("/api/v1/openapi.json") { _, _ in
+                Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                         body: .init(byteBuffer: ByteBuffer(bytes: openAPIDocument)))
+            }
         }
     }
 }

@@ -44,16 +44,18 @@ struct IdentityMiddleware: RouterMiddleware {
     /// Signs the pre-session CSRF token, so only a token this server issued counts (a cookie planted by
     /// another site or a sibling subdomain would otherwise let it forge a sign-in into its own account).
     let box: SealedBoxService
+    let clock: WallClock
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        context.now = clock.now()
         // Assets are the same for everyone: no session lookup for them.
         if request.uri.path.hasPrefix("/static/") || request.uri.path.hasPrefix("/vendor/") {
             return try await next(request, context)
         }
-        var context = context
         context.clientAddress = ClientAddress.resolve(peer: context.clientAddress, forwardedFor: request.headers[.xForwardedFor],
                                                       forwarded: request.headers[.forwarded], trusted: trustedProxies)
-        let now = Date()
+        let now = context.now
         // A wrong or revoked Bearer token must not fall back to a session cookie: the caller meant the token.
         var bearerFailed = false
         if let authorization = request.headers[.authorization] {

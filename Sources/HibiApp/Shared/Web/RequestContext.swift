@@ -10,6 +10,9 @@ public struct HibiRequestContext: RequestContext {
     public var csrfToken: String = ""
     /// The peer's address, or the client's behind a trusted proxy (set by `IdentityMiddleware`).
     public var clientAddress: String
+    /// The request's one "now", read from the app's injected clock by `IdentityMiddleware`, so handlers
+    /// never call `Date()` and tests can move time.
+    public var now: Date = Date()
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

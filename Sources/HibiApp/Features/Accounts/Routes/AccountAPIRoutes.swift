@@ -7,7 +7,7 @@ struct AccountAPIRoutes: Sendable {
     let bodyLimit: Int
     let diaryUnlocked: @Sendable (HibiRequestContext) async throws -> Bool
 
-    func register(on api: RouterGroup<HibiRequestContext>) {
+    func register(on api: some RouterMethods<HibiRequestContext>) {
         api.get("me") { _, context in
             JSONBody(try context.requireUser().me)
         }

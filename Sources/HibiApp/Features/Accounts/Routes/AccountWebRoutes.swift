@@ -9,15 +9,15 @@ struct AccountWebRoutes: Sendable {
     let sessions: SessionStore
     let tokens: TokenStore
     let devices: DeviceStore
-    /// Asks the diary's face sign-in what to show for a remembered device; injected so accounts need not know faces.
-    let faceSignIn: (@Sendable (_ deviceToken: String, _ context: HibiRequestContext, _ next: String) async throws -> Node?)?
+    /// What to offer a remembered device: the face box when its user can sign in with their face.
+    let faceSignIn: FaceSignInRoutes
     let setupState: SetupState
     let secureCookies: Bool
     let sessionLifetime: TimeInterval
     /// Whether this session's diary is open: then a token may be made without the password again.
     let diaryUnlocked: @Sendable (HibiRequestContext) async throws -> Bool
 
-    func register(on router: Router<HibiRequestContext>) {
+    func register(on router: some RouterMethods<HibiRequestContext>) {
         router.get("/") { request, context in try await today(request, context) }
         router.get("/setup") { request, context in try await setupPage(request, context) }
         router.post("/setup") { request, context in try await setup(request, context) }
@@ -81,8 +81,8 @@ struct AccountWebRoutes: Sendable {
     }
 
     func faceBox(_ request: Request, _ context: HibiRequestContext, next: String) async throws -> Node? {
-        guard let faceSignIn, let token = request.cookies[Cookies.device]?.value else { return nil }
-        return try await faceSignIn(token, context, next)
+        guard let token = request.cookies[Cookies.device]?.value else { return nil }
+        return try await faceSignIn.offer(deviceToken: token, context: context, next: next)
     }
 
     func settingsView(_ context: HibiRequestContext, user: User, notices: AccountViews.SettingsNotices = .init()) async throws -> Node {
@@ -124,16 +124,11 @@ struct AccountWebRoutes: Sendable {
     func signedIn(user: User, redirect: String, context: HibiRequestContext) async throws -> Response {
         let (token, _) = try await sessions.create(userID: user.id, now: Date())
         var response = Response.redirect(to: redirect, type: .found)
-        for cookie in Self.sessionCookies(token: token, user: user, lifetime: sessionLifetime, secure: secureCookies) { response.setCookie(cookie) }
+        for cookie in SessionCookies.signedIn(token: token, user: user, lifetime: sessionLifetime, secure: secureCookies) { response.setCookie(cookie) }
         return response
     }
 
     /// What a new session sets in the browser, whether it began with a password or a face.
-    static func sessionCookies(token: String, user: User, lifetime: TimeInterval, secure: Bool) -> [Cookie] {
-        [Cookie(name: Cookies.session, value: token, maxAge: Int(lifetime), path: "/", secure: secure, httpOnly: true, sameSite: .lax)]
-            + (user.language.map { [languageCookie($0, secure: secure)] } ?? [])
-    }
-
     func logout(_ request: Request, _ context: HibiRequestContext, everywhere: Bool) async throws -> Response {
         if let identity = context.identity, case let .session(hash, _) = identity.credential {
             if everywhere {
@@ -158,7 +153,7 @@ struct AccountWebRoutes: Sendable {
             url.path + (url.query.map { "?" + $0 } ?? "")
         })
         var response = Response.redirect(to: back, type: .found)
-        response.setCookie(Self.languageCookie(language, secure: secureCookies))
+        response.setCookie(SessionCookies.language(language, secure: secureCookies))
         return response
     }
 
@@ -174,7 +169,7 @@ struct AccountWebRoutes: Sendable {
             if let credential = context.identity?.credential { context.identity = Identity(user: updated, credential: credential) }
             var response = try HTMLPage(try await settingsView(context, user: updated, notices: .init(profile: (S.saved(context.language), .success))))
                 .response(from: request, context: context)
-            if let language = updated.language { response.setCookie(Self.languageCookie(language, secure: secureCookies)) }
+            if let language = updated.language { response.setCookie(SessionCookies.language(language, secure: secureCookies)) }
             return response
         } catch let error as AccountError {
             return try HTMLPage(try await settingsView(context, user: user, notices: .init(profile: (error.message(context.language), .error))), status: error.status)
@@ -226,10 +221,6 @@ struct AccountWebRoutes: Sendable {
         let id = try context.parameters.require("id")
         guard try await tokens.revoke(id: id, userID: user.id) else { throw AccountError.tokenNotFound }
         return .redirect(to: "/settings#tokens", type: .found)
-    }
-
-    static func languageCookie(_ language: Language, secure: Bool) -> Cookie {
-        Cookie(name: Cookies.language, value: language.rawValue, maxAge: 365 * 24 * 3600, path: "/", secure: secure, httpOnly: true, sameSite: .lax)
     }
 }
 

@@ -5,7 +5,7 @@ struct AdminWebRoutes: Sendable {
     let accounts: AccountService
     let users: UserStore
 
-    func register(on router: Router<HibiRequestContext>) {
+    func register(on router: some RouterMethods<HibiRequestContext>) {
         router.get("/admin/users") { request, context in
             let me = try context.requireAdmin()
             return HTMLPage(AccountViews.admin(context: context, users: try await users.all(), me: me))

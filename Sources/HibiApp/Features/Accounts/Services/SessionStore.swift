@@ -66,6 +66,19 @@ public struct SessionStore: Sendable {
         return record
     }
 
+    /// When this session last proved its owner for the diary (password or face), if it has.
+    /// Accounts own the sessions table; the diary lock asks through these two methods.
+    public func unlockedAt(tokenHash: String) async throws -> Date? {
+        let row = try await database.sql.select().column("unlocked_at").from("sessions").where("token_hash", .equal, tokenHash).first()
+        return try row?.decode(column: "unlocked_at", as: Int64?.self).map { Date(timeIntervalSince1970: Double($0)) }
+    }
+
+    /// Marks the session unlocked at `date`, or locked with nil.
+    public func setUnlocked(tokenHash: String, at date: Date?) async throws {
+        try await database.sql.update("sessions").set("unlocked_at", to: date.map { Int64($0.timeIntervalSince1970) })
+            .where("token_hash", .equal, tokenHash).run()
+    }
+
     public func delete(tokenHash: String) async throws {
         try await database.sql.delete(from: "sessions").where("token_hash", .equal, tokenHash).run()
     }

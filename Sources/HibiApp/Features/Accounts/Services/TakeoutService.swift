@@ -13,12 +13,11 @@ public struct TakeoutService: Sendable {
     let signer: VisitSigner
     let spoolDirectory: String
 
-    public init(core: AppCore) {
-        let photos = PhotoStore(dataDirectory: core.config.dataDirectory, box: core.box)
-        transfer = DiaryTransfer(store: DiaryStore(database: core.database, box: core.box), photos: photos)
-        health = HealthService(database: core.database, box: core.box, logger: core.logger)
-        signer = VisitSigner(dataDirectory: core.config.dataDirectory)
-        visits = VisitService(database: core.database, box: core.box, signer: signer, logger: core.logger)
+    init(transfer: DiaryTransfer, health: HealthService, visits: VisitService, signer: VisitSigner) {
+        self.transfer = transfer
+        self.health = health
+        self.visits = visits
+        self.signer = signer
         spoolDirectory = FileManager.default.temporaryDirectory.path
     }
 
@@ -183,9 +182,9 @@ struct TakeoutRoutes: Sendable {
     let takeout: TakeoutService
     let lock: DiaryLock
 
-    func register(router: Router<HibiRequestContext>, api: RouterGroup<HibiRequestContext>) {
-        api.get("me/export") { request, context in try await response(try await lock.require(context, request)) }
-        router.get("/settings/export.zip") { request, context in try await response(try await lock.require(context, request)) }
+    func register(web: some RouterMethods<HibiRequestContext>, api: some RouterMethods<HibiRequestContext>) {
+        api.get("me/export") { request, context in response(try await lock.require(context, request), now: context.now) }
+        web.get("/settings/export.zip") { request, context in response(try await lock.require(context, request), now: context.now) }
         api.post("me/import") { request, context in
             let user = try await lock.require(context, request)
             var request = request
@@ -194,16 +193,11 @@ struct TakeoutRoutes: Sendable {
         }
     }
 
-    func response(_ user: User) async throws -> Response {
-        let now = Date()
-        return Response(
-            status: .ok,
-            headers: [.contentType: "application/zip", .cacheControl: "no-store",
-                      .contentDisposition: "attachment; filename=\"hibi-takeout-\(MoodAnalytics.dayKey(now, timeZone: .gmt)).zip\""],
-            body: ResponseBody { writer in
-                try await takeout.write(user: user, now: now) { try await writer.write(ByteBuffer(bytes: $0)) }
-                try await writer.finish(nil)
-            })
+    func response(_ user: User, now: Date) -> Response {
+        FileResponse.streamedAttachment(contentType: "application/zip",
+                                        filename: "hibi-takeout-\(MoodAnalytics.dayKey(now, timeZone: .gmt)).zip") { [takeout] emit in
+            try await takeout.write(user: user, now: now, to: emit)
+        }
     }
 }
 

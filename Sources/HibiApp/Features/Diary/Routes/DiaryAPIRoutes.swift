@@ -9,7 +9,7 @@ struct DiaryAPIRoutes: Sendable {
     let maxUpload: Int
     let heavyWork: HeavyWork
 
-    func register(on api: RouterGroup<HibiRequestContext>) {
+    func register(on api: some RouterMethods<HibiRequestContext>) {
         api.get("diary/entries") { request, context in
             let user = try await lock.require(context, request)
             let query = request.uri.formQuery
@@ -27,7 +27,7 @@ struct DiaryAPIRoutes: Sendable {
             let input = try await request.json(DiaryEntryInput.self, limit: maxUpload)
             let entry = try await diary.create(userID: user.id, draft: .init(
                 date: input.date ?? Date(), text: input.text, tags: input.tags ?? [], confirmedMood: input.confirmedMood,
-                photo: try input.photo.map(Self.photo)), now: Date())
+                photo: try input.photo.map(PhotoPayload.decode)), now: Date())
             return JSONBody(DiaryEntryResponse(entry), status: .created)
         }
         api.get("diary/entries/:id") { request, context in
@@ -50,7 +50,7 @@ struct DiaryAPIRoutes: Sendable {
         }
         api.get("diary/entries/:id/photo") { request, context in
             let user = try await lock.require(context, request)
-            return DiaryWebRoutes.photoResponse(try await diary.photo(userID: user.id, id: try context.parameters.require("id")))
+            return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id")))
         }
         api.get("diary/statistics") { request, context in
             let user = try await lock.require(context, request)
@@ -69,14 +69,14 @@ struct DiaryAPIRoutes: Sendable {
         api.post("diary/mood-estimate") { request, context in
             let user = try await lock.require(context, request)
             var request = request
-            let input = try await request.json(PhotoInput.self, limit: maxUpload)
-            let scores = try await diary.checkAndEstimate(try Self.photo(input.photo), userID: user.id)
+            let input = try await request.json(PhotoPayload.self, limit: maxUpload)
+            let scores = try await diary.checkAndEstimate(try PhotoPayload.decode(input.photo), userID: user.id)
             let top = scores?.top
             return JSONBody(MoodEstimateResponse(faceFound: scores != nil, moodScores: scores, suggestedMood: top?.mood, confidence: top?.confidence))
         }
         api.get("diary/export") { request, context in
             let user = try await lock.require(context, request)
-            return try await DiaryWebRoutes.archiveResponse(transfer, userID: user.id)
+            return try await DiaryDownloads.archive(transfer, userID: user.id, now: context.now)
         }
         api.post("diary/import") { request, context in
             let user = try await lock.require(context, request)
@@ -89,7 +89,6 @@ struct DiaryAPIRoutes: Sendable {
         }
     }
 
-    struct PhotoInput: Codable, Sendable { var photo: String }
     struct TrendResponse: Codable, Sendable { let period: AnalyticsPeriod; let days: [DayMood] }
     struct ImportResponse: Codable, Sendable { let imported: Int }
     struct MoodEstimateResponse: Codable, Sendable {
@@ -97,13 +96,6 @@ struct DiaryAPIRoutes: Sendable {
         let moodScores: MoodScores?
         let suggestedMood: Mood?
         let confidence: Double?
-    }
-
-    static func photo(_ base64: String) throws -> Data {
-        // Accept a data: URL as a browser canvas produces, or bare base64.
-        let payload = base64.range(of: "base64,").map { String(base64[$0.upperBound...]) } ?? base64
-        guard let data = Data(base64Encoded: payload, options: .ignoreUnknownCharacters), !data.isEmpty else { throw DiaryError.photoNotAnImage }
-        return data
     }
 
     static func int(_ raw: String?, name: String, range: ClosedRange<Int>) throws -> Int? {

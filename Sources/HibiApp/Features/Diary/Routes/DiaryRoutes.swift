@@ -9,7 +9,7 @@ struct DiaryWebRoutes: Sendable {
     let maxUpload: Int
     let heavyWork: HeavyWork
 
-    func register(on router: Router<HibiRequestContext>) {
+    func register(on router: some RouterMethods<HibiRequestContext>) {
         router.get("/diary") { request, context in try await list(request, context) }
         router.get("/diary/new") { request, context in
             let user = try await lock.require(context, request)
@@ -52,7 +52,7 @@ struct DiaryWebRoutes: Sendable {
         }
         router.get("/diary/entries/:id/photo") { request, context in
             let user = try await lock.require(context, request)
-            return Self.photoResponse(try await diary.photo(userID: user.id, id: try context.parameters.require("id")))
+            return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id")))
         }
         router.get("/diary/stats") { request, context in
             let user = try await lock.require(context, request)
@@ -78,7 +78,7 @@ struct DiaryWebRoutes: Sendable {
         }
         router.get("/diary/export.zip") { request, context in
             let user = try await lock.require(context, request)
-            return try await Self.archiveResponse(transfer, userID: user.id)
+            return try await DiaryDownloads.archive(transfer, userID: user.id, now: context.now)
         }
         router.post("/diary/import") { request, context in
             let user = try await lock.require(context, request)
@@ -100,19 +100,6 @@ struct DiaryWebRoutes: Sendable {
     }
 
     /// The export as a download, streamed: the size check runs first so its error is a normal page.
-    static func archiveResponse(_ transfer: DiaryTransfer, userID: String) async throws -> Response {
-        let plan = try await transfer.planExport(userID: userID)
-        let now = Date()
-        return Response(
-            status: .ok,
-            headers: [.contentType: "application/zip", .cacheControl: "no-store",
-                      .contentDisposition: "attachment; filename=\"hibi-diary-\(MoodAnalytics.dayKey(now, timeZone: .gmt)).zip\""],
-            body: ResponseBody { writer in
-                try await transfer.writeArchive(plan, now: now) { try await writer.write(ByteBuffer(bytes: $0)) }
-                try await writer.finish(nil)
-            })
-    }
-
     func list(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
         let user = try await lock.require(context, request)
         let query = request.uri.formQuery
@@ -172,11 +159,6 @@ struct DiaryWebRoutes: Sendable {
                 tags: form["tags"] ?? "", mood: mood, error: error.message(context.language))), status: error.status)
                 .response(from: request, context: context)
         }
-    }
-
-    static func photoResponse(_ data: Data) -> Response {
-        Response(status: .ok, headers: [.contentType: DiaryRules.imageContentType(data), .cacheControl: "private, no-store"],
-                 body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     static func clock(_ date: Date, _ zone: TimeZone) -> String {

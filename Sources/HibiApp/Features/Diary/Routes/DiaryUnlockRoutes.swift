@@ -7,7 +7,7 @@ struct DiaryUnlockRoutes: Sendable {
     let faces: FaceTemplateStore
     let faceAvailable: Bool
 
-    func register(on router: Router<HibiRequestContext>) {
+    func register(on router: some RouterMethods<HibiRequestContext>) {
         router.get("/diary/unlock") { request, context in
             let user = try context.requireUser()
             let next = LocalRedirect.path(request.uri.formQuery.get("next"), fallback: "/diary")

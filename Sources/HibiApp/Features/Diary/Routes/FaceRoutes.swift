@@ -7,11 +7,10 @@ struct FaceRoutes: Sendable {
     let maxUpload: Int
 
     struct PhotoList: Codable, Sendable { var photos: [String] }
-    struct FrameRequest: Codable, Sendable { var challengeId: String; var frame: String }
     struct FaceStatus: Codable, Sendable { let enrolledPhotos: Int; let available: Bool }
     struct Checked: Codable, Sendable { let accepted: Bool }
 
-    func register(on router: Router<HibiRequestContext>, api: RouterGroup<HibiRequestContext>) {
+    func register(on router: some RouterMethods<HibiRequestContext>, api: some RouterMethods<HibiRequestContext>) {
         router.get("/diary/settings") { request, context in
             let user = try await lock.require(context, request)
             return HTMLPage(FaceViews.settings(context: context, lockMinutes: try await lock.lockMinutes(userID: user.id),
@@ -53,15 +52,15 @@ struct FaceRoutes: Sendable {
         api.post("diary/face/check") { request, context in
             let user = try await lock.require(context, request)
             var request = request
-            let input = try await request.json(DiaryAPIRoutes.PhotoInput.self, limit: maxUpload)
-            try await faces.checkEnrollmentPhoto(userID: user.id, try DiaryAPIRoutes.photo(input.photo))
+            let input = try await request.json(PhotoPayload.self, limit: maxUpload)
+            try await faces.checkEnrollmentPhoto(userID: user.id, try PhotoPayload.decode(input.photo))
             return JSONBody(Checked(accepted: true))
         }
         api.post("diary/face/enroll") { request, context in
             let user = try await lock.require(context, request)
             var request = request
             let input = try await request.json(PhotoList.self, limit: maxUpload * 4)
-            try await faces.enroll(userID: user.id, photos: try input.photos.map(DiaryAPIRoutes.photo), now: Date())
+            try await faces.enroll(userID: user.id, photos: try input.photos.map(PhotoPayload.decode), now: Date())
             return JSONBody(FaceStatus(enrolledPhotos: input.photos.count, available: true), status: .created)
         }
         api.delete("diary/face") { request, context in
@@ -79,8 +78,8 @@ struct FaceRoutes: Sendable {
             let arrivedAt = Date()
             let user = try context.requireUser()
             var request = request
-            let input = try await request.json(FrameRequest.self, limit: maxUpload)
-            let answer = try await faces.frame(userID: user.id, challengeID: input.challengeId, frame: try DiaryAPIRoutes.photo(input.frame),
+            let input = try await request.json(FaceFrameRequest.self, limit: maxUpload)
+            let answer = try await faces.frame(userID: user.id, challengeID: input.challengeId, frame: try PhotoPayload.decode(input.frame),
                                                arrivedAt: arrivedAt)
             if answer.done { try await lock.unlock(context, now: Date()) }
             return JSONBody(answer)

@@ -6,10 +6,13 @@ import SQLKit
 /// A personal API token is a deliberate grant to a script, so Bearer requests are not asked to unlock.
 public struct DiaryLock: Sendable {
     let database: Database
+    /// Accounts' sessions hold when each was unlocked; the lock reads and sets that through them.
+    let sessions: SessionStore
     public static let defaultLockMinutes = 10
 
-    public init(database: Database) {
+    public init(database: Database, sessions: SessionStore) {
         self.database = database
+        self.sessions = sessions
     }
 
     public func lockMinutes(userID: String) async throws -> Int {
@@ -36,8 +39,7 @@ public struct DiaryLock: Sendable {
             return user
         }
         guard case let .session(tokenHash, _) = context.identity?.credential else { return user }
-        let row = try await database.sql.select().column("unlocked_at").from("sessions").where("token_hash", .equal, tokenHash).first()
-        let unlockedAt = try row?.decode(column: "unlocked_at", as: Int64?.self).map { Date(timeIntervalSince1970: Double($0)) }
+        let unlockedAt = try await sessions.unlockedAt(tokenHash: tokenHash)
         let idle = TimeInterval(try await lockMinutes(userID: user.id) * 60)
         if let unlockedAt, now.timeIntervalSince(unlockedAt) < idle {
             if now.timeIntervalSince(unlockedAt) > 15 { try await touch(tokenHash: tokenHash, now: now) }
@@ -53,9 +55,8 @@ public struct DiaryLock: Sendable {
     /// Whether this browser session has its diary open now (a token never counts: it has scopes instead).
     public func isUnlocked(_ context: HibiRequestContext, now: Date) async throws -> Bool {
         guard let user = context.user, case let .session(tokenHash, _) = context.identity?.credential else { return false }
-        let row = try await database.sql.select().column("unlocked_at").from("sessions").where("token_hash", .equal, tokenHash).first()
-        guard let unlockedAt = try row?.decode(column: "unlocked_at", as: Int64?.self) else { return false }
-        return now.timeIntervalSince1970 - Double(unlockedAt) < TimeInterval(try await lockMinutes(userID: user.id) * 60)
+        guard let unlockedAt = try await sessions.unlockedAt(tokenHash: tokenHash) else { return false }
+        return now.timeIntervalSince(unlockedAt) < TimeInterval(try await lockMinutes(userID: user.id) * 60)
     }
 
     public func unlock(_ context: HibiRequestContext, now: Date) async throws {
@@ -70,11 +71,10 @@ public struct DiaryLock: Sendable {
 
     public func lock(_ context: HibiRequestContext) async throws {
         guard case let .session(tokenHash, _) = context.identity?.credential else { return }
-        try await database.sql.update("sessions").set("unlocked_at", to: Int64?.none).where("token_hash", .equal, tokenHash).run()
+        try await sessions.setUnlocked(tokenHash: tokenHash, at: nil)
     }
 
     func touch(tokenHash: String, now: Date) async throws {
-        try await database.sql.update("sessions").set("unlocked_at", to: Int64(now.timeIntervalSince1970))
-            .where("token_hash", .equal, tokenHash).run()
+        try await sessions.setUnlocked(tokenHash: tokenHash, at: now)
     }
 }

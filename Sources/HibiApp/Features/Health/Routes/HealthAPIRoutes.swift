@@ -8,7 +8,7 @@ struct HealthAPIRoutes: Sendable {
     let uploads: HealthUploads
     let bodyLimit: Int
 
-    func register(on api: RouterGroup<HibiRequestContext>) {
+    func register(on api: some RouterMethods<HibiRequestContext>) {
         api.get("health/records") { request, context in
             let user = try context.requireUser()
             let filter = try Self.filter(request)
@@ -44,7 +44,7 @@ struct HealthAPIRoutes: Sendable {
             return Response(status: .noContent)
         }
         api.get("health/export.csv") { _, context in
-            try await HealthWebRoutes.csvExport(health: health, user: try context.requireUser())
+            try await HealthDownloads.csv(health, user: try context.requireUser())
         }
         api.post("health/import.csv") { request, context in
             let user = try context.requireUser()
@@ -105,7 +105,7 @@ struct HealthAPIRoutes: Sendable {
         }
         api.get("health/trends") { request, context in
             let user = try context.requireUser()
-            let (type, range) = try Self.trendQuery(request)
+            let (type, range) = try HealthRequest.trendQuery(request)
             let analysis = try await health.trends(user: user, type: type, range: range, now: Date())
             return JSONBody(TrendResponse(
                 type: type.rawValue, range: range.rawValue, unit: type.canonicalUnit, points: analysis.trendPoints,
@@ -148,17 +148,6 @@ struct HealthAPIRoutes: Sendable {
         if let limit = try QueryNumber.strict(q.get("limit"), name: "limit", range: 1...1000) { filter.limit = limit }
         if let offset = try QueryNumber.strict(q.get("offset"), name: "offset", range: 0...10_000_000) { filter.offset = offset }
         return filter
-    }
-
-    static func trendQuery(_ request: Request) throws -> (HealthDataType, TrendRange) {
-        let q = request.uri.formQuery
-        let typeName = q.get("type") ?? HealthDataType.steps.rawValue
-        guard let type = HealthDataType(rawValue: typeName) else { throw HealthError.unknownType(typeName) }
-        let rangeName = q.get("range") ?? TrendRange.month.rawValue
-        guard let range = TrendRange(rawValue: rangeName) else {
-            throw HealthError.invalidField("range", Text(en: "week, month or year", ja: "week、month、year のいずれか"))
-        }
-        return (type, range)
     }
 }
 

@@ -6,7 +6,7 @@ struct HealthWebRoutes: Sendable {
     let health: HealthService
     let renderer: ShareCardRenderer
 
-    func register(on router: Router<HibiRequestContext>) {
+    func register(on router: some RouterMethods<HibiRequestContext>) {
         router.get("/health") { request, context in try await overview(request, context) }
         router.post("/health/records") { request, context in try await addRecord(request, context) }
         router.get("/health/records/:id/edit") { _, context in
@@ -39,10 +39,10 @@ struct HealthWebRoutes: Sendable {
             }
             return HTMLPage(HealthViews.importPage(context: context, user: user, jobs: try await health.jobs.list(userID: user.id), notice: notice), status: status)
         }
-        router.get("/health/export.csv") { _, context in try await Self.csvExport(health: health, user: try context.requireUser()) }
+        router.get("/health/export.csv") { _, context in try await HealthDownloads.csv(health, user: try context.requireUser()) }
         router.get("/health/trends") { request, context in
             let user = try context.requireUser()
-            let (type, range) = try HealthAPIRoutes.trendQuery(request)
+            let (type, range) = try HealthRequest.trendQuery(request)
             let analysis = try await health.trends(user: user, type: type, range: range, now: Date())
             return HTMLPage(HealthViews.trends(context: context, type: type, range: range, analysis: analysis,
                                                units: try await health.profiles.get(userID: user.id).units))
@@ -140,9 +140,7 @@ struct HealthWebRoutes: Sendable {
         }
         router.get("/health/share/card.png") { request, context in
             let png = try await renderer.png(svg: try await shareSVG(request, context))
-            return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "no-store",
-                                                   .contentDisposition: "attachment; filename=\"hibi-health.png\""],
-                            body: .init(byteBuffer: ByteBuffer(bytes: png)))
+            return FileResponse.attachment(png, contentType: "image/png", filename: "hibi-health.png")
         }
     }
 
@@ -185,21 +183,6 @@ struct HealthWebRoutes: Sendable {
         let summary = HealthGraphics.ShareSummary(title: HS.shareTitle(l), lines: lines, badge: badge,
                                                   name: options.contains("name") ? profile.name : nil, footer: HS.shareFooter(l))
         return HealthGraphics.shareCard(summary, language: l)
-    }
-
-    static func csvExport(health: HealthService, user: User) async throws -> Response {
-        // Built page by page so a large history never sits in memory as rows and text at once.
-        var text = HealthCSV.header + "\n"
-        var offset = 0
-        while true {
-            let page = try await health.records.list(userID: user.id, filter: .init(limit: 5000, offset: offset))
-            for record in page { text += HealthCSV.line(record) + "\n" }
-            if page.count < 5000 { break }
-            offset += page.count
-        }
-        return Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8", .cacheControl: "no-store",
-                                               .contentDisposition: "attachment; filename=\"hibi-health.csv\""],
-                        body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     static func parseLocal(_ text: String, zone: TimeZone) -> Date? {

@@ -87,6 +87,20 @@ public struct HealthService: Sendable {
     }
 
     @discardableResult
+    /// Every record of the user as CSV text (header first), read page by page so a long history never
+    /// sits in memory as rows and text at once.
+    public func csvExport(userID: String) async throws -> String {
+        var text = HealthCSV.header + "\n"
+        var offset = 0
+        while true {
+            let page = try await records.list(userID: userID, filter: .init(limit: 5000, offset: offset))
+            for record in page { text += HealthCSV.line(record) + "\n" }
+            if page.count < 5000 { break }
+            offset += page.count
+        }
+        return text
+    }
+
     public func awardBadges(user: User, now: Date) async throws -> [BadgeDefinition] {
         let earned = Set(try await badges.earned(userID: user.id).map(\.key))
         guard earned.count < BadgeRules.all.count else { return [] }

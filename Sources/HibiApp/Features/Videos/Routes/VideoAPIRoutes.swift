@@ -9,7 +9,7 @@ struct VideoAPIRoutes: Sendable {
     let bodyLimit: Int
     let quota: StorageQuota
 
-    func register(on api: RouterGroup<HibiRequestContext>) {
+    func register(on api: some RouterMethods<HibiRequestContext>) {
         api.get("videos") { request, context in
             let user = try context.requireUser()
             let query = try VideoQueryParser.parse(request.uri.formQuery)

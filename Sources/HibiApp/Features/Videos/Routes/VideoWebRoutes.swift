@@ -6,7 +6,7 @@ import Hummingbird
 struct VideoWebRoutes: Sendable {
     let videos: VideoService
 
-    func register(on router: Router<HibiRequestContext>) {
+    func register(on router: some RouterMethods<HibiRequestContext>) {
         router.get("/videos") { request, context in
             let user = try context.requireUser()
             var notice: (String, Layout.NoticeKind)?

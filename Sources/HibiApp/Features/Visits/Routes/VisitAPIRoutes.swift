@@ -8,10 +8,10 @@ struct VisitAPIRoutes: Sendable {
     let heavyWork: HeavyWork
     static let importLimit = 20 * 1024 * 1024
 
-    func register(on api: RouterGroup<HibiRequestContext>) {
+    func register(on api: some RouterMethods<HibiRequestContext>) {
         api.get("visits") { request, context in
             let user = try context.requireUser()
-            let filter = try VisitQuery.parse(Self.query(request), timeZone: Self.zone(user))
+            let filter = try VisitQuery.parse(VisitRequestReading.query(request), timeZone: VisitRequestReading.zone(user))
             return JSONBody(try await visits.list(userID: user.id, filter: filter).map { VisitResponse($0, language: context.language) })
         }
         api.post("visits") { request, context in
@@ -28,7 +28,7 @@ struct VisitAPIRoutes: Sendable {
         }
         api.get("visits/stats") { _, context in
             let user = try context.requireUser()
-            return JSONBody(try await visits.stats(userID: user.id, timeZone: Self.zone(user)))
+            return JSONBody(try await visits.stats(userID: user.id, timeZone: VisitRequestReading.zone(user)))
         }
         api.get("visits/verify") { _, context in
             let user = try context.requireUser()
@@ -48,9 +48,9 @@ struct VisitAPIRoutes: Sendable {
             switch format {
             case "geojson":
                 let data = VisitFormats.geoJSON(list, chain: try await visits.chainExport(userID: user.id))
-                return Self.file(data, type: "application/geo+json", name: "hibi-visits-\(stamp).geojson")
+                return FileResponse.attachment(data, contentType: "application/geo+json", filename: "hibi-visits-\(stamp).geojson")
             case "gpx":
-                return Self.file(VisitFormats.gpx(list), type: "application/gpx+xml", name: "hibi-visits-\(stamp).gpx")
+                return FileResponse.attachment(VisitFormats.gpx(list), contentType: "application/gpx+xml", filename: "hibi-visits-\(stamp).gpx")
             default:
                 throw VisitError.invalidFilter(field: "format")
             }
@@ -122,8 +122,7 @@ struct VisitAPIRoutes: Sendable {
             let user = try context.requireUser()
             let (data, type) = try await visits.photo(userID: user.id, visitID: try context.parameters.require("id"),
                                                       photoID: try context.parameters.require("photo"))
-            return Response(status: .ok, headers: [.contentType: type, .cacheControl: "private, no-store"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            return FileResponse.privateImage(data, contentType: type)
         }
         api.delete("visits/:id/photos/:photo") { _, context in
             let user = try context.requireUser()
@@ -131,14 +130,6 @@ struct VisitAPIRoutes: Sendable {
                                          photoID: try context.parameters.require("photo"), now: Date())
             return Response(status: .noContent)
         }
-    }
-
-    static func zone(_ user: User) -> TimeZone { TimeZone(identifier: user.timeZone) ?? .gmt }
-
-    static func query(_ request: Request) -> [String: String] {
-        var result: [String: String] = [:]
-        for (key, value) in request.uri.formQuery { result[String(key)] = String(value) }
-        return result
     }
 
     static func collect(_ request: inout Request, limit: Int, tooLarge: VisitError) async throws -> Data {
@@ -158,11 +149,5 @@ struct VisitAPIRoutes: Sendable {
         let firstByte = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }
         if type.contains("xml") || type.contains("gpx") || firstByte == UInt8(ascii: "<") { return (data, .gpx) }
         return (data, .geoJSON)
-    }
-
-    static func file(_ data: Data, type: String, name: String) -> Response {
-        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-store",
-                                        .contentDisposition: "attachment; filename=\"\(name)\""],
-                 body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

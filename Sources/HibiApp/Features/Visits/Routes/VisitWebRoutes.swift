@@ -7,13 +7,13 @@ struct VisitWebRoutes: Sendable {
     let signer: VisitSigner
     let tileURL: String
 
-    func register(on router: Router<HibiRequestContext>) {
+    func register(on router: some RouterMethods<HibiRequestContext>) {
         router.get("/visits") { request, context in
             let user = try context.requireUser()
-            let query = VisitAPIRoutes.query(request)
+            let query = VisitRequestReading.query(request)
             let filter: VisitFilter
             do {
-                filter = try VisitQuery.parse(query, timeZone: VisitAPIRoutes.zone(user))
+                filter = try VisitQuery.parse(query, timeZone: VisitRequestReading.zone(user))
             } catch let error as VisitError {
                 return HTMLPage(VisitViews.index(context: context, user: user, visits: [], query: query, notice: nil, tileURL: tileURL)
                     .withError(error.message(context.language)), status: .badRequest)
@@ -32,7 +32,7 @@ struct VisitWebRoutes: Sendable {
             let values = VisitFormValues(form: try await request.form())
             let now = Date()
             do {
-                let visit = try await visits.create(userID: user.id, fields: values.fields(timeZone: VisitAPIRoutes.zone(user), now: now), now: now)
+                let visit = try await visits.create(userID: user.id, fields: values.fields(timeZone: VisitRequestReading.zone(user), now: now), now: now)
                 return Response.redirect(to: "/visits/\(visit.id)?saved=1", type: .found)
             } catch let error as VisitError {
                 return try HTMLPage(VisitViews.form(context: context, visit: nil, values: values, error: error.message(context.language),
@@ -47,7 +47,7 @@ struct VisitWebRoutes: Sendable {
         }
         router.get("/visits/places") { _, context in
             let user = try context.requireUser()
-            return HTMLPage(VisitViews.places(context: context, stats: try await visits.stats(userID: user.id, timeZone: VisitAPIRoutes.zone(user))))
+            return HTMLPage(VisitViews.places(context: context, stats: try await visits.stats(userID: user.id, timeZone: VisitRequestReading.zone(user))))
         }
         router.get("/visits/transfer") { _, context in
             let user = try context.requireUser()
@@ -83,7 +83,7 @@ struct VisitWebRoutes: Sendable {
         router.get("/visits/:id/edit") { _, context in
             let user = try context.requireUser()
             let visit = try await visits.get(userID: user.id, id: try context.parameters.require("id"))
-            let values = VisitFormValues(visit: visit, timeZone: VisitAPIRoutes.zone(user), language: context.language)
+            let values = VisitFormValues(visit: visit, timeZone: VisitRequestReading.zone(user), language: context.language)
             return HTMLPage(VisitViews.form(context: context, visit: visit, values: values, error: nil, tileURL: tileURL))
         }
         router.post("/visits/:id") { request, context in
@@ -93,7 +93,7 @@ struct VisitWebRoutes: Sendable {
             var request = request
             let values = VisitFormValues(form: try await request.form())
             do {
-                let fields = try values.fields(timeZone: VisitAPIRoutes.zone(user), now: existing.fields.visitedAt)
+                let fields = try values.fields(timeZone: VisitRequestReading.zone(user), now: existing.fields.visitedAt)
                 _ = try await visits.update(userID: user.id, id: id, fields: fields, now: Date())
                 return Response.redirect(to: "/visits/\(id)?saved=1", type: .found)
             } catch let error as VisitError where error != .notFound {

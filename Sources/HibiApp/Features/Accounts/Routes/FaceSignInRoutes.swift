@@ -13,7 +13,7 @@ struct FaceSignInRoutes: Sendable {
     let sessionLifetime: TimeInterval
     let maxUpload: Int
 
-    func register(api: RouterGroup<HibiRequestContext>) {
+    func register(on api: some RouterMethods<HibiRequestContext>) {
         api.post("auth/face/challenge") { request, _ in
             let (_, user) = try await device(request)
             return JSONBody(try await faces.challenge(userID: user.id, now: Date()), status: .created)
@@ -22,9 +22,9 @@ struct FaceSignInRoutes: Sendable {
             let arrivedAt = Date()
             let (device, user) = try await device(request)
             var request = request
-            let input = try await request.json(FaceRoutes.FrameRequest.self, limit: maxUpload)
+            let input = try await request.json(FaceFrameRequest.self, limit: maxUpload)
             // The challenge is looked up for this device's user only, so nobody else's challenge or face counts here.
-            let answer = try await faces.frame(userID: user.id, challengeID: input.challengeId, frame: try DiaryAPIRoutes.photo(input.frame),
+            let answer = try await faces.frame(userID: user.id, challengeID: input.challengeId, frame: try PhotoPayload.decode(input.frame),
                                                arrivedAt: arrivedAt)
             guard answer.done else { return try JSONBody(answer).response(from: request, context: context) }
             let now = Date()
@@ -32,7 +32,7 @@ struct FaceSignInRoutes: Sendable {
             try await lock.unlock(sessionTokenHash: session.tokenHash, now: now)
             try await devices.markUsed(id: device.id, now: now)
             var response = try JSONBody(answer).response(from: request, context: context)
-            for cookie in AccountWebRoutes.sessionCookies(token: token, user: user, lifetime: sessionLifetime, secure: secureCookies) {
+            for cookie in SessionCookies.signedIn(token: token, user: user, lifetime: sessionLifetime, secure: secureCookies) {
                 response.setCookie(cookie)
             }
             return response

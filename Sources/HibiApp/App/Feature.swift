@@ -1,0 +1,59 @@
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The shape of every feature. A feature is built once from the platform (and the features it asks
+/// things of), keeps its services as properties for the CLI and the other features, and hands the one
+/// assembly (`buildApplication(core:)`) its routes and its background work. To add a feature, copy a
+/// folder under `Features/`, write one of these, and add it to `Features`.
+public protocol Feature: Sendable {
+    /// Pages and forms (mounted at the root) and JSON endpoints (mounted under `/api/v1`).
+    func routes() -> FeatureRoutes
+    /// Work that runs beside the server: scans, reminders, schedules. Only `hibi serve` starts it, so a
+    /// command that builds the features starts nothing.
+    func backgroundServices() -> [any Service]
+    /// One-off start-up work of a server (creating folders, sweeping unfinished uploads); commands skip it.
+    func prepareToServe(logger: Logger) async
+}
+
+extension Feature {
+    public func backgroundServices() -> [any Service] { [] }
+    public func prepareToServe(logger: Logger) async {}
+}
+
+/// A feature's two route collections. Route types add themselves to these with their `register` methods.
+public struct FeatureRoutes {
+    public let web = RouteCollection(context: HibiRequestContext.self)
+    public let api = RouteCollection(context: HibiRequestContext.self)
+
+    public init() {}
+
+    /// Builds the collections with `body` adding route types to them.
+    public static func build(_ body: (_ web: RouteCollection<HibiRequestContext>, _ api: RouteCollection<HibiRequestContext>) -> Void) -> FeatureRoutes {
+        let routes = FeatureRoutes()
+        body(routes.web, routes.api)
+        return routes
+    }
+}
+
+/// Every feature of the app, built once in `AppCore.open` and shared by the server, the CLI and the tests.
+/// The order of `all` is the order routes are added in; paths never overlap, so it matters only for reading.
+public struct Features: Sendable {
+    public let diary: DiaryFeature
+    public let health: HealthFeature
+    public let visits: VisitsFeature
+    public let videos: VideosFeature
+    public let accounts: AccountsFeature
+    public let backups: BackupFeature
+
+    init(platform: Platform) {
+        diary = DiaryFeature(platform: platform)
+        health = HealthFeature(platform: platform)
+        visits = VisitsFeature(platform: platform)
+        videos = VideosFeature(platform: platform)
+        accounts = AccountsFeature(platform: platform, diary: diary, health: health, visits: visits)
+        backups = BackupFeature(platform: platform)
+    }
+
+    public var all: [any Feature] { [accounts, diary, health, visits, videos, backups] }
+}

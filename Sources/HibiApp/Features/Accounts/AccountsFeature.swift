@@ -1,0 +1,41 @@
+import Foundation
+import Hummingbird
+
+/// Accounts: setup, sign-in (password and face on a remembered device), settings, tokens, the admin
+/// pages and each person's takeout. It asks the diary for face checks and its lock, and the diary,
+/// health and visits services for the takeout; it never reads their tables.
+public struct AccountsFeature: Feature {
+    public let devices: DeviceStore
+    public let takeout: TakeoutService
+    let platform: Platform
+    let diary: DiaryFeature
+
+    init(platform: Platform, diary: DiaryFeature, health: HealthFeature, visits: VisitsFeature) {
+        self.platform = platform
+        self.diary = diary
+        devices = DeviceStore(database: platform.database)
+        takeout = TakeoutService(transfer: diary.transfer, health: health.service, visits: visits.service, signer: visits.signer)
+    }
+
+    public func routes() -> FeatureRoutes {
+        let config = platform.config
+        let lock = diary.lock
+        let diaryUnlocked: @Sendable (HibiRequestContext) async throws -> Bool = { [clock = platform.clock] in
+            try await lock.isUnlocked($0, now: clock.now())
+        }
+        let faceSignIn = FaceSignInRoutes(faces: diary.faces, devices: devices, sessions: platform.sessions, lock: lock,
+                                          secureCookies: config.usesSecureCookies, sessionLifetime: config.sessionLifetime,
+                                          maxUpload: DiaryFeature.maxUpload)
+        return .build { web, api in
+            AccountWebRoutes(accounts: platform.accounts, sessions: platform.sessions, tokens: platform.tokens, devices: devices,
+                             faceSignIn: faceSignIn, setupState: SetupState(users: platform.users), secureCookies: config.usesSecureCookies,
+                             sessionLifetime: config.sessionLifetime, diaryUnlocked: diaryUnlocked)
+                .register(on: web)
+            AdminWebRoutes(accounts: platform.accounts, users: platform.users).register(on: web)
+            AccountAPIRoutes(accounts: platform.accounts, tokens: platform.tokens, bodyLimit: config.maxRequestBodyBytes,
+                             diaryUnlocked: diaryUnlocked).register(on: api)
+            faceSignIn.register(on: api)
+            TakeoutRoutes(takeout: takeout, lock: lock).register(web: web, api: api)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Hummingbird
+
+/// The diary: entries with photos and moods, its lock, and the face templates that open it.
+/// Accounts asks `faces` and `lock` for face sign-in; the takeout asks `transfer`.
+public struct DiaryFeature: Feature {
+    public let service: DiaryService
+    public let transfer: DiaryTransfer
+    public let lock: DiaryLock
+    public let faces: FaceAuthService
+    let accounts: AccountService
+    let heavyWork: HeavyWork
+    /// Photos and face frames arrive as JSON with base64 or as multipart; 12 MB covers a phone photo.
+    static let maxUpload = 12 * 1024 * 1024
+
+    init(platform: Platform) {
+        lock = DiaryLock(database: platform.database, sessions: platform.sessions)
+        let templates = FaceTemplateStore(database: platform.database, box: platform.box)
+        faces = FaceAuthService(engine: platform.faceAnalyzer, templates: templates, database: platform.database,
+                                throttle: LoginThrottleStore(database: platform.database), policy: platform.config.loginPolicy,
+                                logger: platform.logger)
+        let store = DiaryStore(database: platform.database, box: platform.box)
+        let photos = PhotoStore(dataDirectory: platform.config.dataDirectory, box: platform.box)
+        let moods = platform.moodEstimator.map { [faces] in BaselineMoodEstimator(estimator: $0, baselines: faces.moodBaselines, jobs: faces.jobs) }
+        service = DiaryService(store: store, photos: photos, search: DiarySearchIndex(), moods: moods, logger: platform.logger)
+        transfer = DiaryTransfer(store: store, photos: photos)
+        accounts = platform.accounts
+        heavyWork = platform.heavyWork
+    }
+
+    public func routes() -> FeatureRoutes {
+        .build { web, api in
+            DiaryWebRoutes(diary: service, transfer: transfer, lock: lock, maxUpload: Self.maxUpload, heavyWork: heavyWork).register(on: web)
+            DiaryAPIRoutes(diary: service, transfer: transfer, lock: lock, maxUpload: Self.maxUpload, heavyWork: heavyWork).register(on: api)
+            DiaryUnlockRoutes(lock: lock, accounts: accounts, faces: faces.templates, faceAvailable: faces.engine != nil).register(on: web)
+            FaceRoutes(faces: faces, lock: lock, maxUpload: Self.maxUpload).register(on: web, api: api)
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Hummingbird
+import ServiceLifecycle
+
+/// Health records: manual entry, Apple Health imports, goals, badges, trends, reminders, share cards.
+public struct HealthFeature: Feature {
+    public let service: HealthService
+    public let importer: AppleHealthImporter
+    let uploads: HealthUploads
+    let platform: Platform
+
+    init(platform: Platform) {
+        self.platform = platform
+        service = HealthService(database: platform.database, box: platform.box, outbound: platform.outbound, logger: platform.logger)
+        importer = AppleHealthImporter(health: service, logger: platform.logger)
+        let launcher = HealthImportLauncher(importer: importer, logger: platform.logger)
+        uploads = HealthUploads(directory: (platform.config.dataDirectory as NSString).appendingPathComponent("health-imports"),
+                                importer: importer, launcher: launcher, limit: 8 << 30)
+    }
+
+    public func routes() -> FeatureRoutes {
+        .build { web, api in
+            HealthAPIRoutes(health: service, importer: importer, uploads: uploads, bodyLimit: platform.config.maxRequestBodyBytes).register(on: api)
+            HealthWebRoutes(health: service, renderer: ShareCardRenderer()).register(on: web)
+        }
+    }
+
+    public func backgroundServices() -> [any Service] {
+        [HealthBackgroundService(health: service, importer: importer,
+                                 sender: ReminderSender(reminders: service.reminders, outbound: platform.outbound, logger: platform.logger),
+                                 users: platform.users, logger: platform.logger)]
+    }
+}

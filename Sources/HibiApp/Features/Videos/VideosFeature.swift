@@ -1,0 +1,37 @@
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The video library: uploads and a shared folder, streaming with ranges, favourites, playlists, resume.
+public struct VideosFeature: Feature {
+    public let service: VideoService
+    let platform: Platform
+
+    init(platform: Platform) {
+        self.platform = platform
+        service = VideoService(database: platform.database, dataDirectory: platform.config.dataDirectory, settings: platform.config.videos,
+                               logger: platform.logger)
+    }
+
+    public func routes() -> FeatureRoutes {
+        .build { web, api in
+            VideoWebRoutes(videos: service).register(on: web)
+            VideoAPIRoutes(videos: service, bodyLimit: platform.config.maxRequestBodyBytes, quota: platform.quota).register(on: api)
+        }
+    }
+
+    /// The shared-folder scanner.
+    public func backgroundServices() -> [any Service] {
+        [VideoLibraryScanService(videos: service, interval: platform.config.videos.scanInterval)]
+    }
+
+    /// Creates the video folders and removes uploads a previous run left unfinished.
+    public func prepareToServe(logger: Logger) async {
+        do {
+            let swept = try service.files.prepare()
+            if swept > 0 { logger.notice("removed unfinished video uploads", metadata: ["files": "\(swept)"]) }
+        } catch {
+            logger.error("video folders could not be created", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import Hummingbird
+
+/// Visits: a check-in log, signed and hash-chained so tampering shows; map, GeoJSON and GPX.
+public struct VisitsFeature: Feature {
+    public let service: VisitService
+    public let signer: VisitSigner
+    let platform: Platform
+
+    init(platform: Platform) {
+        self.platform = platform
+        signer = VisitSigner(dataDirectory: platform.config.dataDirectory)
+        service = VisitService(database: platform.database, box: platform.box, signer: signer,
+                               webhook: ChainHeadWebhook(outbound: platform.outbound), logger: platform.logger)
+    }
+
+    public func routes() -> FeatureRoutes {
+        .build { web, api in
+            VisitWebRoutes(visits: service, signer: signer, tileURL: platform.config.mapTileURL).register(on: web)
+            VisitAPIRoutes(visits: service, bodyLimit: platform.config.maxRequestBodyBytes, heavyWork: platform.heavyWork).register(on: api)
+        }
+    }
+
+    /// The verify sentence in English, for the command line.
+    public static func message(_ report: ChainReport) -> String {
+        VisitStrings.verifyMessage(report, language: .en)
+    }
+}

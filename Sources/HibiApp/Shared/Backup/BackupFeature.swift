@@ -1,0 +1,28 @@
+import Foundation
+import Hummingbird
+import ServiceLifecycle
+
+/// Whole-instance backups: the service `hibi backup` runs, the admin page, and the schedule when
+/// HIBI_BACKUP_DIR is set.
+public struct BackupFeature: Feature {
+    public let service: BackupService
+    let runs: BackupRunStore
+    let platform: Platform
+
+    init(platform: Platform) {
+        self.platform = platform
+        runs = BackupRunStore(database: platform.database)
+        service = BackupService(database: platform.database, dataDirectory: platform.config.dataDirectory, box: platform.box,
+                                logger: platform.logger)
+    }
+
+    public func routes() -> FeatureRoutes {
+        .build { web, _ in BackupAdminRoutes(runs: runs, settings: platform.config.backups).register(on: web) }
+    }
+
+    public func backgroundServices() -> [any Service] {
+        guard platform.config.backups.directory != nil else { return [] }
+        let scheduler = BackupScheduler(settings: platform.config.backups, runs: runs, backup: service, logger: platform.logger)
+        return [BackupSchedulerService(scheduler: scheduler, runs: runs, registry: platform.metrics, logger: platform.logger)]
+    }
+}
