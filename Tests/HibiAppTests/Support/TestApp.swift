@@ -61,12 +61,12 @@ enum TestApp {
     }
 
     /// Runs `body` against a fresh app through the real router, in process.
-    static func run<T>(config: AppConfig? = nil, moods: (any MoodEstimating)? = FakeMoodEstimator(),
+    static func run<T>(config: AppConfig? = nil, moods: (any MoodEstimating)? = FakeMoodEstimator(), clock: WallClock = .system,
                        _ body: @escaping @Sendable (Browser) async throws -> T) async throws -> T {
         let config = if let config { config } else { try await Self.config() }
         // HIBI_TEST_LOG=1 prints the app's error lines, to see why a test got a 500.
         let core = try await AppCore.open(config, logger: ProcessInfo.processInfo.environment["HIBI_TEST_LOG"] != nil ? makeLogger(level: .error) : quietLogger,
-                                          face: .given(analyzer: nil, moods: moods))
+                                          face: .given(analyzer: nil, moods: moods), clock: clock)
         let app = await buildApplication(core: core)
         return try await app.test(.router) { client in
             try await body(Browser(client: client))

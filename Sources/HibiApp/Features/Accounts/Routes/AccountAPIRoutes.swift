@@ -29,7 +29,7 @@ struct AccountAPIRoutes: Sendable {
             let scopes = try body.scopes.map { try TokenScopes(names: $0) } ?? .standard
             let (secret, record) = try await accounts.createToken(user: user, credential: context.identity?.credential, name: body.name,
                                                                   scopes: scopes, password: body.password,
-                                                                  diaryUnlocked: try await diaryUnlocked(context), now: Date())
+                                                                  diaryUnlocked: try await diaryUnlocked(context), now: context.now)
             return JSONBody(Self.response(record, secret: secret), status: .created)
         }
         api.delete("tokens/:id") { _, context in

@@ -44,7 +44,7 @@ struct AccountWebRoutes: Sendable {
     func today(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
         if try await setupState.needsSetup() { return .redirect(to: "/setup", type: .found) }
         guard let user = context.user else { return .redirect(to: "/login", type: .found) }
-        return try HTMLPage(AccountViews.today(context: context, user: user, now: Date())).response(from: request, context: context)
+        return try HTMLPage(AccountViews.today(context: context, user: user, now: context.now)).response(from: request, context: context)
     }
 
     func setupPage(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
@@ -60,7 +60,7 @@ struct AccountWebRoutes: Sendable {
             let user = try await accounts.setup(
                 username: username, displayName: form["display_name"], password: form["password"] ?? "",
                 confirmation: form["password_confirm"] ?? "", language: nil,
-                timeZone: form["time_zone"].flatMap { TimeZone(identifier: $0) }?.identifier ?? "UTC", now: Date()
+                timeZone: form["time_zone"].flatMap { TimeZone(identifier: $0) }?.identifier ?? "UTC", now: context.now
             )
             setupState.markDone()
             return try await signedIn(user: user, redirect: "/", context: context)
@@ -87,7 +87,7 @@ struct AccountWebRoutes: Sendable {
 
     func settingsView(_ context: HibiRequestContext, user: User, notices: AccountViews.SettingsNotices = .init()) async throws -> Node {
         AccountViews.settings(context: context, user: user, tokens: try await tokens.list(userID: user.id),
-                              devices: try await devices.list(userID: user.id, now: Date()), notices: notices)
+                              devices: try await devices.list(userID: user.id, now: context.now), notices: notices)
     }
 
     func login(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
@@ -97,16 +97,16 @@ struct AccountWebRoutes: Sendable {
         let next = LocalRedirect.path(form["next"])
         do {
             let user = try await accounts.authenticate(username: username, password: form["password"] ?? "",
-                                                       clientAddress: context.clientAddress, now: Date())
+                                                       clientAddress: context.clientAddress, now: context.now)
             var response = try await signedIn(user: user, redirect: next, context: context)
             if form.bool("remember_device") {
                 // One device row per browser and user: a browser already remembered for this user keeps its token.
                 let old = request.cookies[Cookies.device]?.value
                 var current: User?
-                if let old { current = try await devices.find(token: old, now: Date())?.user }
+                if let old { current = try await devices.find(token: old, now: context.now)?.user }
                 if current?.id != user.id {
                     if let old { try await devices.revoke(token: old) }
-                    let token = try await devices.create(userID: user.id, label: AccountRules.deviceLabel(userAgent: request.headers[.userAgent]), now: Date())
+                    let token = try await devices.create(userID: user.id, label: AccountRules.deviceLabel(userAgent: request.headers[.userAgent]), now: context.now)
                     response.setCookie(Cookie(name: Cookies.device, value: token, maxAge: Int(DeviceStore.lifetime), path: "/",
                                               secure: secureCookies, httpOnly: true, sameSite: .lax))
                 }
@@ -122,7 +122,7 @@ struct AccountWebRoutes: Sendable {
     }
 
     func signedIn(user: User, redirect: String, context: HibiRequestContext) async throws -> Response {
-        let (token, _) = try await sessions.create(userID: user.id, now: Date())
+        let (token, _) = try await sessions.create(userID: user.id, now: context.now)
         var response = Response.redirect(to: redirect, type: .found)
         for cookie in SessionCookies.signedIn(token: token, user: user, lifetime: sessionLifetime, secure: secureCookies) { response.setCookie(cookie) }
         return response
@@ -187,7 +187,7 @@ struct AccountWebRoutes: Sendable {
         var status = HTTPResponse.Status.ok
         do {
             try await accounts.changePassword(user: user, current: form["current_password"] ?? "", new: form["new_password"] ?? "",
-                                              confirmation: form["new_password_confirm"] ?? "", keepSession: keep, now: Date())
+                                              confirmation: form["new_password_confirm"] ?? "", keepSession: keep, now: context.now)
             notice = (S.passwordChanged(context.language), .success)
         } catch let error as AccountError {
             notice = (error.message(context.language), .error)
@@ -207,7 +207,7 @@ struct AccountWebRoutes: Sendable {
             if form["scope_diary"] != nil { scopes.insert(.diary) }
             let (secret, _) = try await accounts.createToken(user: user, credential: context.identity?.credential, name: form["name"] ?? "",
                                                              scopes: scopes, password: form["password"],
-                                                             diaryUnlocked: try await diaryUnlocked(context), now: Date())
+                                                             diaryUnlocked: try await diaryUnlocked(context), now: context.now)
             return try HTMLPage(try await settingsView(context, user: user, notices: .init(newToken: secret)), status: .created)
                 .response(from: request, context: context)
         } catch let error as AccountError {

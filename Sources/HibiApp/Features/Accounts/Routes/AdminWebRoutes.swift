@@ -25,7 +25,7 @@ struct AdminWebRoutes: Sendable {
         do {
             _ = try await accounts.createUser(username: form["username"] ?? "", displayName: form["display_name"],
                                               password: form["password"] ?? "", isAdmin: form.bool("is_admin"),
-                                              language: nil, timeZone: me.timeZone, now: Date())
+                                              language: nil, timeZone: me.timeZone, now: context.now)
             notice = (S.userAdded(context.language), .success)
         } catch let error as AccountError {
             notice = (error.message(context.language), .error)
@@ -43,7 +43,7 @@ struct AdminWebRoutes: Sendable {
 
     func reset(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
         let me = try context.requireAdmin()
-        let (user, temporary) = try await accounts.resetPassword(userID: try context.parameters.require("id"), now: Date())
+        let (user, temporary) = try await accounts.resetPassword(userID: try context.parameters.require("id"), now: context.now)
         if user.id == me.id {
             // Resetting your own password signed you out everywhere, this browser included.
             return .redirect(to: "/login", type: .found)

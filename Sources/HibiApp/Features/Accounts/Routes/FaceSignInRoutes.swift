@@ -14,20 +14,20 @@ struct FaceSignInRoutes: Sendable {
     let maxUpload: Int
 
     func register(on api: some RouterMethods<HibiRequestContext>) {
-        api.post("auth/face/challenge") { request, _ in
-            let (_, user) = try await device(request)
-            return JSONBody(try await faces.challenge(userID: user.id, now: Date()), status: .created)
+        api.post("auth/face/challenge") { request, context in
+            let (_, user) = try await device(request, now: context.now)
+            return JSONBody(try await faces.challenge(userID: user.id, now: context.now), status: .created)
         }
         api.post("auth/face/frame") { request, context in
-            let arrivedAt = Date()
-            let (device, user) = try await device(request)
+            let arrivedAt = context.now
+            let (device, user) = try await device(request, now: context.now)
             var request = request
             let input = try await request.json(FaceFrameRequest.self, limit: maxUpload)
             // The challenge is looked up for this device's user only, so nobody else's challenge or face counts here.
             let answer = try await faces.frame(userID: user.id, challengeID: input.challengeId, frame: try PhotoPayload.decode(input.frame),
                                                arrivedAt: arrivedAt)
             guard answer.done else { return try JSONBody(answer).response(from: request, context: context) }
-            let now = Date()
+            let now = context.now
             let (token, session) = try await sessions.create(userID: user.id, now: now)
             try await lock.unlock(sessionTokenHash: session.tokenHash, now: now)
             try await devices.markUsed(id: device.id, now: now)
@@ -39,15 +39,15 @@ struct FaceSignInRoutes: Sendable {
         }
     }
 
-    func device(_ request: Request) async throws -> (RememberedDevice, User) {
-        guard let token = request.cookies[Cookies.device]?.value, let found = try await devices.find(token: token, now: Date()),
+    func device(_ request: Request, now: Date) async throws -> (RememberedDevice, User) {
+        guard let token = request.cookies[Cookies.device]?.value, let found = try await devices.find(token: token, now: now),
               !found.user.disabled else { throw AccountError.deviceNotRemembered }
         return found
     }
 
     /// The face box for the sign-in page, when this device's user can sign in with their face.
     func offer(deviceToken: String, context: HibiRequestContext, next: String) async throws -> Node? {
-        guard faces.engine != nil, let (_, user) = try await devices.find(token: deviceToken, now: Date()), !user.disabled,
+        guard faces.engine != nil, let (_, user) = try await devices.find(token: deviceToken, now: context.now), !user.disabled,
               try await faces.templates.count(userID: user.id) > 0 else { return nil }
         return UnlockViews.faceBox(context: context, title: S.signInWithFace, next: next,
                                    challengeURL: "/api/v1/auth/face/challenge", verifyURL: "/api/v1/auth/face/frame")

@@ -26,8 +26,8 @@ struct DiaryAPIRoutes: Sendable {
             var request = request
             let input = try await request.json(DiaryEntryInput.self, limit: maxUpload)
             let entry = try await diary.create(userID: user.id, draft: .init(
-                date: input.date ?? Date(), text: input.text, tags: input.tags ?? [], confirmedMood: input.confirmedMood,
-                photo: try input.photo.map(PhotoPayload.decode)), now: Date())
+                date: input.date ?? context.now, text: input.text, tags: input.tags ?? [], confirmedMood: input.confirmedMood,
+                photo: try input.photo.map(PhotoPayload.decode)), now: context.now)
             return JSONBody(DiaryEntryResponse(entry), status: .created)
         }
         api.get("diary/entries/:id") { request, context in
@@ -40,7 +40,7 @@ struct DiaryAPIRoutes: Sendable {
             let patch = try await request.json(DiaryEntryPatch.self, limit: maxUpload)
             let mood: Mood?? = patch.clearConfirmedMood == true ? .some(nil) : patch.confirmedMood.map { .some($0) }
             let entry = try await diary.update(userID: user.id, id: try context.parameters.require("id"), change: .init(
-                date: patch.date, text: patch.text, tags: patch.tags, confirmedMood: mood), now: Date())
+                date: patch.date, text: patch.text, tags: patch.tags, confirmedMood: mood), now: context.now)
             return JSONBody(DiaryEntryResponse(entry))
         }
         api.delete("diary/entries/:id") { request, context in
@@ -64,7 +64,7 @@ struct DiaryAPIRoutes: Sendable {
             guard let period = AnalyticsPeriod(rawValue: request.uri.formQuery.get("period") ?? "month") else {
                 throw RequestError.invalidField("period", Text(en: "must be week, month or year", ja: "week・month・year のいずれかです"))
             }
-            return JSONBody(TrendResponse(period: period, days: try await diary.trend(userID: user.id, period: period, timeZone: Self.zone(user), now: Date())))
+            return JSONBody(TrendResponse(period: period, days: try await diary.trend(userID: user.id, period: period, timeZone: Self.zone(user), now: context.now)))
         }
         api.post("diary/mood-estimate") { request, context in
             let user = try await lock.require(context, request)
@@ -83,7 +83,7 @@ struct DiaryAPIRoutes: Sendable {
             var request = request
             let buffer = try await request.collectBody(limit: DiaryTransfer.maxImportBytes)
             let added = try await heavyWork.exclusive(userID: user.id) {
-                try await transfer.importExport(Data(buffer: buffer), userID: user.id, now: Date())
+                try await transfer.importExport(Data(buffer: buffer), userID: user.id, now: context.now)
             }
             return JSONBody(ImportResponse(imported: added))
         }

@@ -14,7 +14,7 @@ struct DiaryWebRoutes: Sendable {
         router.get("/diary/new") { request, context in
             let user = try await lock.require(context, request)
             let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-            let now = Date()
+            let now = context.now
             return HTMLPage(DiaryViews.form(context: context, state: .init(
                 date: MoodAnalytics.dayKey(now, timeZone: zone), time: Self.clock(now, zone), text: "", tags: "", mood: nil)))
         }
@@ -42,7 +42,7 @@ struct DiaryWebRoutes: Sendable {
             let form = try await request.form()
             let id = try context.parameters.require("id")
             guard let mood = Mood(rawValue: form["mood"] ?? "") else { throw DiaryError.invalidMood }
-            _ = try await diary.update(userID: user.id, id: id, change: .init(confirmedMood: .some(mood)), now: Date())
+            _ = try await diary.update(userID: user.id, id: id, change: .init(confirmedMood: .some(mood)), now: context.now)
             return Response.redirect(to: "/diary/entries/\(id)?saved=1", type: .found)
         }
         router.post("/diary/entries/:id/delete") { request, context in
@@ -58,7 +58,7 @@ struct DiaryWebRoutes: Sendable {
             let user = try await lock.require(context, request)
             let zone = TimeZone(identifier: user.timeZone) ?? .gmt
             let period = AnalyticsPeriod(rawValue: request.uri.formQuery.get("period") ?? "") ?? .month
-            let now = Date()
+            let now = context.now
             return HTMLPage(DiaryStatsViews.stats(
                 context: context, user: user, statistics: try await diary.statistics(userID: user.id, timeZone: zone),
                 period: period, trend: try await diary.trend(userID: user.id, period: period, timeZone: zone, now: now),
@@ -68,7 +68,7 @@ struct DiaryWebRoutes: Sendable {
         router.get("/diary/calendar") { request, context in
             let user = try await lock.require(context, request)
             let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-            let (year, month) = try Self.month(request.uri.formQuery.get("month"), now: Date(), zone: zone)
+            let (year, month) = try Self.month(request.uri.formQuery.get("month"), now: context.now, zone: zone)
             return HTMLPage(DiaryStatsViews.calendar(context: context, user: user,
                                                      grid: try await diary.month(userID: user.id, year: year, month: month, timeZone: zone)))
         }
@@ -88,7 +88,7 @@ struct DiaryWebRoutes: Sendable {
                 let added = try await heavyWork.exclusive(userID: user.id) {
                     let form = try await request.multipart(limit: DiaryTransfer.maxImportBytes)
                     guard let file = form.file("file") else { throw RequestError.missingField("file") }
-                    return try await transfer.importExport(file.data, userID: user.id, now: Date())
+                    return try await transfer.importExport(file.data, userID: user.id, now: context.now)
                 }
                 return try HTMLPage(DiaryDataViews.page(context: context, notice: (DS.imported(context.language, String(added)), .success)))
                     .response(from: request, context: context)
@@ -146,10 +146,10 @@ struct DiaryWebRoutes: Sendable {
             if let id {
                 entry = try await diary.update(userID: user.id, id: id, change: .init(
                     date: date, text: form["text"] ?? "", tags: tags, confirmedMood: .some(mood), photo: photo,
-                    removePhoto: form.bool("remove_photo")), now: Date())
+                    removePhoto: form.bool("remove_photo")), now: context.now)
             } else {
                 entry = try await diary.create(userID: user.id, draft: .init(date: date, text: form["text"] ?? "", tags: tags,
-                                                                          confirmedMood: mood, photo: photo), now: Date())
+                                                                          confirmedMood: mood, photo: photo), now: context.now)
             }
             return .redirect(to: "/diary/entries/\(entry.id)?saved=1", type: .found)
         } catch let error as any UserFacingError {

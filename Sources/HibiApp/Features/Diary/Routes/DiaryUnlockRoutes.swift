@@ -22,8 +22,8 @@ struct DiaryUnlockRoutes: Sendable {
             do {
                 // Same throttling as sign-in: the password path must not become a way around the lockout.
                 _ = try await accounts.authenticate(username: user.username, password: form["password"] ?? "",
-                                                    clientAddress: context.clientAddress, now: Date())
-                try await lock.unlock(context, now: Date())
+                                                    clientAddress: context.clientAddress, now: context.now)
+                try await lock.unlock(context, now: context.now)
                 return Response.redirect(to: next, type: .found)
             } catch let error as AccountError {
                 return try HTMLPage(UnlockViews.unlock(context: context, next: next, enrolled: try await faces.count(userID: user.id) > 0,

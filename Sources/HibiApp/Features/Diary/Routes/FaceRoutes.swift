@@ -60,7 +60,7 @@ struct FaceRoutes: Sendable {
             let user = try await lock.require(context, request)
             var request = request
             let input = try await request.json(PhotoList.self, limit: maxUpload * 4)
-            try await faces.enroll(userID: user.id, photos: try input.photos.map(PhotoPayload.decode), now: Date())
+            try await faces.enroll(userID: user.id, photos: try input.photos.map(PhotoPayload.decode), now: context.now)
             return JSONBody(FaceStatus(enrolledPhotos: input.photos.count, available: true), status: .created)
         }
         api.delete("diary/face") { request, context in
@@ -71,17 +71,17 @@ struct FaceRoutes: Sendable {
         // Unlocking is what a locked session does, so these two only need a signed-in user.
         api.post("diary/face/challenge") { _, context in
             let user = try context.requireUser()
-            return JSONBody(try await faces.challenge(userID: user.id, now: Date()), status: .created)
+            return JSONBody(try await faces.challenge(userID: user.id, now: context.now), status: .created)
         }
         // One camera frame at a time; the answer names the next step, and the last one unlocks.
         api.post("diary/face/frame") { request, context in
-            let arrivedAt = Date()
+            let arrivedAt = context.now
             let user = try context.requireUser()
             var request = request
             let input = try await request.json(FaceFrameRequest.self, limit: maxUpload)
             let answer = try await faces.frame(userID: user.id, challengeID: input.challengeId, frame: try PhotoPayload.decode(input.frame),
                                                arrivedAt: arrivedAt)
-            if answer.done { try await lock.unlock(context, now: Date()) }
+            if answer.done { try await lock.unlock(context, now: context.now) }
             return JSONBody(answer)
         }
     }

@@ -32,7 +32,8 @@ public struct DiaryLock: Sendable {
 
     /// The signed-in user if their diary is open in this session (sliding the idle timer); otherwise
     /// a redirect to the unlock page for browsers, or `diaryLocked` for scripts.
-    public func require(_ context: HibiRequestContext, _ request: Request, now: Date = Date()) async throws -> User {
+    public func require(_ context: HibiRequestContext, _ request: Request) async throws -> User {
+        let now = context.now
         let user = try context.requireUser()
         if case let .apiToken(_, scopes) = context.identity?.credential {
             guard scopes.contains(.diary) else { throw AccountError.tokenScopeMissing("diary") }

@@ -20,7 +20,7 @@ struct HealthAPIRoutes: Sendable {
             var request = request
             let body = try await request.json(HealthRecordRequest.self, limit: bodyLimit)
             let (record, badges) = try await health.add(.init(type: body.type, value: body.value, unit: body.unit, start: body.start, end: body.end),
-                                                        user: user, now: Date())
+                                                        user: user, now: context.now)
             let units = try await health.profiles.get(userID: user.id).units
             return JSONBody(CreatedRecordResponse(record: HealthRecordResponse(record, units: units), newBadges: badges.map(\.key)), status: .created)
         }
@@ -35,7 +35,7 @@ struct HealthAPIRoutes: Sendable {
             let body = try await request.json(HealthRecordRequest.self, limit: bodyLimit)
             let record = try await health.update(id: try context.parameters.require("id"),
                                                  .init(type: body.type, value: body.value, unit: body.unit, start: body.start, end: body.end),
-                                                 user: user, now: Date())
+                                                 user: user, now: context.now)
             return JSONBody(HealthRecordResponse(record, units: try await health.profiles.get(userID: user.id).units))
         }
         api.delete("health/records/:id") { _, context in
@@ -52,11 +52,11 @@ struct HealthAPIRoutes: Sendable {
             var request = request
             let limit = 16 * 1_048_576
             let buffer = try await request.collectBody(limit: limit)
-            return JSONBody(try await health.importCSV(String(decoding: buffer.readableBytesView, as: UTF8.self), user: user, now: Date()))
+            return JSONBody(try await health.importCSV(String(decoding: buffer.readableBytesView, as: UTF8.self), user: user, now: context.now))
         }
         api.post("health/imports") { request, context in
             let user = try context.requireUser()
-            let job = try await uploads.receive(request, user: user, fileName: request.uri.formQuery.get("name") ?? "export.xml")
+            let job = try await uploads.receive(request, user: user, fileName: request.uri.formQuery.get("name") ?? "export.xml", now: context.now)
             return JSONBody(ImportJobResponse(job, language: context.language), status: .accepted)
         }
         api.get("health/imports") { _, context in
@@ -76,18 +76,18 @@ struct HealthAPIRoutes: Sendable {
             let user = try context.requireUser()
             var request = request
             let body = try await request.json(HealthProfileBody.self, limit: bodyLimit)
-            return JSONBody(HealthProfileBody(try await health.updateProfile(user: user, body: body, now: Date())))
+            return JSONBody(HealthProfileBody(try await health.updateProfile(user: user, body: body, now: context.now)))
         }
         api.get("health/goals") { _, context in
             let user = try context.requireUser()
-            return JSONBody(try await health.goalProgress(user: user, now: Date()).map { GoalResponse($0.0, $0.1) })
+            return JSONBody(try await health.goalProgress(user: user, now: context.now).map { GoalResponse($0.0, $0.1) })
         }
         api.post("health/goals") { request, context in
             let user = try context.requireUser()
             var request = request
             let body = try await request.json(GoalRequest.self, limit: bodyLimit)
-            let goal = try await health.createGoal(user: user, type: body.type, target: body.targetValue, deadline: body.deadline, now: Date())
-            guard let progress = try await health.goalProgress(user: user, now: Date()).first(where: { $0.0.id == goal.id }) else {
+            let goal = try await health.createGoal(user: user, type: body.type, target: body.targetValue, deadline: body.deadline, now: context.now)
+            guard let progress = try await health.goalProgress(user: user, now: context.now).first(where: { $0.0.id == goal.id }) else {
                 throw HealthError.goalNotFound // deleted by a request that ran in between
             }
             return JSONBody(GoalResponse(progress.0, progress.1), status: .created)
@@ -100,13 +100,13 @@ struct HealthAPIRoutes: Sendable {
         api.get("health/badges") { _, context in
             let user = try context.requireUser()
             let earned = try await health.badges.earned(userID: user.id)
-            let facts = try await health.facts(user: user, now: Date())
+            let facts = try await health.facts(user: user, now: context.now)
             return JSONBody(BadgeRules.all.map { d in BadgeResponse(d, earned: earned.first { $0.key == d.key }, facts: facts, language: context.language) })
         }
         api.get("health/trends") { request, context in
             let user = try context.requireUser()
             let (type, range) = try HealthRequest.trendQuery(request)
-            let analysis = try await health.trends(user: user, type: type, range: range, now: Date())
+            let analysis = try await health.trends(user: user, type: type, range: range, now: context.now)
             return JSONBody(TrendResponse(
                 type: type.rawValue, range: range.rawValue, unit: type.canonicalUnit, points: analysis.trendPoints,
                 insights: analysis.insights.map { .init(title: $0.title(context.language), description: $0.description(context.language),
@@ -115,7 +115,7 @@ struct HealthAPIRoutes: Sendable {
         }
         api.get("health/reminders") { _, context in
             let user = try context.requireUser()
-            let now = Date()
+            let now = context.now
             return JSONBody(try await health.reminders.list(userID: user.id).map { health.reminderResponse($0, user: user, now: now) })
         }
         api.post("health/reminders") { request, context in
@@ -123,8 +123,8 @@ struct HealthAPIRoutes: Sendable {
             var request = request
             let body = try await request.json(ReminderRequest.self, limit: bodyLimit)
             let reminder = try await health.createReminder(user: user, time: body.time, weekdays: body.weekdays ?? [], message: body.message,
-                                                           webhookURL: body.webhookURL, now: Date())
-            return JSONBody(health.reminderResponse(reminder, user: user, now: Date()), status: .created)
+                                                           webhookURL: body.webhookURL, now: context.now)
+            return JSONBody(health.reminderResponse(reminder, user: user, now: context.now), status: .created)
         }
         api.delete("health/reminders/:id") { _, context in
             let user = try context.requireUser()
@@ -158,7 +158,7 @@ struct HealthUploads: Sendable {
     let launcher: HealthImportLauncher
     let limit: Int64
 
-    func receive(_ request: Request, user: User, fileName: String) async throws -> ImportJob {
+    func receive(_ request: Request, user: User, fileName: String, now: Date) async throws -> ImportJob {
         // One import per person at a time, refused before a byte of the upload is stored.
         if try await importer.health.jobs.active(userID: user.id) != nil { throw RequestError.busy }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -177,7 +177,7 @@ struct HealthUploads: Sendable {
                 throw HealthError.notAnExport(Text(en: "the upload is empty.", ja: "アップロードされたファイルが空です。"))
             }
             let name = String(fileName.prefix(200))
-            let job = try await importer.prepare(path: path, fileName: name, user: user, uploadPath: path, now: Date())
+            let job = try await importer.prepare(path: path, fileName: name, user: user, uploadPath: path, now: now)
             launcher.launch(job: job, path: path, user: user)
             return job
         } catch {

@@ -31,7 +31,7 @@ struct HealthWebRoutes: Sendable {
             let notice: (String, Layout.NoticeKind)
             var status = HTTPResponse.Status.ok
             do {
-                let result = try await health.importCSV(form["csv"] ?? "", user: user, now: Date())
+                let result = try await health.importCSV(form["csv"] ?? "", user: user, now: context.now)
                 notice = (HS.fill(HS.importDone(context.language), String(result.inserted), String(result.duplicates)), .success)
             } catch let error as HealthError {
                 notice = (error.message(context.language), .error)
@@ -43,7 +43,7 @@ struct HealthWebRoutes: Sendable {
         router.get("/health/trends") { request, context in
             let user = try context.requireUser()
             let (type, range) = try HealthRequest.trendQuery(request)
-            let analysis = try await health.trends(user: user, type: type, range: range, now: Date())
+            let analysis = try await health.trends(user: user, type: type, range: range, now: context.now)
             return HTMLPage(HealthViews.trends(context: context, type: type, range: range, analysis: analysis,
                                                units: try await health.profiles.get(userID: user.id).units))
         }
@@ -60,7 +60,7 @@ struct HealthWebRoutes: Sendable {
                     let units = try await health.profiles.get(userID: user.id).units
                     target = t * (HealthUnits.factor(from: units.weight.rawValue, for: .weight) ?? 1)
                 }
-                _ = try await health.createGoal(user: user, type: form["type"] ?? "", target: target, deadline: deadline, now: Date())
+                _ = try await health.createGoal(user: user, type: form["type"] ?? "", target: target, deadline: deadline, now: context.now)
                 return try await goalsPage(context, notice: (S.saved(context.language), .success))
             } catch let error as HealthError {
                 return try await goalsPage(context, notice: (error.message(context.language), .error), status: error.status)
@@ -91,7 +91,7 @@ struct HealthWebRoutes: Sendable {
                     body.targetWeightKg = w * (HealthUnits.factor(from: units.rawValue, for: .weight) ?? 1)
                 }
                 body.weightUnit = form["weight_unit"]; body.distanceUnit = form["distance_unit"]; body.energyUnit = form["energy_unit"]
-                _ = try await health.updateProfile(user: user, body: body, now: Date())
+                _ = try await health.updateProfile(user: user, body: body, now: context.now)
                 return try await goalsPage(context, notice: (S.saved(context.language), .success))
             } catch let error as HealthError {
                 return try await goalsPage(context, notice: (error.message(context.language), .error), status: error.status)
@@ -100,7 +100,7 @@ struct HealthWebRoutes: Sendable {
         router.get("/health/badges") { _, context in
             let user = try context.requireUser()
             return HTMLPage(HealthViews.badges(context: context, user: user, earned: try await health.badges.earned(userID: user.id),
-                                               facts: try await health.facts(user: user, now: Date())))
+                                               facts: try await health.facts(user: user, now: context.now)))
         }
         router.get("/health/badges/:file") { request, context in
             _ = try context.requireUser()
@@ -117,7 +117,7 @@ struct HealthWebRoutes: Sendable {
             let form = try await request.form()
             do {
                 _ = try await health.createReminder(user: user, time: form["time"] ?? "", weekdays: (1...7).filter { form.bool("day\($0)") },
-                                                    message: form["message"] ?? "", webhookURL: form["webhook_url"], now: Date())
+                                                    message: form["message"] ?? "", webhookURL: form["webhook_url"], now: context.now)
                 return try await remindersPage(context, notice: (S.saved(context.language), .success))
             } catch let error as HealthError {
                 return try await remindersPage(context, notice: (error.message(context.language), .error), status: error.status)
@@ -154,7 +154,7 @@ struct HealthWebRoutes: Sendable {
         let user = try context.requireUser()
         let l = context.language
         let options = Self.shareOptions(request)
-        let now = Date()
+        let now = context.now
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let profile = try await health.profiles.get(userID: user.id)
         var lines: [(String, String)] = []
@@ -200,7 +200,7 @@ struct HealthWebRoutes: Sendable {
                   status: HTTPResponse.Status = .ok) async throws -> Response {
         let user = try context.requireUser()
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        let now = Date()
+        let now = context.now
         let q = request.uri.formQuery
         var filter = HealthRecordStore.Filter(limit: 50)
         let type = q.get("type").flatMap { $0.isEmpty ? nil : $0 }
@@ -243,7 +243,7 @@ struct HealthWebRoutes: Sendable {
         var request = request
         let form = try await request.form()
         do {
-            let (_, badges) = try await health.add(try recordInput(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt), user: user, now: Date())
+            let (_, badges) = try await health.add(try recordInput(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt), user: user, now: context.now)
             return .redirect(to: badges.first.map { "/health?saved=1&badge=\($0.key)" } ?? "/health?saved=1", type: .normal)
         } catch let error as HealthError {
             return try await overview(request, context, notice: (error.message(context.language), .error), form: form.fields, status: error.status)
@@ -257,7 +257,7 @@ struct HealthWebRoutes: Sendable {
         let form = try await request.form()
         guard let record = try await health.records.find(id: id, userID: user.id) else { throw HealthError.recordNotFound }
         do {
-            _ = try await health.update(id: id, try recordInput(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt), user: user, now: Date())
+            _ = try await health.update(id: id, try recordInput(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt), user: user, now: context.now)
             return .redirect(to: "/health?saved=1", type: .normal)
         } catch let error as HealthError {
             return try HTMLPage(HealthViews.edit(context: context, user: user, record: record, error: error.message(context.language), values: form.fields),
@@ -268,12 +268,12 @@ struct HealthWebRoutes: Sendable {
     func goalsPage(_ context: HibiRequestContext, notice: (String, Layout.NoticeKind)?, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
         let user = try context.requireUser()
         return HTMLPage(HealthViews.goals(context: context, user: user, profile: try await health.profiles.get(userID: user.id),
-                                          goals: try await health.goalProgress(user: user, now: Date()), notice: notice), status: status)
+                                          goals: try await health.goalProgress(user: user, now: context.now), notice: notice), status: status)
     }
 
     func remindersPage(_ context: HibiRequestContext, notice: (String, Layout.NoticeKind)?, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
         let user = try context.requireUser()
-        let now = Date()
+        let now = context.now
         return HTMLPage(HealthViews.reminders(context: context, reminders: try await health.reminders.list(userID: user.id).map {
             health.reminderResponse($0, user: user, now: now)
         }, notice: notice, user: user), status: status)

@@ -23,7 +23,7 @@ struct VideoAPIRoutes: Sendable {
             // Checked before the body is read: a declared length that does not fit is refused at once.
             let left = try await quota.remaining(userID: user.id, declaredLength: length)
             let item = try await videos.upload(userID: user.id, fileName: name, expectedLength: length, body: request.body,
-                                               quota: left.map { ($0, quota.limit ?? $0) }, now: Date())
+                                               quota: left.map { ($0, quota.limit ?? $0) }, now: context.now)
             return JSONBody(Self.response(item, context.language), status: .created)
         }
         api.get("videos/continue-watching") { _, context in
@@ -41,7 +41,7 @@ struct VideoAPIRoutes: Sendable {
         }
         api.post("videos/library/scan") { _, context in
             _ = try context.requireAdmin()
-            return JSONBody(try await videos.scanLibrary(now: Date()))
+            return JSONBody(try await videos.scanLibrary(now: context.now))
         }
         api.get("videos/:id") { _, context in
             let user = try context.requireUser()
@@ -92,12 +92,12 @@ struct VideoAPIRoutes: Sendable {
             var request = request
             let body = try await request.json(ProgressRequest.self, limit: bodyLimit)
             let item = try await videos.saveProgress(userID: user.id, videoID: try context.parameters.require("id"),
-                                                     position: body.positionSeconds, ended: body.ended ?? false, now: Date())
+                                                     position: body.positionSeconds, ended: body.ended ?? false, now: context.now)
             return JSONBody(Self.response(item, context.language))
         }
         api.post("videos/:id/plays") { _, context in
             let user = try context.requireUser()
-            let item = try await videos.startPlay(userID: user.id, videoID: try context.parameters.require("id"), now: Date())
+            let item = try await videos.startPlay(userID: user.id, videoID: try context.parameters.require("id"), now: context.now)
             return JSONBody(Self.response(item, context.language))
         }
         api.post("videos/:id/hide") { _, context in
@@ -114,7 +114,7 @@ struct VideoAPIRoutes: Sendable {
             let user = try context.requireUser()
             var request = request
             let body = try await request.json(PlaylistNameRequest.self, limit: bodyLimit)
-            return JSONBody(Self.response(try await videos.createPlaylist(userID: user.id, name: body.name, now: Date())), status: .created)
+            return JSONBody(Self.response(try await videos.createPlaylist(userID: user.id, name: body.name, now: context.now)), status: .created)
         }
         api.get("playlists/:id") { _, context in
             let user = try context.requireUser()
@@ -125,7 +125,7 @@ struct VideoAPIRoutes: Sendable {
             var request = request
             let body = try await request.json(PlaylistNameRequest.self, limit: bodyLimit)
             return JSONBody(Self.response(try await videos.renamePlaylist(userID: user.id, id: try context.parameters.require("id"),
-                                                                          name: body.name, now: Date())))
+                                                                          name: body.name, now: context.now)))
         }
         api.delete("playlists/:id") { _, context in
             let user = try context.requireUser()
@@ -137,19 +137,19 @@ struct VideoAPIRoutes: Sendable {
             var request = request
             let body = try await request.json(PlaylistItemRequest.self, limit: bodyLimit)
             return JSONBody(Self.response(try await videos.addToPlaylist(userID: user.id, id: try context.parameters.require("id"),
-                                                                         videoID: body.videoId, now: Date())))
+                                                                         videoID: body.videoId, now: context.now)))
         }
         api.delete("playlists/:id/items/:videoId") { _, context in
             let user = try context.requireUser()
             return JSONBody(Self.response(try await videos.removeFromPlaylist(
-                userID: user.id, id: try context.parameters.require("id"), videoID: try context.parameters.require("videoId"), now: Date())))
+                userID: user.id, id: try context.parameters.require("id"), videoID: try context.parameters.require("videoId"), now: context.now)))
         }
         api.put("playlists/:id/order") { request, context in
             let user = try context.requireUser()
             var request = request
             let body = try await request.json(PlaylistOrderRequest.self, limit: bodyLimit)
             return JSONBody(Self.response(try await videos.reorderPlaylist(userID: user.id, id: try context.parameters.require("id"),
-                                                                           order: body.videoIds, now: Date())))
+                                                                           order: body.videoIds, now: context.now)))
         }
     }
 

@@ -25,7 +25,7 @@ struct VideoWebRoutes: Sendable {
         }
         router.post("/videos/scan") { _, context in
             _ = try context.requireAdmin()
-            let result = try await videos.scanLibrary(now: Date())
+            let result = try await videos.scanLibrary(now: context.now)
             return Response.redirect(to: "/videos?scanned=\(result.added)-\(result.updated)-\(result.removed)", type: .normal)
         }
         router.get("/videos/history") { request, context in
@@ -48,7 +48,7 @@ struct VideoWebRoutes: Sendable {
             var request = request
             let form = try await request.form()
             do {
-                let playlist = try await videos.createPlaylist(userID: user.id, name: form["name"] ?? "", now: Date())
+                let playlist = try await videos.createPlaylist(userID: user.id, name: form["name"] ?? "", now: context.now)
                 return Response.redirect(to: "/videos/playlists/\(playlist.id)", type: .normal)
             } catch let error as VideoError {
                 return try HTMLPage(VideoViews.playlists(context: context, playlists: try await videos.store.playlists(userID: user.id),
@@ -68,7 +68,7 @@ struct VideoWebRoutes: Sendable {
             var request = request
             let form = try await request.form()
             do {
-                _ = try await videos.renamePlaylist(userID: user.id, id: id, name: form["name"] ?? "", now: Date())
+                _ = try await videos.renamePlaylist(userID: user.id, id: id, name: form["name"] ?? "", now: context.now)
                 return Response.redirect(to: "/videos/playlists/\(id)", type: .normal)
             } catch let error as VideoError where error != .playlistNotFound {
                 let playlist = try await videos.playlist(userID: user.id, id: id)
@@ -88,9 +88,9 @@ struct VideoWebRoutes: Sendable {
             let id = try context.parameters.require("id")
             let videoID = try context.parameters.require("videoId")
             switch try context.parameters.require("action") {
-            case "up": _ = try await videos.movePlaylistItem(userID: user.id, id: id, videoID: videoID, offset: -1, now: Date())
-            case "down": _ = try await videos.movePlaylistItem(userID: user.id, id: id, videoID: videoID, offset: 1, now: Date())
-            case "remove": _ = try await videos.removeFromPlaylist(userID: user.id, id: id, videoID: videoID, now: Date())
+            case "up": _ = try await videos.movePlaylistItem(userID: user.id, id: id, videoID: videoID, offset: -1, now: context.now)
+            case "down": _ = try await videos.movePlaylistItem(userID: user.id, id: id, videoID: videoID, offset: 1, now: context.now)
+            case "remove": _ = try await videos.removeFromPlaylist(userID: user.id, id: id, videoID: videoID, now: context.now)
             default: throw RequestError.notFound
             }
             return Response.redirect(to: "/videos/playlists/\(id)", type: .normal)
@@ -131,7 +131,7 @@ struct VideoWebRoutes: Sendable {
             let id = try context.parameters.require("id")
             var request = request
             let form = try await request.form()
-            _ = try await videos.addToPlaylist(userID: user.id, id: try form.required("playlist_id"), videoID: id, now: Date())
+            _ = try await videos.addToPlaylist(userID: user.id, id: try form.required("playlist_id"), videoID: id, now: context.now)
             return Response.redirect(to: "/videos/\(id)?added=1", type: .normal)
         }
         router.post("/videos/:id/hide") { request, context in

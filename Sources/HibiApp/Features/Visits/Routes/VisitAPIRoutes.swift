@@ -18,7 +18,7 @@ struct VisitAPIRoutes: Sendable {
             let user = try context.requireUser()
             var request = request
             let body = try await request.json(VisitRequest.self, limit: bodyLimit)
-            let now = Date()
+            let now = context.now
             let visit = try await visits.create(userID: user.id, fields: body.fields(now: now), now: now)
             return JSONBody(VisitResponse(visit, language: context.language), status: .created)
         }
@@ -44,7 +44,7 @@ struct VisitAPIRoutes: Sendable {
             let user = try context.requireUser()
             let format = request.uri.formQuery.get("format") ?? "geojson"
             let list = try await visits.list(userID: user.id, filter: VisitFilter())
-            let stamp = Date().formatted(.iso8601.year().month().day())
+            let stamp = context.now.formatted(.iso8601.year().month().day())
             switch format {
             case "geojson":
                 let data = VisitFormats.geoJSON(list, chain: try await visits.chainExport(userID: user.id))
@@ -63,7 +63,7 @@ struct VisitAPIRoutes: Sendable {
             let parsed = try await heavyWork.run(userID: user.id) {
                 format == .gpx ? try VisitFormats.parseGPX(data) : try VisitFormats.parseGeoJSON(data)
             }
-            let count = try await visits.importAll(userID: user.id, visits: parsed, now: Date())
+            let count = try await visits.importAll(userID: user.id, visits: parsed, now: context.now)
             return JSONBody(ImportResponse(imported: count), status: .created)
         }
         api.get("visits/webhook") { _, context in
@@ -78,7 +78,7 @@ struct VisitAPIRoutes: Sendable {
         }
         api.post("visits/webhook/send") { _, context in
             let user = try context.requireUser()
-            try await visits.sendHead(userID: user.id, now: Date())
+            try await visits.sendHead(userID: user.id, now: context.now)
             return JSONBody(try await visits.webhookSettings(userID: user.id))
         }
         api.get("visits/:id") { _, context in
@@ -91,7 +91,7 @@ struct VisitAPIRoutes: Sendable {
             let id = try context.parameters.require("id")
             var request = request
             let body = try await request.json(VisitRequest.self, limit: bodyLimit)
-            let now = Date()
+            let now = context.now
             // Without a time, an edit keeps the visit's own time rather than moving it to now.
             let existing = try await visits.get(userID: user.id, id: id)
             let visit = try await visits.update(userID: user.id, id: id, fields: body.fields(now: existing.fields.visitedAt), now: now)
@@ -99,7 +99,7 @@ struct VisitAPIRoutes: Sendable {
         }
         api.delete("visits/:id") { _, context in
             let user = try context.requireUser()
-            try await visits.delete(userID: user.id, id: try context.parameters.require("id"), now: Date())
+            try await visits.delete(userID: user.id, id: try context.parameters.require("id"), now: context.now)
             return Response(status: .noContent)
         }
         api.get("visits/:id/history") { _, context in
@@ -115,7 +115,7 @@ struct VisitAPIRoutes: Sendable {
             let id = try context.parameters.require("id")
             var request = request
             let data = try await Self.collect(&request, limit: VisitRules.maxPhotoBytes, tooLarge: .photoTooLarge(limitBytes: VisitRules.maxPhotoBytes))
-            let ref = try await visits.addPhoto(userID: user.id, visitID: id, data: data, contentType: request.headers[.contentType], now: Date())
+            let ref = try await visits.addPhoto(userID: user.id, visitID: id, data: data, contentType: request.headers[.contentType], now: context.now)
             return JSONBody(ref, status: .created)
         }
         api.get("visits/:id/photos/:photo") { _, context in
@@ -127,7 +127,7 @@ struct VisitAPIRoutes: Sendable {
         api.delete("visits/:id/photos/:photo") { _, context in
             let user = try context.requireUser()
             try await visits.deletePhoto(userID: user.id, visitID: try context.parameters.require("id"),
-                                         photoID: try context.parameters.require("photo"), now: Date())
+                                         photoID: try context.parameters.require("photo"), now: context.now)
             return Response(status: .noContent)
         }
     }

@@ -30,7 +30,7 @@ struct VisitWebRoutes: Sendable {
             let user = try context.requireUser()
             var request = request
             let values = VisitFormValues(form: try await request.form())
-            let now = Date()
+            let now = context.now
             do {
                 let visit = try await visits.create(userID: user.id, fields: values.fields(timeZone: VisitRequestReading.zone(user), now: now), now: now)
                 return Response.redirect(to: "/visits/\(visit.id)?saved=1", type: .found)
@@ -68,7 +68,7 @@ struct VisitWebRoutes: Sendable {
         }
         router.post("/visits/webhook/send") { _, context in
             let user = try context.requireUser()
-            try await visits.sendHead(userID: user.id, now: Date())
+            try await visits.sendHead(userID: user.id, now: context.now)
             let settings = try await visits.webhookSettings(userID: user.id)
             return HTMLPage(VisitViews.transfer(context: context, user: user, webhook: settings, notice: nil))
         }
@@ -94,7 +94,7 @@ struct VisitWebRoutes: Sendable {
             let values = VisitFormValues(form: try await request.form())
             do {
                 let fields = try values.fields(timeZone: VisitRequestReading.zone(user), now: existing.fields.visitedAt)
-                _ = try await visits.update(userID: user.id, id: id, fields: fields, now: Date())
+                _ = try await visits.update(userID: user.id, id: id, fields: fields, now: context.now)
                 return Response.redirect(to: "/visits/\(id)?saved=1", type: .found)
             } catch let error as VisitError where error != .notFound {
                 return try HTMLPage(VisitViews.form(context: context, visit: existing, values: values, error: error.message(context.language),
@@ -104,7 +104,7 @@ struct VisitWebRoutes: Sendable {
         }
         router.post("/visits/:id/delete") { _, context in
             let user = try context.requireUser()
-            try await visits.delete(userID: user.id, id: try context.parameters.require("id"), now: Date())
+            try await visits.delete(userID: user.id, id: try context.parameters.require("id"), now: context.now)
             return Response.redirect(to: "/visits?deleted=1", type: .found)
         }
     }
