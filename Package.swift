@@ -18,19 +18,20 @@ var targets: [Target] = [
         name: "HibiApp",
         dependencies: [
             .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             .product(name: "SQLKit", package: "sql-kit"),
             .product(name: "SQLiteKit", package: "sqlite-kit"),
             .product(name: "PostgresKit", package: "postgres-kit"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "MultipartKit", package: "multipart-kit"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            .product(name: "Subprocess", package: "swift-subprocess"),
+            .product(name: "SystemPackage", package: "swift-system"),
+            .product(name: "SwiftCSV", package: "SwiftCSV"),
         ],
         swiftSettings: swiftSettings
     ),
@@ -107,7 +108,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
@@ -116,6 +116,11 @@ let package = Package(
         // turn a webhook towards this server's own network. (Also what HummingbirdTesting uses.)
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
+        // Helper programs (ffprobe, ffmpeg, rsvg-convert) awaited without blocking a thread, with output and time limits.
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        // Health CSV import: RFC 4180 with quoted newlines, so an export always reads back.
+        .package(url: "https://github.com/swiftcsv/SwiftCSV.git", from: "0.10.0"),
     ],
     targets: targets
 )

@@ -193,6 +193,23 @@ struct CSVTests {
         #expect(error?.message(.en).hasPrefix("CSV line 3:") == true)
         #expect(HealthCSV.escape("=cmd()") == "'=cmd()")
     }
+
+    /// The old reader split lines before it looked at quotes: an export whose device or category held a
+    /// newline could not be imported back.
+    @Test func aNewlineInsideAQuotedFieldReadsBackAsWritten() throws {
+        let now = Date(timeIntervalSince1970: 1_717_200_000)
+        let record = HealthRecord(id: "r1", type: "HKQuantityTypeIdentifierDietaryFatTotal", value: 21.37, category: "lunch\nwith \"friends\", outside",
+                                  unit: "g", start: Date(timeIntervalSince1970: 1_714_550_400), end: Date(timeIntervalSince1970: 1_714_550_400),
+                                  source: .appleHealth, device: "Aiko's iPhone\r\nsecond line", details: nil, createdAt: now)
+        let text = HealthCSV.header + "\n" + HealthCSV.line(record) + "\n" + HealthCSV.line(record) + "\n"
+        let drafts = try HealthCSV.parse(text, now: now)
+        #expect(drafts.count == 2)
+        #expect(drafts.first?.category == "lunch\nwith \"friends\", outside")
+        #expect(drafts.first?.device == "Aiko's iPhone\r\nsecond line")
+        #expect(drafts.first?.value == 21.37)
+        let error = #expect(throws: HealthError.self) { try HealthCSV.parse("type,value,unit,start\nsteps,1\"0,count,2024-05-01T08:00:00Z\n", now: now) }
+        #expect(error?.message(.en).contains("quote") == true)
+    }
 }
 
 struct AppleHealthMappingTests {

@@ -127,3 +127,17 @@ struct StorageBoundsTests {
         await #expect(throws: RequestError.quotaExceeded(limitBytes: 1000)) { try await full.remaining(userID: "aiko", declaredLength: nil) }
     }
 }
+
+/// One escaper writes HTML, SVG and GPX; what it writes must read back.
+struct MarkupEscapeTests {
+    @Test func aVisitNamedWithQuotesAmpersandsAndAControlCharacterExportsAsGPXThatReadsBack() throws {
+        let fields = VisitFields(visitedAt: Date(timeIntervalSince1970: 1_800_000_000), latitude: 35.68, longitude: 139.76,
+                                 name: "Tom's \"Café\" & <Bar>\u{01}", labels: ["a&b"], notes: "line one\nline two")
+        let visit = Visit(id: "v1", userID: "u1", fields: fields, photos: [], createdAt: fields.visitedAt, updatedAt: fields.visitedAt, revision: 1)
+        let back = try VisitFormats.parseGPX(VisitFormats.gpx([visit]))
+        #expect(back.count == 1)
+        #expect(back.first?.name == "Tom's \"Café\" & <Bar>", "the control character is dropped, everything else kept")
+        #expect(back.first?.notes == "line one\nline two")
+        #expect(escapeHTML("<a href='x'>&</a>") == "&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt;")
+    }
+}

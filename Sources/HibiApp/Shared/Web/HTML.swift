@@ -74,6 +74,9 @@ public struct Attribute: Sendable {
     public static func maxlength(_ value: Int) -> Attribute { .init("maxlength", String(value)) }
 }
 
+/// The one escaper for text inside markup Hibi writes: HTML pages, SVG share cards and GPX files.
+/// Control characters other than tab and newlines are dropped: XML 1.0 forbids them even escaped, and a
+/// visit name pasted with one must not make the whole GPX export unreadable.
 @inline(__always)
 func escapeHTML(_ text: String) -> String {
     var result = ""
@@ -85,7 +88,10 @@ func escapeHTML(_ text: String) -> String {
         case ">": result += "&gt;"
         case "\"": result += "&quot;"
         case "'": result += "&#39;"
-        default: result.append(character)
+        default:
+            if let scalar = character.unicodeScalars.first, character.unicodeScalars.count == 1, scalar.value < 0x20,
+               scalar != "\t", scalar != "\n", scalar != "\r" { continue }
+            result.append(character)
         }
     }
     return result

@@ -1,4 +1,5 @@
 import Foundation
+import SwiftCSV
 
 /// CSV of records: type,value,unit,start,end,source,device,category (ISO-8601 times, UTF-8).
 public enum HealthCSV {
@@ -15,50 +16,36 @@ public enum HealthCSV {
         // A leading = + - @ would run as a formula in a spreadsheet.
         var field = field
         if let first = field.first, "=+@".contains(first) || (first == "-" && Double(field) == nil) { field = "'" + field }
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        // isNewline, not == "\n": "\r\n" is one Character in Swift and equals neither "\r" nor "\n".
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return field }
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// Splits one CSV line (RFC 4180 quoting, no embedded newlines).
-    public static func fields(_ line: String) -> [String]? {
-        var result: [String] = []
-        var current = ""
-        var quoted = false
-        var iterator = Array(line).makeIterator()
-        var pendingQuote = false
-        while let c = iterator.next() {
-            if quoted {
-                if pendingQuote {
-                    pendingQuote = false
-                    if c == "\"" { current.append("\""); continue }
-                    quoted = false
-                } else if c == "\"" {
-                    pendingQuote = true
-                    continue
-                } else {
-                    current.append(c)
-                    continue
-                }
-            }
-            if c == "," { result.append(current); current = "" }
-            else if c == "\"" && current.isEmpty { quoted = true }
-            else { current.append(c) }
+    /// Every row of the text as fields (RFC 4180: quoted fields may hold commas, quotes and newlines, so
+    /// whatever `line` wrote reads back), by SwiftCSV. Rows are numbered from 1 as a spreadsheet shows them.
+    static func rows(_ text: String) throws(HealthError) -> [[String]] {
+        final class Rows { var all: [[String]] = [] }
+        let rows = Rows()
+        do {
+            // rowLimit 0: the initialiser reads only the first row as a header; every row is read once, below.
+            let csv = try EnumeratedCSV(string: text, delimiter: .comma, loadColumns: false, rowLimit: 0)
+            try csv.enumerateAsArray(startAt: 0, rowLimit: nil) { rows.all.append($0) }
+        } catch {
+            throw .invalidCSV(line: rows.all.count + 1, reason: Text(en: "a quote is out of place (quote a field whole, and double quotes inside it)",
+                                                                   ja: "引用符の位置が正しくありません(項目全体を引用符で囲み、中の引用符は2つ重ねてください)"))
         }
-        if quoted && !pendingQuote { return nil }
-        result.append(current)
-        return result
+        return rows.all
     }
 
     /// Parses a whole CSV into validated drafts, or the first error with its line number.
     public static func parse(_ text: String, now: Date) throws(HealthError) -> [HealthRecordDraft] {
         var drafts: [HealthRecordDraft] = []
-        var lineNumber = 0
-        for raw in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            lineNumber += 1
-            let line = raw.trimmingCharacters(in: CharacterSet(charactersIn: "\r\u{FEFF}"))
-            if line.isEmpty { continue }
-            if lineNumber == 1, line.lowercased().hasPrefix("type,") { continue }
-            guard let f = fields(line), f.count >= 4 else {
+        for (index, row) in try rows(text).enumerated() {
+            let lineNumber = index + 1
+            let f = row.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\r\u{FEFF}")) }
+            if f.allSatisfy(\.isEmpty) { continue }
+            if lineNumber == 1, f[0].lowercased() == "type" { continue }
+            guard f.count >= 4 else {
                 throw .invalidCSV(line: lineNumber, reason: Text(en: "expected at least type,value,unit,start", ja: "type,value,unit,start の4項目以上が必要です"))
             }
             guard let start = parseTime(f[3]) else {
@@ -77,7 +64,7 @@ public enum HealthCSV {
                                                     start: Int64(entry.start.timeIntervalSince1970), end: Int64(entry.end.timeIntervalSince1970),
                                                     device: device))
                 } catch {
-                    throw .invalidCSV(line: lineNumber, reason: (error as? HealthError)?.text ?? Text(en: "invalid value", ja: "値が正しくありません"))
+                    throw .invalidCSV(line: lineNumber, reason: error.text)
                 }
             } else {
                 // Types exported from an Apple Health import come back as they were.

@@ -2,7 +2,6 @@ import Foundation
 
 /// SVG drawings built from data: badges (after the seed's BadgeView), trend charts and share cards.
 public enum HealthGraphics {
-    static func esc(_ text: String) -> String { escapeHTML(text) }
 
     static func iconPath(_ icon: BadgeIcon) -> String {
         switch icon {
@@ -27,7 +26,7 @@ public enum HealthGraphics {
         """
         return """
         <svg xmlns="http://www.w3.org/2000/svg" viewBox="-50 -50 100 100" width="\(size)" height="\(size)" role="img" \
-        aria-label="\(esc(definition.name(language)))\(earned ? "" : " (locked)")" class="badge-image \(earned ? "earned" : "locked")">\
+        aria-label="\(escapeHTML(definition.name(language)))\(earned ? "" : " (locked)")" class="badge-image \(earned ? "earned" : "locked")">\
         <defs><radialGradient id="\(id)-fill" cx="30%" cy="30%" r="75%"><stop offset="0" stop-color="\(c.primary)"/>\
         <stop offset="1" stop-color="\(c.secondary)"/></radialGradient>\
         <linearGradient id="\(id)-ring" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="\(c.accent)"/>\
@@ -45,8 +44,8 @@ public enum HealthGraphics {
         let width = 640.0, height = 260.0, left = 48.0, right = 12.0, top = 14.0, bottom = 30.0
         guard !points.isEmpty else {
             return """
-            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 640 120" class="trend-chart" role="img" aria-label="\(esc(title))">\
-            <text x="320" y="64" text-anchor="middle" fill="#6b7280" font-size="16">\(esc(Text(en: "No data in this range yet", ja: "この期間のデータはまだありません")(language)))</text></svg>
+            <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 640 120" class="trend-chart" role="img" aria-label="\(escapeHTML(title))">\
+            <text x="320" y="64" text-anchor="middle" fill="#6b7280" font-size="16">\(escapeHTML(Text(en: "No data in this range yet", ja: "この期間のデータはまだありません")(language)))</text></svg>
             """
         }
         let values = points.map { display($0.value) } + points.map { display($0.movingAverage) }
@@ -57,12 +56,12 @@ public enum HealthGraphics {
         let t0 = firstPoint.date.timeIntervalSince1970, t1 = max(lastPoint.date.timeIntervalSince1970, t0 + 1)
         func x(_ date: Date) -> Double { points.count == 1 ? left + (width - left - right) / 2 : left + (date.timeIntervalSince1970 - t0) / (t1 - t0) * (width - left - right) }
         func y(_ v: Double) -> Double { top + (1 - (v - low) / (high - low)) * (height - top - bottom) }
-        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" class=\"trend-chart\" role=\"img\" aria-label=\"\(esc(title))\">"
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" class=\"trend-chart\" role=\"img\" aria-label=\"\(escapeHTML(title))\">"
         for i in 0...4 {
             let v = low + (high - low) * Double(i) / 4
             let yy = y(v)
             svg += "<line x1=\"\(left)\" x2=\"\(width - right)\" y1=\"\(f(yy))\" y2=\"\(f(yy))\" stroke=\"#e5e7eb\"/>"
-            svg += "<text x=\"\(left - 6)\" y=\"\(f(yy + 4))\" text-anchor=\"end\" font-size=\"11\" fill=\"#6b7280\">\(esc(HealthFormat.number(v, maxFractionDigits: 1)))</text>"
+            svg += "<text x=\"\(left - 6)\" y=\"\(f(yy + 4))\" text-anchor=\"end\" font-size=\"11\" fill=\"#6b7280\">\(escapeHTML(HealthFormat.number(v, maxFractionDigits: 1)))</text>"
         }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: language == .ja ? "ja_JP" : "en_US")
@@ -70,16 +69,16 @@ public enum HealthGraphics {
         formatter.setLocalizedDateFormatFromTemplate("Md")
         let labelEvery = max(1, points.count / 6)
         for (i, p) in points.enumerated() where i % labelEvery == 0 {
-            svg += "<text x=\"\(f(x(p.date)))\" y=\"\(f(height - 10))\" text-anchor=\"middle\" font-size=\"11\" fill=\"#6b7280\">\(esc(formatter.string(from: p.date)))</text>"
+            svg += "<text x=\"\(f(x(p.date)))\" y=\"\(f(height - 10))\" text-anchor=\"middle\" font-size=\"11\" fill=\"#6b7280\">\(escapeHTML(formatter.string(from: p.date)))</text>"
         }
         let bars = points.map { "\(f(x($0.date))),\(f(y(display($0.value))))" }.joined(separator: " ")
         let avg = points.map { "\(f(x($0.date))),\(f(y(display($0.movingAverage))))" }.joined(separator: " ")
         svg += "<polyline points=\"\(bars)\" fill=\"none\" stroke=\"#f59f00\" stroke-width=\"1.5\" opacity=\"0.7\"/>"
         for p in points {
-            svg += "<circle class=\"point\" cx=\"\(f(x(p.date)))\" cy=\"\(f(y(display(p.value))))\" r=\"3\" fill=\"#f59f00\"><title>\(esc(HealthFormat.number(display(p.value)))) \(esc(unit))</title></circle>"
+            svg += "<circle class=\"point\" cx=\"\(f(x(p.date)))\" cy=\"\(f(y(display(p.value))))\" r=\"3\" fill=\"#f59f00\"><title>\(escapeHTML(HealthFormat.number(display(p.value)))) \(escapeHTML(unit))</title></circle>"
         }
         svg += "<polyline class=\"moving-average\" points=\"\(avg)\" fill=\"none\" stroke=\"#d9480f\" stroke-width=\"3\" stroke-linejoin=\"round\"/>"
-        svg += "<text x=\"\(left)\" y=\"11\" font-size=\"11\" fill=\"#6b7280\">\(esc(unit))</text></svg>"
+        svg += "<text x=\"\(left)\" y=\"11\" font-size=\"11\" fill=\"#6b7280\">\(escapeHTML(unit))</text></svg>"
         return svg
     }
 
@@ -101,23 +100,23 @@ public enum HealthGraphics {
         <rect width="1200" height="630" fill="url(#bg)"/>\
         <rect x="60" y="60" width="64" height="64" rx="14" fill="#d9480f"/>\
         <text x="92" y="105" text-anchor="middle" font-size="38" font-weight="700" fill="#fff" font-family="Noto Sans CJK JP, sans-serif">日</text>\
-        <text x="144" y="104" font-size="40" font-weight="700" fill="#7a3300" font-family="Noto Sans CJK JP, sans-serif">\(esc(summary.title))</text>
+        <text x="144" y="104" font-size="40" font-weight="700" fill="#7a3300" font-family="Noto Sans CJK JP, sans-serif">\(escapeHTML(summary.title))</text>
         """
         if let name = summary.name, !name.isEmpty {
-            svg += "<text x=\"1140\" y=\"104\" text-anchor=\"end\" font-size=\"30\" fill=\"#7a3300\" font-family=\"Noto Sans CJK JP, sans-serif\">\(esc(name))</text>"
+            svg += "<text x=\"1140\" y=\"104\" text-anchor=\"end\" font-size=\"30\" fill=\"#7a3300\" font-family=\"Noto Sans CJK JP, sans-serif\">\(escapeHTML(name))</text>"
         }
         var y = 210
         for line in summary.lines.prefix(4) {
-            svg += "<text x=\"80\" y=\"\(y)\" font-size=\"30\" fill=\"#6b4a2b\" font-family=\"Noto Sans CJK JP, sans-serif\">\(esc(line.0))</text>"
-            svg += "<text x=\"80\" y=\"\(y + 56)\" font-size=\"56\" font-weight=\"700\" fill=\"#d9480f\" font-family=\"Noto Sans CJK JP, sans-serif\">\(esc(line.1))</text>"
+            svg += "<text x=\"80\" y=\"\(y)\" font-size=\"30\" fill=\"#6b4a2b\" font-family=\"Noto Sans CJK JP, sans-serif\">\(escapeHTML(line.0))</text>"
+            svg += "<text x=\"80\" y=\"\(y + 56)\" font-size=\"56\" font-weight=\"700\" fill=\"#d9480f\" font-family=\"Noto Sans CJK JP, sans-serif\">\(escapeHTML(line.1))</text>"
             y += 120
         }
         if let badge = summary.badge {
             let inner = HealthGraphics.badge(badge, earned: true, size: 260, language: language)
             svg += "<g transform=\"translate(820,170)\">\(inner)</g>"
-            svg += "<text x=\"950\" y=\"470\" text-anchor=\"middle\" font-size=\"32\" font-weight=\"700\" fill=\"#7a3300\" font-family=\"Noto Sans CJK JP, sans-serif\">\(esc(badge.name(language)))</text>"
+            svg += "<text x=\"950\" y=\"470\" text-anchor=\"middle\" font-size=\"32\" font-weight=\"700\" fill=\"#7a3300\" font-family=\"Noto Sans CJK JP, sans-serif\">\(escapeHTML(badge.name(language)))</text>"
         }
-        svg += "<text x=\"80\" y=\"590\" font-size=\"22\" fill=\"#9a6b3f\" font-family=\"Noto Sans CJK JP, sans-serif\">\(esc(summary.footer))</text></svg>"
+        svg += "<text x=\"80\" y=\"590\" font-size=\"22\" fill=\"#9a6b3f\" font-family=\"Noto Sans CJK JP, sans-serif\">\(escapeHTML(summary.footer))</text></svg>"
         return svg
     }
 }

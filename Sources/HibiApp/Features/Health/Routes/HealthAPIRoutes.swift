@@ -161,27 +161,25 @@ struct HealthUploads: Sendable {
     func receive(_ request: Request, user: User, fileName: String, now: Date) async throws -> ImportJob {
         // One import per person at a time, refused before a byte of the upload is stored.
         if try await importer.health.jobs.active(userID: user.id) != nil { throw RequestError.busy }
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = (directory as NSString).appendingPathComponent("\(UUID().uuidString).upload")
-        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-              let handle = FileHandle(forWritingAtPath: path) else { throw HealthError.renderFailed }
-        var written: Int64 = 0
+        let path: String
         do {
-            for try await buffer in request.body {
-                written += Int64(buffer.readableBytes)
-                if written > limit { throw HealthError.uploadTooLarge(limitBytes: limit) }
-                try handle.write(contentsOf: Data(buffer: buffer))
-            }
-            try handle.close()
-            guard written > 0 else {
-                throw HealthError.notAnExport(Text(en: "the upload is empty.", ja: "アップロードされたファイルが空です。"))
-            }
+            path = try await UploadSpool.receive(request.body, into: directory, suffix: ".upload", limit: limit).path
+        } catch .tooLarge {
+            throw HealthError.uploadTooLarge(limitBytes: limit)
+        } catch .empty {
+            throw HealthError.notAnExport(Text(en: "the upload is empty.", ja: "アップロードされたファイルが空です。"))
+        } catch .cannotCreate {
+            throw HealthError.renderFailed
+        } catch {
+            throw HealthError.notAnExport(Text(en: "the upload stopped before its end; send the file again.",
+                                               ja: "アップロードが途中で止まりました。もう一度送ってください。"))
+        }
+        do {
             let name = String(fileName.prefix(200))
             let job = try await importer.prepare(path: path, fileName: name, user: user, uploadPath: path, now: now)
             launcher.launch(job: job, path: path, user: user)
             return job
         } catch {
-            try? handle.close()
             try? FileManager.default.removeItem(atPath: path)
             throw error
         }

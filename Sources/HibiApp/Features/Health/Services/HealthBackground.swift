@@ -117,25 +117,10 @@ public struct ShareCardRenderer: Sendable {
 
     public func png(svg: String) async throws -> Data {
         guard FileManager.default.isExecutableFile(atPath: executable) else { throw HealthError.renderFailed }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--format=png"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let writer = input.fileHandleForWriting
-        let data = Data(svg.utf8)
-        // Write on another thread so a full output pipe cannot deadlock the two of us.
-        let writeTask = Task.detached {
-            try? writer.write(contentsOf: data)
-            try? writer.close()
-        }
-        let png = output.fileHandleForReading.readDataToEndOfFile()
-        await writeTask.value
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, png.starts(with: [0x89, 0x50, 0x4E, 0x47]) else { throw HealthError.renderFailed }
-        return png
+        // A share card is a few hundred kilobytes; ten seconds is far more than rsvg-convert needs for it.
+        guard let result = try? await ChildProcess.run(executable, ["--format=png"], input: Data(svg.utf8), outputLimit: 16 << 20,
+                                                       timeout: .seconds(10)),
+              result.succeeded, result.output.starts(with: [0x89, 0x50, 0x4E, 0x47]) else { throw HealthError.renderFailed }
+        return result.output
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 
-/// Runs ffprobe and ffmpeg as child processes. Each waits on a Dispatch thread, never on an event loop,
-/// and is killed if it runs too long (a broken file must not hang a request).
+/// Runs ffprobe and ffmpeg as child processes (through `ChildProcess`): each is killed if it runs too long,
+/// so a broken file cannot hang a request.
 public struct MediaProbe: Sendable {
     let ffprobePath: String
     let ffmpegPath: String
@@ -25,7 +25,7 @@ public struct MediaProbe: Sendable {
         let result = try await Self.run(ffprobePath, ["-v", "error", "-print_format", "json", "-show_format", "-show_streams"]
                                         + Self.inputRestrictions + [path],
                                         timeout: timeout)
-        guard result.status == 0 else { return nil }
+        guard result.succeeded else { return nil }
         return Playability.parseProbe(result.output)
     }
 
@@ -36,37 +36,19 @@ public struct MediaProbe: Sendable {
                                          + Self.inputRestrictions + ["-i", path,
                                                       "-frames:v", "1", "-vf", "scale=480:-2", "-q:v", "4", "-f", "image2", output],
                                          timeout: timeout)
-        return result?.status == 0 && FileManager.default.fileExists(atPath: output)
+        return result?.succeeded == true && FileManager.default.fileExists(atPath: output)
     }
 
-    struct Result: Sendable {
-        let status: Int32
-        let output: Data
-    }
+    /// ffprobe's JSON for a real video is a few kilobytes; a megabyte leaves room for files with many streams.
+    static let outputLimit = 1 << 20
 
-    static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = arguments
-                let pipe = Pipe()
-                process.standardOutput = pipe
-                process.standardError = FileHandle.nullDevice
-                process.standardInput = FileHandle.nullDevice
-                do {
-                    try process.run()
-                } catch {
-                    continuation.resume(throwing: VideoError.probeFailed)
-                    return
-                }
-                let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-                let output = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                watchdog.cancel()
-                continuation.resume(returning: Result(status: process.terminationStatus, output: output))
-            }
+    static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval) async throws -> ChildProcess.Result {
+        do {
+            return try await ChildProcess.run(executable, arguments, outputLimit: outputLimit, timeout: .seconds(timeout))
+        } catch .cannotStart {
+            throw VideoError.probeFailed
+        } catch {
+            return ChildProcess.Result(exitCode: nil, output: Data())
         }
     }
 }

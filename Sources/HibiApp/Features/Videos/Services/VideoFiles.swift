@@ -48,46 +48,25 @@ public struct VideoFiles: Sendable {
         (try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory)) ?? []
     }
 
-    func newTemporaryPath() -> String {
-        (temporaryDirectory as NSString).appendingPathComponent(UUID().uuidString.lowercased() + ".part")
-    }
-
-    /// Streams a request body into a temporary file in chunks; nothing remains on disk if it fails.
+    /// Streams a request body into a temporary file (through `UploadSpool`); nothing remains on disk if it fails.
     /// - Returns: the temporary path and the number of bytes written.
     /// `quota`: what this person may still store, and their whole quota (for the message).
     func receive<Body: AsyncSequence & Sendable>(_ body: Body, expectedLength: Int64?, limit: Int64,
                                                  quota: (left: Int64, total: Int64)? = nil) async throws -> (String, Int64)
     where Body.Element == ByteBuffer {
-        if let expectedLength, expectedLength > limit { throw VideoError.tooLarge(limitBytes: limit) }
-        if let expectedLength, let quota, expectedLength > quota.left { throw RequestError.quotaExceeded(limitBytes: quota.total) }
-        let path = newTemporaryPath()
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-            throw VideoError.uploadIncomplete
-        }
-        var written: Int64 = 0
         do {
-            defer { try? handle.close() }
-            for try await chunk in body {
-                written += Int64(chunk.readableBytes)
-                if written > limit { throw VideoError.tooLarge(limitBytes: limit) }
-                if let quota, written > quota.left { throw RequestError.quotaExceeded(limitBytes: quota.total) }
-                try await Self.write(chunk, to: handle)
-            }
-            if let expectedLength, written != expectedLength { throw VideoError.uploadIncomplete }
-            if written == 0 { throw VideoError.emptyUpload }
+            let spooled = try await UploadSpool.receive(body, into: temporaryDirectory, suffix: ".part", expectedLength: expectedLength,
+                                                        limit: limit, quotaLeft: quota?.left)
+            return (spooled.path, spooled.bytes)
+        } catch .tooLarge {
+            throw VideoError.tooLarge(limitBytes: limit)
+        } catch .overQuota {
+            throw RequestError.quotaExceeded(limitBytes: quota?.total ?? limit)
+        } catch .empty {
+            throw VideoError.emptyUpload
         } catch {
-            try? FileManager.default.removeItem(atPath: path)
-            if error is VideoError || error is RequestError { throw error }
-            // The client went away mid-body (connection closed, malformed chunking).
+            // The client went away mid-body (connection closed, malformed chunking), or the folder is not writable.
             throw VideoError.uploadIncomplete
-        }
-        return (path, written)
-    }
-
-    /// Disk writes go to NIO's thread pool so a slow disk never stalls the event loop that reads the socket.
-    static func write(_ chunk: ByteBuffer, to handle: FileHandle) async throws {
-        try await NIOThreadPool.singleton.runIfActive {
-            try chunk.withUnsafeReadableBytes { try handle.write(contentsOf: Data($0)) }
         }
     }
 

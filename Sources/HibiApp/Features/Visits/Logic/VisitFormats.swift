@@ -149,21 +149,6 @@ public enum VisitFormats {
 
     // MARK: GPX
 
-    static func xml(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
-
     public static func gpx(_ visits: [Visit]) -> Data {
         var out = """
         <?xml version="1.0" encoding="UTF-8"?>
@@ -175,19 +160,19 @@ public enum VisitFormats {
             out += "  <wpt lat=\"\(f.latitude)\" lon=\"\(f.longitude)\">\n"
             if let altitude = f.altitude { out += "    <ele>\(altitude)</ele>\n" }
             out += "    <time>\(iso(f.visitedAt))</time>\n"
-            out += "    <name>\(xml(f.name))</name>\n"
-            if !f.notes.isEmpty { out += "    <desc>\(xml(f.notes))</desc>\n" }
+            out += "    <name>\(escapeHTML(f.name))</name>\n"
+            if !f.notes.isEmpty { out += "    <desc>\(escapeHTML(f.notes))</desc>\n" }
             out += "    <extensions>\n"
             if let accuracy = f.accuracy { out += "      <hibi:accuracy>\(accuracy)</hibi:accuracy>\n" }
             if f.simulated { out += "      <hibi:simulated>true</hibi:simulated>\n" }
-            for label in f.labels { out += "      <hibi:label>\(xml(label))</hibi:label>\n" }
-            if let group = f.group { out += "      <hibi:group>\(xml(group))</hibi:group>\n" }
-            for companion in f.companions { out += "      <hibi:companion>\(xml(companion))</hibi:companion>\n" }
+            for label in f.labels { out += "      <hibi:label>\(escapeHTML(label))</hibi:label>\n" }
+            if let group = f.group { out += "      <hibi:group>\(escapeHTML(group))</hibi:group>\n" }
+            for companion in f.companions { out += "      <hibi:companion>\(escapeHTML(companion))</hibi:companion>\n" }
             if let a = f.address {
                 out += "      <hibi:address>"
                 for (key, value) in [("country", a.country), ("postalCode", a.postalCode), ("region", a.region),
                                      ("locality", a.locality), ("street", a.street)] {
-                    if let value { out += "<hibi:\(key)>\(xml(value))</hibi:\(key)>" }
+                    if let value { out += "<hibi:\(key)>\(escapeHTML(value))</hibi:\(key)>" }
                 }
                 out += "</hibi:address>\n"
             }

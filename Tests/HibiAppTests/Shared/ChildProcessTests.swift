@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+@testable import HibiApp
+
+/// The one runner for helper programs: output back, input in, and the limits that keep a broken file
+/// from hanging a request or filling memory.
+struct ChildProcessTests {
+    @Test func inputGoesInAndOutputComesBack() async throws {
+        let result = try await ChildProcess.run("/bin/cat", [], input: Data("日記\n".utf8), outputLimit: 1024, timeout: .seconds(10))
+        #expect(result.succeeded)
+        #expect(String(decoding: result.output, as: UTF8.self) == "日記\n")
+        let failed = try await ChildProcess.run("/bin/sh", ["-c", "exit 3"], outputLimit: 1024, timeout: .seconds(10))
+        #expect(failed.exitCode == 3)
+    }
+
+    @Test func aChildThatRunsTooLongIsKilledAtItsLimit() async throws {
+        let started = ContinuousClock.now
+        await #expect(throws: ChildProcess.Failure.timedOut) {
+            _ = try await ChildProcess.run("/bin/sleep", ["30"], outputLimit: 1024, timeout: .milliseconds(300))
+        }
+        // Not a timing assertion on speed: only that the 30 s child did not run to its end.
+        #expect(ContinuousClock.now - started < .seconds(20))
+    }
+
+    @Test func endlessOutputStopsAtTheLimit() async throws {
+        await #expect(throws: ChildProcess.Failure.outputTooLarge) {
+            _ = try await ChildProcess.run("/usr/bin/yes", [], outputLimit: 64 * 1024, timeout: .seconds(20))
+        }
+    }
+
+    @Test func aMissingProgramSaysSo() async throws {
+        await #expect(throws: ChildProcess.Failure.cannotStart) {
+            _ = try await ChildProcess.run("/nonexistent/ffprobe", [], outputLimit: 1024, timeout: .seconds(5))
+        }
+    }
+}
