@@ -144,8 +144,8 @@ public struct BackupRunStore: Sendable {
             SELECT id, started_at, finished_at, file_name, bytes, verified, error FROM backup_runs ORDER BY started_at DESC LIMIT \(literal: limit)
             """).all().map { row in
             BackupRun(id: try row.decode(column: "id", as: String.self),
-                      startedAt: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "started_at", as: Int64.self))),
-                      finishedAt: try row.decode(column: "finished_at", as: Int64?.self).map { Date(timeIntervalSince1970: TimeInterval($0)) },
+                      startedAt: try row.date("started_at"),
+                      finishedAt: try row.optionalDate("finished_at"),
                       fileName: try row.decode(column: "file_name", as: String.self),
                       bytes: try row.decode(column: "bytes", as: Int64?.self),
                       verified: try row.decode(column: "verified", as: Bool.self),

@@ -43,8 +43,8 @@ public struct DeviceStore: Sendable {
         let device = RememberedDevice(
             id: try row.decode(column: "device_id", as: String.self), userID: user.id,
             label: try row.decode(column: "device_label", as: String.self),
-            createdAt: Date(timeIntervalSince1970: Double(try row.decode(column: "device_created_at", as: Int64.self))),
-            lastUsedAt: try row.decode(column: "device_last_used_at", as: Int64?.self).map { Date(timeIntervalSince1970: Double($0)) })
+            createdAt: try row.date("device_created_at"),
+            lastUsedAt: try row.optionalDate("device_last_used_at"))
         return (device, user)
     }
 
@@ -58,8 +58,8 @@ public struct DeviceStore: Sendable {
             .orderBy("created_at", .descending).all().map { row in
                 RememberedDevice(id: try row.decode(column: "id", as: String.self), userID: try row.decode(column: "user_id", as: String.self),
                                  label: try row.decode(column: "label", as: String.self),
-                                 createdAt: Date(timeIntervalSince1970: Double(try row.decode(column: "created_at", as: Int64.self))),
-                                 lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self).map { Date(timeIntervalSince1970: Double($0)) })
+                                 createdAt: try row.date("created_at"),
+                                 lastUsedAt: try row.optionalDate("last_used_at"))
             }
     }
 

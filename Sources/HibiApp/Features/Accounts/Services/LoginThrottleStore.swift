@@ -14,8 +14,8 @@ public struct LoginThrottleStore: Sendable {
             .from("login_failures").where("subject", .equal, subject).first() else { return nil }
         return LoginThrottlePolicy.State(
             failures: Int(try row.decode(column: "failures", as: Int64.self)),
-            lastFailureAt: Date(timeIntervalSince1970: Double(try row.decode(column: "last_failure_at", as: Int64.self))),
-            lockedUntil: try row.decode(column: "locked_until", as: Int64?.self).map { Date(timeIntervalSince1970: Double($0)) }
+            lastFailureAt: try row.date("last_failure_at"),
+            lockedUntil: try row.optionalDate("locked_until")
         )
     }
 

@@ -48,8 +48,8 @@ public struct SessionStore: Sendable {
     }
 
     func live(_ row: any SQLRow, hash: String, now: Date) async throws -> SessionRecord? {
-        let expires = Date(timeIntervalSince1970: Double(try row.decode(column: "expires_at", as: Int64.self)))
-        let lastSeen = Date(timeIntervalSince1970: Double(try row.decode(column: "last_seen_at", as: Int64.self)))
+        let expires = try row.date("expires_at")
+        let lastSeen = try row.date("last_seen_at")
         guard expires > now else {
             try await delete(tokenHash: hash)
             return nil

@@ -62,8 +62,8 @@ public struct TokenStore: Sendable {
             userID: try row.decode(column: "user_id", as: String.self),
             name: try row.decode(column: "name", as: String.self),
             prefix: try row.decode(column: "prefix", as: String.self),
-            createdAt: Date(timeIntervalSince1970: Double(try row.decode(column: "created_at", as: Int64.self))),
-            lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self).map { Date(timeIntervalSince1970: Double($0)) },
+            createdAt: try row.date("created_at"),
+            lastUsedAt: try row.optionalDate("last_used_at"),
             scopes: TokenScopes(stored: try row.decode(column: "scopes", as: String.self))
         )
     }

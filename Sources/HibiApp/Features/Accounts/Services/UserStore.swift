@@ -75,8 +75,8 @@ public struct UserStore: Sendable {
             disabled: try row.decode(column: "disabled", as: Bool.self),
             language: try row.decode(column: "language", as: String?.self).flatMap(Language.init(rawValue:)),
             timeZone: try row.decode(column: "time_zone", as: String.self),
-            createdAt: Date(timeIntervalSince1970: Double(try row.decode(column: "created_at", as: Int64.self))),
-            passwordChangedAt: Date(timeIntervalSince1970: Double(try row.decode(column: "password_changed_at", as: Int64.self)))
+            createdAt: try row.date("created_at"),
+            passwordChangedAt: try row.date("password_changed_at")
         )
     }
 }

@@ -24,10 +24,8 @@ public struct DiaryLock: Sendable {
         guard (1...24 * 60).contains(minutes) else {
             throw RequestError.invalidField("lock_minutes", Text(en: "must be 1-1440 minutes", ja: "1〜1440分にしてください"))
         }
-        try await database.transaction { sql in
-            try await sql.delete(from: "diary_settings").where("user_id", .equal, userID).run()
-            try await sql.insert(into: "diary_settings").columns("user_id", "lock_minutes").values(SQLBind(userID), SQLBind(Int64(minutes))).run()
-        }
+        try await database.sql.insert(into: "diary_settings").columns("user_id", "lock_minutes").values(SQLBind(userID), SQLBind(Int64(minutes)))
+            .onConflict(with: ["user_id"]) { $0.set(excludedValueOf: "lock_minutes") }.run()
     }
 
     /// The signed-in user if their diary is open in this session (sliding the idle timer); otherwise

@@ -139,7 +139,7 @@ public struct DiaryStore: Sendable {
         if let from { query = query.where("entry_at", .greaterThanOrEqual, Int64(from.timeIntervalSince1970)) }
         if let to { query = query.where("entry_at", .lessThanOrEqual, Int64(to.timeIntervalSince1970)) }
         return try await query.all().map { row in
-            MoodPoint(date: Date(timeIntervalSince1970: Double(try row.decode(column: "entry_at", as: Int64.self))),
+            MoodPoint(date: try row.date("entry_at"),
                       mood: try row.decode(column: "confirmed_mood", as: String?.self).flatMap(Mood.init(rawValue:)))
         }
     }
@@ -159,8 +159,8 @@ public struct DiaryStore: Sendable {
             let count = try row.decode(column: "n", as: Int.self)
             tally.total += count
             if let mood = try row.decode(column: "confirmed_mood", as: String?.self).flatMap(Mood.init(rawValue:)) { tally.counts[mood] = count }
-            let first = Date(timeIntervalSince1970: Double(try row.decode(column: "first", as: Int64.self)))
-            let last = Date(timeIntervalSince1970: Double(try row.decode(column: "last", as: Int64.self)))
+            let first = try row.date("first")
+            let last = try row.date("last")
             tally.first = min(tally.first ?? first, first)
             tally.last = max(tally.last ?? last, last)
         }
@@ -179,7 +179,7 @@ public struct DiaryStore: Sendable {
         for row in rows {
             let id = try row.decode(column: "id", as: String.self)
             let text = try box.openString(try row.decode(column: "text_sealed", as: Data.self), context: Self.textContext(id))
-            records.append(.init(id: id, date: Date(timeIntervalSince1970: Double(try row.decode(column: "entry_at", as: Int64.self))),
+            records.append(.init(id: id, date: try row.date("entry_at"),
                                  text: DiarySearch.normalize(text), updatedAt: try row.decode(column: "updated_at", as: Int64.self)))
         }
         return records
@@ -235,13 +235,13 @@ public struct DiaryStore: Sendable {
             let scores = try row.decode(column: "mood_scores", as: String?.self).map { try JSONDecoder().decode(MoodScores.self, from: Data($0.utf8)) }
             return DiaryEntry(
                 id: id, userID: try row.decode(column: "user_id", as: String.self),
-                date: Date(timeIntervalSince1970: Double(try row.decode(column: "entry_at", as: Int64.self))),
+                date: try row.date("entry_at"),
                 text: try box.openString(try row.decode(column: "text_sealed", as: Data.self), context: Self.textContext(id)),
                 tags: tags[id] ?? [], moodScores: scores,
                 confirmedMood: try row.decode(column: "confirmed_mood", as: String?.self).flatMap(Mood.init(rawValue:)),
                 hasPhoto: try row.decode(column: "has_photo", as: Bool.self),
-                createdAt: Date(timeIntervalSince1970: Double(try row.decode(column: "created_at", as: Int64.self))),
-                updatedAt: Date(timeIntervalSince1970: Double(try row.decode(column: "updated_at", as: Int64.self)))
+                createdAt: try row.date("created_at"),
+                updatedAt: try row.date("updated_at")
             )
         }
     }

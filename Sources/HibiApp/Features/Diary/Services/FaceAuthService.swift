@@ -161,7 +161,7 @@ public struct FaceAuthService: Sendable {
         if let claimed {
             let state = try open(try claimed.decode(column: "state_sealed", as: Data.self), id: challengeID)
             return (state, try claimed.decode(column: "revision", as: Int64.self),
-                    Date(timeIntervalSince1970: TimeInterval(try claimed.decode(column: "expires_at", as: Int64.self))))
+                    try claimed.date("expires_at"))
         }
         guard let row = try await database.sql.select().columns("in_flight_since", "expires_at", "finished_at").from("face_liveness_challenges")
             .where("id", .equal, challengeID).where("user_id", .equal, userID).first(),

@@ -73,11 +73,9 @@ public struct MoodBaselineStore: Sendable {
         let enabled = try await baseline(userID: userID)?.enabled ?? true
         let sealed = try box.seal(try JSONEncoder().encode(Dictionary(uniqueKeysWithValues: scores.map { ($0.key.rawValue, $0.value) })),
                                   context: Self.context(userID))
-        try await database.transaction { sql in
-            try await sql.delete(from: "face_mood_baselines").where("user_id", .equal, userID).run()
-            try await sql.insert(into: "face_mood_baselines").columns("user_id", "scores_sealed", "enabled")
-                .values(SQLBind(userID), SQLBind(sealed), SQLBind(enabled)).run()
-        }
+        try await database.sql.insert(into: "face_mood_baselines").columns("user_id", "scores_sealed", "enabled")
+            .values(SQLBind(userID), SQLBind(sealed), SQLBind(enabled))
+            .onConflict(with: ["user_id"]) { $0.set(excludedValueOf: "scores_sealed").set(excludedValueOf: "enabled") }.run()
     }
 
     public func setEnabled(userID: String, _ enabled: Bool) async throws {

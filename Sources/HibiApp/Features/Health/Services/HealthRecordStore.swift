@@ -172,12 +172,12 @@ public struct HealthRecordStore: Sendable {
             value: try row.decode(column: "value", as: Double.self),
             category: try row.decode(column: "category", as: String.self),
             unit: try row.decode(column: "unit", as: String.self),
-            start: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "start_at", as: Int64.self))),
-            end: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "end_at", as: Int64.self))),
+            start: try row.date("start_at"),
+            end: try row.date("end_at"),
             source: DataSource(rawValue: try row.decode(column: "source", as: String.self)) ?? .manual,
             device: try row.decode(column: "device", as: String.self),
             details: try row.decode(column: "details", as: String?.self),
-            createdAt: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "created_at", as: Int64.self)))
+            createdAt: try row.date("created_at")
         )
     }
 }

@@ -26,15 +26,16 @@ public struct HealthProfileStore: Sendable {
     public func save(_ profile: HealthProfile, userID: String, now: Date) async throws {
         // The name is personal; it is sealed and bound to its owner.
         let sealed = try profile.name.flatMap { $0.isEmpty ? nil : try box.sealString($0, context: "health-profile-name:\(userID)") }
-        try await database.transaction { sql in
-            try await sql.delete(from: "health_profiles").where("user_id", .equal, userID).run()
-            try await sql.insert(into: "health_profiles")
+        try await database.sql.insert(into: "health_profiles")
                 .columns("user_id", "name_sealed", "birth_date", "height_cm", "target_weight_kg", "weight_unit", "distance_unit", "energy_unit", "updated_at")
                 .values(SQLBind(userID), SQLBind(sealed), SQLBind(profile.birthDate), SQLBind(profile.heightCm), SQLBind(profile.targetWeightKg),
                         SQLBind(profile.units.weight.rawValue), SQLBind(profile.units.distance.rawValue), SQLBind(profile.units.energy.rawValue),
                         SQLBind(Int64(now.timeIntervalSince1970)))
+                .onConflict(with: ["user_id"]) { conflict in
+                    ["name_sealed", "birth_date", "height_cm", "target_weight_kg", "weight_unit", "distance_unit", "energy_unit", "updated_at"]
+                        .reduce(conflict) { $0.set(excludedValueOf: $1) }
+                }
                 .run()
-        }
     }
 }
 
@@ -78,10 +79,10 @@ public struct HealthGoalStore: Sendable {
         Goal(id: try row.decode(column: "id", as: String.self),
              type: HealthDataType(rawValue: try row.decode(column: "type", as: String.self)) ?? .steps,
              targetValue: try row.decode(column: "target_value", as: Double.self),
-             deadline: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "deadline", as: Int64.self))),
-             createdAt: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "created_at", as: Int64.self))),
+             deadline: try row.date("deadline"),
+             createdAt: try row.date("created_at"),
              startValue: try row.decode(column: "start_value", as: Double?.self),
-             achievedAt: try row.decode(column: "achieved_at", as: Int64?.self).map { Date(timeIntervalSince1970: TimeInterval($0)) })
+             achievedAt: try row.optionalDate("achieved_at"))
     }
 }
 
@@ -92,7 +93,7 @@ public struct HealthBadgeStore: Sendable {
         try await database.sql.select().column("badge_key").column("earned_at").from("health_badges").where("user_id", .equal, userID)
             .orderBy("earned_at").all().map {
                 EarnedBadge(key: try $0.decode(column: "badge_key", as: String.self),
-                            earnedAt: Date(timeIntervalSince1970: TimeInterval(try $0.decode(column: "earned_at", as: Int64.self))))
+                            earnedAt: try $0.date("earned_at"))
             }
     }
 
@@ -150,7 +151,7 @@ public struct HealthReminderStore: Sendable {
                  message: try row.decode(column: "message", as: String.self),
                  webhookURL: try row.decode(column: "webhook_url", as: String?.self),
                  lastSentSlot: try row.decode(column: "last_sent_slot", as: Int64?.self),
-                 createdAt: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "created_at", as: Int64.self))))
+                 createdAt: try row.date("created_at"))
     }
 }
 
@@ -236,8 +237,8 @@ public struct ImportJobStore: Sendable {
             checkpoint: try row.decode(column: "checkpoint", as: Int64.self), inserted: try row.decode(column: "inserted", as: Int64.self),
             duplicates: try row.decode(column: "duplicates", as: Int64.self),
             errorMessage: en.map { Text(en: $0, ja: ja ?? $0) },
-            createdAt: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "created_at", as: Int64.self))),
-            finishedAt: try row.decode(column: "finished_at", as: Int64?.self).map { Date(timeIntervalSince1970: TimeInterval($0)) },
+            createdAt: try row.date("created_at"),
+            finishedAt: try row.optionalDate("finished_at"),
             uploadPath: try row.decode(column: "upload_path", as: String?.self),
             attempts: try row.decode(column: "attempts", as: Int64.self))
     }

@@ -149,7 +149,7 @@ public struct VisitService: Sendable {
             .orderBy("visited_at", .descending).all().map { row in
                 MapPoint(id: try row.decode(column: "id", as: String.self), lat: try row.decode(column: "latitude", as: Double.self),
                          lon: try row.decode(column: "longitude", as: Double.self), name: try row.decode(column: "name", as: String.self),
-                         at: Date(timeIntervalSince1970: Double(try row.decode(column: "visited_at", as: Int64.self))))
+                         at: try row.date("visited_at"))
             }
     }
 
@@ -238,7 +238,7 @@ public struct VisitService: Sendable {
             .where("user_id", .equal, userID).first() else { return WebhookSettings(url: nil, lastStatus: nil, lastSentAt: nil) }
         return WebhookSettings(url: try row.decode(column: "webhook_url", as: String?.self),
                                lastStatus: try row.decode(column: "webhook_status", as: String?.self),
-                               lastSentAt: try row.decode(column: "webhook_at", as: Int64?.self).map { Date(timeIntervalSince1970: Double($0)) })
+                               lastSentAt: try row.optionalDate("webhook_at"))
     }
 
     public func setWebhook(userID: String, url: String?) async throws -> WebhookSettings {

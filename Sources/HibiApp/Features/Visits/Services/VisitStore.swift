@@ -95,7 +95,7 @@ struct VisitStore: Sendable {
 
     static func decode(_ row: any SQLRow) throws -> (Visit, deleted: Bool) {
         let fields = VisitFields(
-            visitedAt: Date(timeIntervalSince1970: Double(try row.decode(column: "visited_at", as: Int64.self))),
+            visitedAt: try row.date("visited_at"),
             latitude: try row.decode(column: "latitude", as: Double.self),
             longitude: try row.decode(column: "longitude", as: Double.self),
             accuracy: try optional(row, "accuracy", as: Double.self),
@@ -110,8 +110,8 @@ struct VisitStore: Sendable {
         let visit = Visit(
             id: try row.decode(column: "id", as: String.self), userID: try row.decode(column: "user_id", as: String.self),
             fields: fields, photos: try decodePhotos(try row.decode(column: "photos", as: String.self)),
-            createdAt: Date(timeIntervalSince1970: Double(try row.decode(column: "created_at", as: Int64.self))),
-            updatedAt: Date(timeIntervalSince1970: Double(try row.decode(column: "updated_at", as: Int64.self))),
+            createdAt: try row.date("created_at"),
+            updatedAt: try row.date("updated_at"),
             revision: Int(try row.decode(column: "revision", as: Int64.self)))
         return (visit, !(try row.decodeNil(column: "deleted_at")))
     }
