@@ -89,6 +89,7 @@ public struct AppCore: Sendable {
                 { diaryPhotos.usedBytes(userID: $0) },
                 { try await VisitStore.photoBytes(userID: $0, on: database.sql) },
             ])
+            try await OwnerSealing(database: database, box: box, photos: diaryPhotos, logger: logger).upgradeIfNeeded()
             let (analyzer, moods) = try loadFaceEngine(face, config: config, purpose: purpose)
             let platform = Platform(
                 config: config, logger: logger, database: database, box: box, users: users, sessions: sessions, tokens: tokens,

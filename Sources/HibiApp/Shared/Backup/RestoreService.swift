@@ -231,11 +231,15 @@ public struct RestoreService: Sendable {
             .values(SQLBind(migration.version), SQLBind(migration.name), SQLBind(now)).run()
     }
 
-    /// Empty means no rows but migration bookkeeping and the key check a start-up records.
+    /// Empty means no rows but migration bookkeeping and the settings a start-up records.
     static func requireEmpty(_ tables: [TableCatalog.Table], sql: any SQLDatabase) async throws {
         for table in tables where table.name != "hibi_schema" {
             var query: SQLQueryString = "SELECT COUNT(*) AS n FROM \(unsafeRaw: TableCatalog.quoted(table.name))"
-            if table.name == "settings" { query.appendLiteral(" WHERE key <> "); query.appendInterpolation(bind: KeyCheck.settingKey) }
+            if table.name == "settings" {
+                // What every start records: the key check and that sealed values are bound to their owners.
+                query.appendLiteral(" WHERE key <> "); query.appendInterpolation(bind: KeyCheck.settingKey)
+                query.appendLiteral(" AND key <> "); query.appendInterpolation(bind: OwnerSealing.settingKey)
+            }
             let count = try await sql.raw(query).first()?.decode(column: "n", as: Int64.self) ?? 0
             if count > 0 { throw BackupError.targetNotEmpty(table: table.name) }
         }

@@ -26,7 +26,11 @@ public struct DiaryStore: Sendable {
         }
     }
 
-    static func textContext(_ id: String) -> String { "diary-text:\(id)" }
+    /// Bound to the owner as well as the row: a row moved to another person in the database, without the
+    /// key, does not open for them.
+    static func textContext(userID: String, _ id: String) -> String { "diary-text:\(userID):\(id)" }
+    /// Before owner binding (sealed rows are moved to the new context once, by `OwnerSealing`).
+    static func legacyTextContext(_ id: String) -> String { "diary-text:\(id)" }
 
     public func insert(_ entry: DiaryEntry) async throws {
         try await insert([entry])
@@ -35,7 +39,7 @@ public struct DiaryStore: Sendable {
     /// All or nothing: several entries (an import) go in one transaction.
     public func insert(_ entries: [DiaryEntry]) async throws {
         let rows = try entries.map { entry in
-            (entry, try box.sealString(entry.text, context: Self.textContext(entry.id)),
+            (entry, try box.sealString(entry.text, context: Self.textContext(userID: entry.userID, entry.id)),
              try entry.moodScores.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) })
         }
         try await database.transaction { sql in
@@ -52,7 +56,7 @@ public struct DiaryStore: Sendable {
     }
 
     public func update(_ entry: DiaryEntry) async throws {
-        let sealed = try box.sealString(entry.text, context: Self.textContext(entry.id))
+        let sealed = try box.sealString(entry.text, context: Self.textContext(userID: entry.userID, entry.id))
         let scores = try entry.moodScores.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         try await database.transaction { sql in
             try await sql.update("diary_entries")
@@ -178,7 +182,7 @@ public struct DiaryStore: Sendable {
         records.reserveCapacity(rows.count)
         for row in rows {
             let id = try row.decode(column: "id", as: String.self)
-            let text = try box.openString(try row.decode(column: "text_sealed", as: Data.self), context: Self.textContext(id))
+            let text = try box.openString(try row.decode(column: "text_sealed", as: Data.self), context: Self.textContext(userID: userID, id))
             records.append(.init(id: id, date: try row.date("entry_at"),
                                  text: DiarySearch.normalize(text), updatedAt: try row.decode(column: "updated_at", as: Int64.self)))
         }
@@ -232,11 +236,12 @@ public struct DiaryStore: Sendable {
         }
         return try rows.map { row in
             let id = try row.decode(column: "id", as: String.self)
+            let owner = try row.decode(column: "user_id", as: String.self)
             let scores = try row.decode(column: "mood_scores", as: String?.self).map { try JSONDecoder().decode(MoodScores.self, from: Data($0.utf8)) }
             return DiaryEntry(
-                id: id, userID: try row.decode(column: "user_id", as: String.self),
+                id: id, userID: owner,
                 date: try row.date("entry_at"),
-                text: try box.openString(try row.decode(column: "text_sealed", as: Data.self), context: Self.textContext(id)),
+                text: try box.openString(try row.decode(column: "text_sealed", as: Data.self), context: Self.textContext(userID: owner, id)),
                 tags: tags[id] ?? [], moodScores: scores,
                 confirmedMood: try row.decode(column: "confirmed_mood", as: String?.self).flatMap(Mood.init(rawValue:)),
                 hasPhoto: try row.decode(column: "has_photo", as: Bool.self),

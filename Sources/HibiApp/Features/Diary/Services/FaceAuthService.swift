@@ -93,7 +93,7 @@ public struct FaceAuthService: Sendable {
         try await database.sql.delete(from: "face_frame_digests").where("seen_at", .lessThan, seconds - Self.digestMemory).run()
         try await database.sql.insert(into: "face_liveness_challenges")
             .columns("id", "user_id", "state_sealed", "revision", "expires_at")
-            .values(SQLBind(id), SQLBind(userID), SQLBind(try seal(state, id: id)), SQLBind(Int64(0)), SQLBind(Int64(expiresAt.timeIntervalSince1970)))
+            .values(SQLBind(id), SQLBind(userID), SQLBind(try seal(state, userID: userID, id: id)), SQLBind(Int64(0)), SQLBind(Int64(expiresAt.timeIntervalSince1970)))
             .run()
         return FaceChallenge(id: id, state: state, expiresAt: expiresAt)
     }
@@ -139,10 +139,10 @@ public struct FaceAuthService: Sendable {
         case let .failed(reason):
             try await fail(userID: userID, challengeID: challengeID, reason: reason, now: answered)
         case let .next(next):
-            try await store(next, challengeID: challengeID, revision: revision, finished: nil)
+            try await store(next, userID: userID, challengeID: challengeID, revision: revision, finished: nil)
             return FaceChallenge(id: challengeID, state: next, expiresAt: expiresAt)
         case let .passed(passed):
-            try await store(passed, challengeID: challengeID, revision: revision, finished: answered)
+            try await store(passed, userID: userID, challengeID: challengeID, revision: revision, finished: answered)
             try await throttle.clear(subject: Self.subject(userID))
             logger.notice("face unlock succeeded", metadata: ["frames": "\(passed.frames.count)"])
             return FaceChallenge(id: challengeID, state: passed, expiresAt: expiresAt, done: true)
@@ -159,7 +159,7 @@ public struct FaceAuthService: Sendable {
             .where("expires_at", .greaterThanOrEqual, seconds)
             .returning("state_sealed", "revision", "expires_at").first()
         if let claimed {
-            let state = try open(try claimed.decode(column: "state_sealed", as: Data.self), id: challengeID)
+            let state = try open(try claimed.decode(column: "state_sealed", as: Data.self), userID: userID, id: challengeID)
             return (state, try claimed.decode(column: "revision", as: Int64.self),
                     try claimed.date("expires_at"))
         }
@@ -173,9 +173,9 @@ public struct FaceAuthService: Sendable {
         try await fail(userID: userID, challengeID: challengeID, reason: .framesTooFast, now: arrivedAt)
     }
 
-    func store(_ state: Liveness.State, challengeID: String, revision: Int64, finished: Date?) async throws {
+    func store(_ state: Liveness.State, userID: String, challengeID: String, revision: Int64, finished: Date?) async throws {
         let updated = try await database.sql.update("face_liveness_challenges")
-            .set("state_sealed", to: SQLBind(try seal(state, id: challengeID)))
+            .set("state_sealed", to: SQLBind(try seal(state, userID: userID, id: challengeID)))
             .set("revision", to: SQLBind(revision + 1))
             .set("in_flight_since", to: SQLLiteral.null)
             .set("finished_at", to: finished.map { SQLBind(Int64($0.timeIntervalSince1970)) as any SQLExpression } ?? SQLLiteral.null)
@@ -203,12 +203,13 @@ public struct FaceAuthService: Sendable {
         throw reason
     }
 
-    func seal(_ state: Liveness.State, id: String) throws -> Data {
-        try templates.box.seal(try JSONEncoder().encode(state), context: "face-challenge:" + id)
+    /// A challenge's state is bound to the person it was issued to (challenges live minutes; old ones simply expire).
+    func seal(_ state: Liveness.State, userID: String, id: String) throws -> Data {
+        try templates.box.seal(try JSONEncoder().encode(state), context: "face-challenge:\(userID):\(id)")
     }
 
-    func open(_ sealed: Data, id: String) throws -> Liveness.State {
-        try JSONDecoder().decode(Liveness.State.self, from: try templates.box.open(sealed, context: "face-challenge:" + id))
+    func open(_ sealed: Data, userID: String, id: String) throws -> Liveness.State {
+        try JSONDecoder().decode(Liveness.State.self, from: try templates.box.open(sealed, context: "face-challenge:\(userID):\(id)"))
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }

@@ -11,7 +11,9 @@ public struct FaceTemplateStore: Sendable {
         self.box = box
     }
 
-    static func context(_ id: String) -> String { "face-template:\(id)" }
+    /// Bound to the owner: a template moved to another person's row does not open as their face.
+    static func context(userID: String, _ id: String) -> String { "face-template:\(userID):\(id)" }
+    static func legacyContext(_ id: String) -> String { "face-template:\(id)" }
 
     public func count(userID: String) async throws -> Int {
         let row = try await database.sql.raw("SELECT COUNT(*) AS n FROM face_templates WHERE user_id = \(bind: userID)").first()
@@ -22,7 +24,7 @@ public struct FaceTemplateStore: Sendable {
     public func replace(userID: String, embeddings: [[Float]], now: Date) async throws {
         let rows = try embeddings.map { embedding -> (String, Data) in
             let id = UUID().uuidString.lowercased()
-            return (id, try box.seal(Self.encode(embedding), context: Self.context(id)))
+            return (id, try box.seal(Self.encode(embedding), context: Self.context(userID: userID, id)))
         }
         try await database.transaction { sql in
             try await sql.delete(from: "face_templates").where("user_id", .equal, userID).run()
@@ -36,7 +38,7 @@ public struct FaceTemplateStore: Sendable {
     public func embeddings(userID: String) async throws -> [[Float]] {
         try await database.sql.select().columns("id", "embedding_sealed").from("face_templates").where("user_id", .equal, userID).all().map { row in
             let id = try row.decode(column: "id", as: String.self)
-            return Self.decode(try box.open(try row.decode(column: "embedding_sealed", as: Data.self), context: Self.context(id)))
+            return Self.decode(try box.open(try row.decode(column: "embedding_sealed", as: Data.self), context: Self.context(userID: userID, id)))
         }
     }
 

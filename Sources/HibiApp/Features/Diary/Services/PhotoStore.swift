@@ -10,7 +10,9 @@ public struct PhotoStore: Sendable {
         self.box = box
     }
 
-    static func context(_ entryID: String) -> String { "diary-photo:\(entryID)" }
+    /// Bound to the owner as well as the entry: a file moved into another person's folder does not open.
+    static func context(userID: String, _ entryID: String) -> String { "diary-photo:\(userID):\(entryID)" }
+    static func legacyContext(_ entryID: String) -> String { "diary-photo:\(entryID)" }
 
     /// Both ids are server-made UUIDs; checked anyway so no path can be steered by input. An id that
     /// fails the check names no file (reads find nothing, writes are refused) rather than stopping the process.
@@ -24,12 +26,12 @@ public struct PhotoStore: Sendable {
     }
 
     public func save(_ data: Data, userID: String, entryID: String) throws {
-        let sealed = try box.seal(data, context: Self.context(entryID))
+        let sealed = try box.seal(data, context: Self.context(userID: userID, entryID))
         guard let target = path(userID: userID, entryID: entryID) else { throw DiaryError.entryNotFound }
         try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         // Written to a temporary name and renamed, so a crash never leaves half a photo under the real name.
-        let temporary = target + ".tmp"
+        let temporary = target + "." + UUID().uuidString.lowercased() + ".tmp"
         guard FileManager.default.createFile(atPath: temporary, contents: sealed, attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteUnknown)
         }
@@ -39,7 +41,7 @@ public struct PhotoStore: Sendable {
 
     public func load(userID: String, entryID: String) throws -> Data? {
         guard let path = path(userID: userID, entryID: entryID), let sealed = FileManager.default.contents(atPath: path) else { return nil }
-        return try box.open(sealed, context: Self.context(entryID))
+        return try box.open(sealed, context: Self.context(userID: userID, entryID))
     }
 
     /// Bytes of this person's sealed photos on disk, for the storage quota.

@@ -20,7 +20,9 @@ public struct VisitService: Sendable {
         self.logger = logger
     }
 
-    static func photoContext(_ photoID: String) -> String { "visit-photo:\(photoID)" }
+    /// Bound to the owner: a photo row moved to another person does not open for them.
+    static func photoContext(userID: String, _ photoID: String) -> String { "visit-photo:\(userID):\(photoID)" }
+    static func legacyPhotoContext(_ photoID: String) -> String { "visit-photo:\(photoID)" }
 
     /// Appends a record for `visit` (or its tombstone) after the current head.
     private func record(_ visit: Visit, action: VisitAction, now: Date, on sql: any SQLDatabase) async throws -> ChainRecord {
@@ -163,7 +165,7 @@ public struct VisitService: Sendable {
         let box = self.box
         let photoID = UUID().uuidString.lowercased()
         let digest = Hex.string(SHA256.hash(data: data))
-        let sealed = try box.seal(data, context: Self.photoContext(photoID))
+        let sealed = try box.seal(data, context: Self.photoContext(userID: userID, photoID))
         let visit = try await mutate(userID: userID, id: visitID, now: now, { visit in
             let type = try VisitRules.validatePhoto(contentType: contentType, size: data.count, existing: visit.photos.count)
             visit.photos.append(VisitPhotoRef(id: photoID, contentType: type, size: data.count, sha256: digest))
@@ -182,7 +184,7 @@ public struct VisitService: Sendable {
             .where("id", .equal, photoID).where("visit_id", .equal, visitID).where("user_id", .equal, userID).first()
         else { throw VisitError.photoNotFound }
         let sealed = try row.decode(column: "data", as: Data.self)
-        return (try box.open(sealed, context: Self.photoContext(photoID)), try row.decode(column: "content_type", as: String.self))
+        return (try box.open(sealed, context: Self.photoContext(userID: userID, photoID)), try row.decode(column: "content_type", as: String.self))
     }
 
     public func deletePhoto(userID: String, visitID: String, photoID: String, now: Date) async throws {
