@@ -64,6 +64,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let config = try options.load()
+        try redirectCrashReports(dataDirectory: config.dataDirectory)
         let logger = makeLogger(level: config.logLevel)
         let core: AppCore
         do {
@@ -85,6 +86,20 @@ struct Serve: AsyncParsableCommand {
         let app = await buildApplication(core: core)
         try await app.runService()
     }
+}
+
+/// Starts this same process again (same pid, same arguments) with crash reports going to private files
+/// instead of the log stream; see `CrashReports`. The runtime reads SWIFT_BACKTRACE only at start-up.
+func redirectCrashReports(dataDirectory: String) throws {
+    let environment = ProcessInfo.processInfo.environment
+    guard let setting = CrashReports.setting(current: environment[CrashReports.environmentKey], dataDirectory: dataDirectory) else { return }
+    try FileManager.default.createDirectory(atPath: CrashReports.directory(dataDirectory: dataDirectory), withIntermediateDirectories: true,
+                                            attributes: [.posixPermissions: 0o700])
+    setenv(CrashReports.environmentKey, setting, 1)
+    let arguments = CommandLine.arguments.map { strdup($0) } + [nil]
+    execv("/proc/self/exe", arguments)
+    // Only reached when exec failed: serve anyway, with the default backtracer.
+    printError("Crash reports could not be redirected (\(String(cString: strerror(errno)))); continuing.")
 }
 
 struct Migrate: AsyncParsableCommand {

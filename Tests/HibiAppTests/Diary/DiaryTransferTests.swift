@@ -66,7 +66,7 @@ import Testing
         #expect(throws: StoredZipError.notAnArchive) { try ZipReader(data: Data("PK".utf8), maxTotalBytes: 1 << 30) }
         // One byte of the photo changed: the CRC catches it when the entry is read.
         var flipped = [UInt8](good)
-        let at = try #require(good.range(of: Data("fake jpeg".utf8))).lowerBound
+        let at = try #require(good.range(of: TestImages.jpeg.suffix(40))).lowerBound
         flipped[at] ^= 0x20
         #expect(throws: StoredZipError.damaged("checksum of xx/evil")) { try ZipReader(data: Data(flipped), maxTotalBytes: 1 << 30).contents(of: "xx/evil") }
         // A central directory whose sizes disagree with the data: the entry reads short and is refused.

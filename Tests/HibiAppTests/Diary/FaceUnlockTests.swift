@@ -22,10 +22,11 @@ struct ScriptedFaceAnalyzer: FaceAnalyzing {
     /// How the model reads person A at rest: sad-looking, as some faces are.
     static let restingFace: [Mood: Double] = [.sadness: 0.4, .neutral: 0.22, .happiness: 0.08, .anger: 0.08, .fear: 0.08, .surprise: 0.08, .disgust: 0.06]
 
-    static func image(_ frame: Frame) -> Data { TestImages.jpeg.prefix(4) + (try! JSONEncoder().encode(frame)) }
+    /// A whole JPEG (photos are checked whole) with the script after its end, where cameras put trailers.
+    static func image(_ frame: Frame) -> Data { TestImages.jpeg + (try! JSONEncoder().encode(frame)) }
 
     func parse(_ data: Data) throws -> Frame {
-        guard let frame = try? JSONDecoder().decode(Frame.self, from: data.dropFirst(4)) else { throw FaceAuthError.faceLost(frame: 0) }
+        guard let frame = try? JSONDecoder().decode(Frame.self, from: data.dropFirst(TestImages.jpeg.count)) else { throw FaceAuthError.faceLost(frame: 0) }
         return frame
     }
 

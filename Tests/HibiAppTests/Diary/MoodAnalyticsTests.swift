@@ -128,10 +128,14 @@ import Testing
         #expect(throws: DiaryError.dateInFuture) { try DiaryRules.validateDate(Date().addingTimeInterval(86400), now: Date()) }
     }
 
-    @Test func imagesAreRecognisedByTheirBytes() {
-        #expect(DiaryRules.isSupportedImage(Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0])))
-        #expect(DiaryRules.isSupportedImage(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])))
-        #expect(DiaryRules.isSupportedImage(Data("RIFF\u{0}\u{0}\u{0}\u{0}WEBP".utf8)))
+    @Test func imagesAreRecognisedByTheirStructureNotTheirFirstBytes() {
+        #expect(DiaryRules.isSupportedImage(TestImages.jpeg))
+        #expect(DiaryRules.isSupportedImage(TestImages.png))
+        #expect(DiaryRules.isSupportedImage(TestImages.webp))
+        #expect(!DiaryRules.isSupportedImage(TestImages.gif), "the diary keeps JPEG, PNG and WebP")
+        #expect(!DiaryRules.isSupportedImage(Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0])))
+        #expect(!DiaryRules.isSupportedImage(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])))
+        #expect(!DiaryRules.isSupportedImage(Data("RIFF\u{0}\u{0}\u{0}\u{0}WEBP".utf8)))
         #expect(!DiaryRules.isSupportedImage(Data("GIF89a".utf8)))
         #expect(!DiaryRules.isSupportedImage(Data("%PDF-1.4".utf8)))
     }

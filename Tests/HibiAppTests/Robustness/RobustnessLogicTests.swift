@@ -141,3 +141,32 @@ struct MarkupEscapeTests {
         #expect(escapeHTML("<a href='x'>&</a>") == "&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt;")
     }
 }
+
+/// Issue 13, item 9: photos are judged by their structure, not their first bytes.
+struct ImageHeaderTests {
+    @Test func realImagesReadWithTheirSize() {
+        for (data, format) in [(TestImages.jpeg, ImageInfo.Format.jpeg), (TestImages.png, .png), (TestImages.webp, .webp), (TestImages.gif, .gif)] {
+            #expect(ImageHeader.read(data) == ImageInfo(format: format, width: 3, height: 2), "\(format)")
+        }
+    }
+
+    @Test func magicBytesAloneTruncatedFilesAndAbsurdSizesAreRefused() {
+        #expect(ImageHeader.read(Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data("<?php system($_GET['c']); ?>".utf8)) == nil)
+        #expect(ImageHeader.read(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: UInt8(7), count: 200))) == nil)
+        for image in [TestImages.jpeg, TestImages.png, TestImages.webp, TestImages.gif] {
+            #expect(ImageHeader.read(image.prefix(image.count - 6)) == nil, "a truncated file")
+        }
+        // A PNG whose header claims 100,000 × 100,000 pixels (CRC fixed up so only the size is wrong).
+        var huge = [UInt8](TestImages.png)
+        huge.replaceSubrange(16..<24, with: [0, 1, 0x86, 0xA0, 0, 1, 0x86, 0xA0])
+        let crc = ImageHeader.crc32(huge[12..<29])
+        huge.replaceSubrange(29..<33, with: [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
+        #expect(ImageHeader.read(Data(huge)) == nil)
+        // The same with a wrong CRC is refused as damaged.
+        var damaged = [UInt8](TestImages.png)
+        damaged[20] ^= 0xFF
+        #expect(ImageHeader.read(Data(damaged)) == nil)
+        // Bytes after a JPEG's end are allowed (some cameras append data there).
+        #expect(ImageHeader.read(TestImages.jpeg + Data("trailer".utf8))?.format == .jpeg)
+    }
+}

@@ -44,7 +44,7 @@ enum VisitTestApp {
         return (aiko, APIClient(browser: kenBrowser, token: try await kenBrowser.createToken(name: "ken", password: "kens password!")))
     }
 
-    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: UInt8(7), count: 200))
+    static let png = TestImages.png
 }
 
 extension APIClient {

@@ -59,16 +59,16 @@ public enum DiaryRules {
         return result
     }
 
-    /// Recognises the three formats browsers send by their first bytes, not by the declared type.
+    /// A whole JPEG, PNG or WebP image, judged by its structure and size (`ImageHeader`), not by its first
+    /// bytes or the declared type.
     public static func isSupportedImage(_ data: Data) -> Bool {
-        let bytes = [UInt8](data.prefix(12))
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return true }
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return true }
-        if bytes.count >= 12, bytes[0..<4] == [0x52, 0x49, 0x46, 0x46], bytes[8..<12] == [0x57, 0x45, 0x42, 0x50] { return true }
-        return false
+        guard let info = ImageHeader.read(data) else { return false }
+        return info.format != .gif
     }
 
     public static func imageContentType(_ data: Data) -> String {
+        if let info = ImageHeader.read(data) { return info.format.contentType }
+        // Photos stored before images were checked whole: typed by their first bytes, as they were then.
         let bytes = [UInt8](data.prefix(4))
         if bytes.starts(with: [0xFF, 0xD8]) { return "image/jpeg" }
         if bytes.starts(with: [0x89, 0x50]) { return "image/png" }

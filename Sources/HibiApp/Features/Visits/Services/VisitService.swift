@@ -167,7 +167,9 @@ public struct VisitService: Sendable {
         let digest = Hex.string(SHA256.hash(data: data))
         let sealed = try box.seal(data, context: Self.photoContext(userID: userID, photoID))
         let visit = try await mutate(userID: userID, id: visitID, now: now, { visit in
-            let type = try VisitRules.validatePhoto(contentType: contentType, size: data.count, existing: visit.photos.count)
+            // The bytes decide the type: the declared one is the client's word, and visit photos are served back as stored.
+            guard let image = ImageHeader.read(data) else { throw VisitError.photoType }
+            let type = try VisitRules.validatePhoto(contentType: image.format.contentType, size: data.count, existing: visit.photos.count)
             visit.photos.append(VisitPhotoRef(id: photoID, contentType: type, size: data.count, sha256: digest))
         }, extra: { visit, sql in
             guard let ref = visit.photos.last else { return }
