@@ -84,6 +84,14 @@ public struct FaceAuthService: Sendable {
         _ = try requireEngine()
         guard try await templates.count(userID: userID) > 0 else { throw FaceAuthError.notEnrolled }
         try await refuseIfPaused(userID: userID, now: now)
+        // Each challenge is an attempt, counted atomically before any frame is analysed (a pass clears the
+        // count): twelve challenges started at once get the allowance, not twelve evaluations.
+        let attempt = try await throttle.reserve(subject: Self.subject(userID), policy: policy, now: now)
+        if attempt.failures > policy.lockAfter {
+            let until = attempt.lockedUntil ?? now.addingTimeInterval(policy.lockDuration)
+            if attempt.lockedUntil == nil { try await throttle.lock(subject: Self.subject(userID), until: until) }
+            throw FaceAuthError.faceUnlockPaused(retryAfter: max(1, Int(until.timeIntervalSince(now).rounded(.up))))
+        }
         var generator = SystemRandomNumberGenerator()
         let id = Secrets.randomToken(bytes: 18)
         let state = Liveness.State(steps: Liveness.makeSteps(using: &generator), createdAt: Self.milliseconds(now))
@@ -190,15 +198,16 @@ public struct FaceAuthService: Sendable {
             .where("id", .equal, challengeID).where("revision", .equal, revision).run()
     }
 
-    /// Ends the challenge for good and counts a failed attempt (the failure counter and pause are the password's).
+    /// Ends the challenge for good; at the allowance of failed attempts (counted as challenges start) face unlock pauses.
     func fail(userID: String, challengeID: String, reason: FaceAuthError, now: Date, countsAsFailure: Bool = true) async throws -> Never {
         try await database.sql.update("face_liveness_challenges").set("finished_at", to: SQLBind(Int64(now.timeIntervalSince1970)))
             .set("in_flight_since", to: SQLLiteral.null)
             .where("id", .equal, challengeID).where("user_id", .equal, userID).where("finished_at", .is, SQLLiteral.null).run()
         if countsAsFailure {
-            let state = policy.recordingFailure(try await throttle.state(subject: Self.subject(userID)), now: now)
-            try await throttle.save(subject: Self.subject(userID), state: state)
-            logger.warning("face unlock failed", metadata: ["reason": "\(reason.code)", "failures": "\(state.failures)"])
+            // The attempt was counted when the challenge started; a failure at the limit starts the pause.
+            let failures = try await throttle.state(subject: Self.subject(userID))?.failures ?? 0
+            if failures >= policy.lockAfter { try await throttle.lock(subject: Self.subject(userID), until: now.addingTimeInterval(policy.lockDuration)) }
+            logger.warning("face unlock failed", metadata: ["reason": "\(reason.code)", "failures": "\(failures)"])
         }
         throw reason
     }
