@@ -51,7 +51,7 @@ public struct Features: Sendable {
         health = HealthFeature(platform: platform)
         visits = VisitsFeature(platform: platform)
         videos = VideosFeature(platform: platform)
-        accounts = AccountsFeature(platform: platform, diary: diary, health: health, visits: visits)
+        accounts = AccountsFeature(platform: platform, diary: diary, health: health, visits: visits, videos: videos)
         backups = BackupFeature(platform: platform)
     }
 

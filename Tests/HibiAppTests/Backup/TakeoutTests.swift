@@ -29,7 +29,8 @@ import Testing
 
         let archive = try ZipReader(data: takeout, maxTotalBytes: 1 << 30)
         for name in ["README.txt", "profile.json", "diary.json", "health/records.csv", "health/records.json", "health/goals.json",
-                     "visits/visits.geojson", "visits/visits.gpx", "visits/chain.json", "visits/signing-public-key.txt"] {
+                     "visits/visits.geojson", "visits/visits.gpx", "visits/chain.json", "visits/signing-public-key.txt",
+                     "videos/library.json", "videos/playlists.json", "settings.json"] {
             #expect(archive.entries[name] != nil, "\(name) missing")
         }
         #expect(archive.entries.keys.contains { $0.hasPrefix("photos/") })
@@ -37,6 +38,19 @@ import Testing
         #expect(csv.split(separator: "\n").count == 4)  // header and three records
         let json = try #require(try archive.contents(of: "health/records.json"))
         #expect((try JSONSerialization.jsonObject(with: json) as? [Any])?.count == 3)
+        // Videos: the person's own history and playlists, naming the video by id.
+        if let videoID = filled.videoID {
+            let libraryData = try #require(try archive.contents(of: "videos/library.json"))
+            let library = try #require(try JSONSerialization.jsonObject(with: libraryData) as? [[String: Any]])
+            let garden = try #require(library.first { $0["id"] as? String == videoID })
+            #expect(garden["positionSeconds"] as? Double == 3)
+            #expect(garden["fileName"] as? String == "garden.mp4")
+            let playlists = String(decoding: try #require(try archive.contents(of: "videos/playlists.json")), as: UTF8.self)
+            #expect(playlists.contains("夕方") && playlists.contains(videoID))
+        }
+        let settingsData = try #require(try archive.contents(of: "settings.json"))
+        let settings = try #require(try JSONSerialization.jsonObject(with: settingsData) as? [String: Any])
+        #expect(settings["diaryLockMinutes"] as? Int == DiaryLock.defaultLockMinutes)
         // Decrypted for its owner: the diary text is readable in the archive.
         #expect(String(decoding: try #require(try archive.contents(of: "diary.json")), as: UTF8.self).contains("second line"))
 

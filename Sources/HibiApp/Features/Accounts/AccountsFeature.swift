@@ -3,18 +3,19 @@ import Hummingbird
 
 /// Accounts: setup, sign-in (password and face on a remembered device), settings, tokens, the admin
 /// pages and each person's takeout. It asks the diary for face checks and its lock, and the diary,
-/// health and visits services for the takeout; it never reads their tables.
+/// health, visits and videos services for the takeout; it never reads their tables.
 public struct AccountsFeature: Feature {
     public let devices: DeviceStore
     public let takeout: TakeoutService
     let platform: Platform
     let diary: DiaryFeature
 
-    init(platform: Platform, diary: DiaryFeature, health: HealthFeature, visits: VisitsFeature) {
+    init(platform: Platform, diary: DiaryFeature, health: HealthFeature, visits: VisitsFeature, videos: VideosFeature) {
         self.platform = platform
         self.diary = diary
         devices = DeviceStore(database: platform.database)
-        takeout = TakeoutService(transfer: diary.transfer, health: health.service, visits: visits.service, signer: visits.signer)
+        takeout = TakeoutService(transfer: diary.transfer, health: health.service, visits: visits.service, signer: visits.signer,
+                                 videos: videos.service, lock: diary.lock)
     }
 
     public func routes() -> FeatureRoutes {

@@ -11,13 +11,17 @@ public struct TakeoutService: Sendable {
     let health: HealthService
     let visits: VisitService
     let signer: VisitSigner
+    let videos: VideoService
+    let lock: DiaryLock
     let spoolDirectory: String
 
-    init(transfer: DiaryTransfer, health: HealthService, visits: VisitService, signer: VisitSigner) {
+    init(transfer: DiaryTransfer, health: HealthService, visits: VisitService, signer: VisitSigner, videos: VideoService, lock: DiaryLock) {
         self.transfer = transfer
         self.health = health
         self.visits = visits
         self.signer = signer
+        self.videos = videos
+        self.lock = lock
         spoolDirectory = FileManager.default.temporaryDirectory.path
     }
 
@@ -42,6 +46,62 @@ public struct TakeoutService: Sendable {
         let weightUnit: String
         let distanceUnit: String
         let energyUnit: String
+    }
+
+    /// One video of the library as this person sees it: the file's facts and their own title, rating,
+    /// tags, favourite and viewing history.
+    struct VideoExport: Codable {
+        let id: String
+        let fileName: String
+        let source: String
+        let sizeBytes: Int64
+        let durationSeconds: Double?
+        let title: String
+        let favorite: Bool
+        let rating: Int?
+        let tags: [String]
+        let lastPlayedAt: Date?
+        let positionSeconds: Double
+        let playCount: Int
+        let played: Bool
+
+        init(_ item: VideoItem) {
+            id = item.video.id
+            fileName = item.video.originalName
+            source = item.video.source.rawValue
+            sizeBytes = item.video.sizeBytes
+            durationSeconds = item.video.media.durationSeconds
+            title = item.title
+            favorite = item.data.favorite
+            rating = item.data.rating
+            tags = item.data.tags
+            lastPlayedAt = item.data.lastPlayedAt
+            positionSeconds = item.data.positionSeconds
+            playCount = item.data.playCount
+            played = item.data.played
+        }
+    }
+
+    struct PlaylistExport: Codable {
+        let name: String
+        /// Ids as in videos/library.json, in play order.
+        let videoIDs: [String]
+        let createdAt: Date
+        let updatedAt: Date
+    }
+
+    struct ReminderExport: Codable {
+        /// Local time, HH:mm.
+        let time: String
+        /// 1 (Sunday) … 7 (Saturday).
+        let weekdays: [Int]
+        let message: String
+        let webhookURL: String?
+    }
+
+    struct SettingsExport: Codable {
+        let diaryLockMinutes: Int
+        let reminders: [ReminderExport]
     }
 
     struct GoalExport: Codable {
@@ -90,6 +150,19 @@ public struct TakeoutService: Sendable {
         try await add("visits/visits.gpx", VisitFormats.gpx(list))
         try await add("visits/chain.json", try encoder.encode(chain))
         try await add("visits/signing-public-key.txt", Data((chain.publicKey + "\n").utf8))
+
+        // Videos: what this person sees and what they made of it; the video files stay in the library.
+        let library = try await videos.store.list(userID: user.id)
+        try await add("videos/library.json", try encoder.encode(library.map(VideoExport.init)))
+        try await add("videos/playlists.json", try encoder.encode(try await videos.store.playlists(userID: user.id).map {
+            PlaylistExport(name: $0.name, videoIDs: $0.videoIDs, createdAt: $0.createdAt, updatedAt: $0.updatedAt)
+        }))
+        try await add("settings.json", try encoder.encode(SettingsExport(
+            diaryLockMinutes: try await lock.lockMinutes(userID: user.id),
+            reminders: try await health.reminders.list(userID: user.id).map {
+                ReminderExport(time: String(format: "%02d:%02d", $0.minuteOfDay / 60, $0.minuteOfDay % 60), weekdays: $0.weekdays.sorted(),
+                               message: $0.message, webhookURL: $0.webhookURL)
+            })))
         try await write(zip.finish())
     }
 
@@ -170,6 +243,10 @@ public struct TakeoutService: Sendable {
         visits/visits.gpx          the same visits as GPX 1.1 waypoints
         visits/chain.json          the tamper-evident chain: each record's body, SHA-256 hash and Ed25519 signature
         visits/signing-public-key.txt  the public key (base64, 32 bytes) that verifies those signatures
+        videos/library.json        the videos you see, with your titles, ratings, tags, favourites and viewing history
+                                   (the video files themselves stay in the library; they are not in this archive)
+        videos/playlists.json      your playlists, each a list of ids from library.json in play order
+        settings.json              your diary lock time and health reminders
 
         日記・健康記録・訪問記録を復号済みのオープンな形式で収めています。別の Hibi のアカウントで
         読み込むと(設定 → 読み込み、POST /api/v1/me/import、`hibi import all --user NAME FILE`)そのまま続きを使えます。
