@@ -168,7 +168,7 @@ struct HealthWebRoutes: Sendable {
         }
         if options.contains("streak") {
             let days = StreakCalculator.localDays(try await health.records.activeQuarterHours(userID: user.id), timeZone: zone)
-            lines.append((HS.streak(l), HS.daysCount(l, String(StreakCalculator.currentStreak(days: days, today: StreakCalculator.today(now: now, timeZone: zone))))))
+            lines.append((HS.streak(l), HS.daysCount(l, StreakCalculator.currentStreak(days: days, today: StreakCalculator.today(now: now, timeZone: zone)))))
         }
         if options.contains("weight") {
             let samples = try await health.records.samples(userID: user.id, type: HealthDataType.weight.rawValue,

@@ -75,7 +75,7 @@ enum HS {
     static let includeName = Text(en: "My name (personal)", ja: "自分の名前(個人情報)")
     static let preview = Text(en: "Preview", ja: "プレビュー")
     static let downloadPNG = Text(en: "Download PNG", ja: "PNG をダウンロード")
-    static let daysCount = Text(en: "%@ days", ja: "%@ 日")
+    static let daysCount = CountText(one: Text(en: "%@ day", ja: "%@ 日"), other: Text(en: "%@ days", ja: "%@ 日"))
     static let weekdayNames = [Text(en: "Sun", ja: "日"), Text(en: "Mon", ja: "月"), Text(en: "Tue", ja: "火"), Text(en: "Wed", ja: "水"),
                                Text(en: "Thu", ja: "木"), Text(en: "Fri", ja: "金"), Text(en: "Sat", ja: "土")]
     static let shareTitle = Text(en: "My health this week", ja: "今週の健康記録")

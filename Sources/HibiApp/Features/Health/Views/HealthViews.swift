@@ -80,7 +80,7 @@ enum HealthViews {
                 }
                 el("div", .class("card stat"), .id("stat-streak")) {
                     el("small") { HS.streak(l) }
-                    el("strong") { HS.daysCount(l, String(data.streak)) }
+                    el("strong") { HS.daysCount(l, data.streak) }
                 }
             }
             if !data.earned.isEmpty {
@@ -219,7 +219,8 @@ enum HealthViews {
                     el("button", .type("submit"), .id("apple-submit")) { HS.upload(l) }
                 }
                 el("div", .id("import-status"), .class("import-status"), .aria("live", "polite")) {
-                    Node.void("progress", [.id("import-progress"), .value("0"), .init("max", "100"), .init("hidden", nil)])
+                    // progress is not a void element: without its end tag the message below became its (never shown) content.
+                    el("progress", [.id("import-progress"), .value("0"), .init("max", "100"), .init("hidden", nil), .aria("label", HS.importing(l))]) { "" }
                     el("p", .id("import-message")) { "" }
                 }
             }
@@ -290,7 +291,9 @@ enum HealthViews {
                     el("article", .class("insight \(insight.type.rawValue)")) {
                         el("strong") { insight.title(l) }
                         el("p") { insight.description(l) }
-                        el("small", .class("muted")) { "\(HS.confidence(l)) \(Int((insight.confidence * 100).rounded()))%" }
+                        if let confidence = insight.confidence {
+                            el("small", .class("muted")) { "\(HS.confidence(l)) \(Int((confidence * 100).rounded()))%" }
+                        }
                     }
                 }
             }
@@ -314,7 +317,7 @@ enum HealthViews {
                                 switch progress.status { case .active: HS.active(l); case .achieved: HS.achieved(l); case .missed: HS.missed(l) }
                             }
                         }
-                        Node.void("progress", [.value(String(Int((progress.fraction * 100).rounded()))), .init("max", "100")])
+                        el("progress", [.value(String(Int((progress.fraction * 100).rounded()))), .init("max", "100"), .aria("label", goal.type.title(l))]) { "\(Int((progress.fraction * 100).rounded()))%" }
                         el("small", .class("muted")) {
                             "\(Int((progress.fraction * 100).rounded()))% · \(HS.deadline(l)) \(goal.deadline.formatted(formatter(l, zone, time: .omitted)))"
                             if let current = progress.currentValue { " · \(HealthFormat.value(current, type: goal.type.rawValue, preferences: units))" }
@@ -388,7 +391,7 @@ enum HealthViews {
                         if let got {
                             el("small", .class("earned-date")) { HS.earnedOn(l, got.earnedAt.formatted(formatter(l, zone, time: .omitted))) }
                         } else {
-                            Node.void("progress", [.value(String(Int((BadgeRules.progress(d.requirement, facts: facts) * 100).rounded()))), .init("max", "100")])
+                            el("progress", [.value(String(Int((BadgeRules.progress(d.requirement, facts: facts) * 100).rounded()))), .init("max", "100"), .aria("label", d.name(l))]) { "" }
                             el("small", .class("muted")) { HS.locked(l) }
                         }
                     }

@@ -366,7 +366,7 @@ enum VideoViews {
                     for playlist in playlists {
                         el("li") {
                             el("a", .href("/videos/playlists/\(playlist.id)")) { playlist.name }
-                            el("small", .class("muted")) { " · " + V.videosCount(l, String(playlist.videoIDs.count)) }
+                            el("small", .class("muted")) { " · " + V.videosCount(l, playlist.videoIDs.count) }
                         }
                     }
                 }

@@ -184,7 +184,7 @@ enum VisitViews {
                     el("p") { filtered ? VS.noMatch(l) : VS.empty(l) }
                 }
             } else {
-                el("p", .class("muted")) { VS.visitsCount(l, String(visits.count)) }
+                el("p", .class("muted")) { VS.visitsCount(l, visits.count) }
                 el("ul", .class("visit-list"), .id("visit-list")) {
                     for visit in visits {
                         el("li", .class("visit-item card")) {
@@ -403,9 +403,15 @@ enum VisitViews {
                                 for month in stats.perMonth {
                                     el("tr") {
                                         el("td") { month.month }
+                                        // The bar sits in a track of its own: widths in percent of a flex table cell
+                                        // resolved against the content and every bar came out the same length.
                                         el("td", .class("bar-cell")) {
-                                            el("span", .class("bar"), .init("style", "width: \(max(4, month.count * 100 / peak))%"), .aria("hidden", "true"))
-                                            String(month.count)
+                                            el("div", .class("bar-row")) {
+                                                el("span", .class("bar-track"), .aria("hidden", "true")) {
+                                                    el("span", .class("bar"), .init("style", "width: \(max(2, month.count * 100 / peak))%")) { "" }
+                                                }
+                                                String(month.count)
+                                            }
                                         }
                                     }
                                 }
