@@ -1,12 +1,15 @@
 """A new user's first hour (issue 19): each broken item seen in the browser, checked so it stays fixed."""
 import datetime
 import os
+import subprocess
 import tempfile
 
+import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import shot
-from test_accounts import submit, wait_text
+from conftest import ROOT, shot
+from test_accounts import fill, submit, wait_text
 from test_health import export_xml, setup
 
 
@@ -99,3 +102,69 @@ def test_counts_read_in_the_singular_and_bars_are_proportional(server, browser):
     widths = sorted(bar.rect["width"] for bar in bars)
     assert len(widths) == 2 and abs(widths[1] / widths[0] - 2) < 0.1, widths
     shot(browser, "first-hour-05-places")
+
+
+def grey_photo():
+    path = os.path.join(tempfile.mkdtemp(), "wall.jpg")
+    subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "color=c=gray:s=320x240",
+                    "-frames:v", "1", path], check=True)
+    return path
+
+
+def open_new_entry(browser, base):
+    from test_diary import set_up, unlock_with_password
+    set_up(browser, base)
+    unlock_with_password(browser, base)
+    browser.get(base + "/diary/new")
+    browser.execute_script("document.getElementById('date').value = arguments[0]", datetime.date.today().isoformat())
+
+
+def test_photo_without_a_face_says_so(server, browser):
+    open_new_entry(browser, server["base"])
+    browser.find_element(By.ID, "photo").send_keys(grey_photo())
+    text = wait_text(browser, "#mood-suggestion", "No face was found", timeout=30)
+    assert text.strip() != "—"
+    shot(browser, "first-hour-06-no-face")
+
+
+def test_a_chosen_mood_is_not_asked_to_be_confirmed_again(server, browser):
+    face = ROOT / ".cache" / "face-fixtures" / "frames" / "wolfgang" / "0084.jpg"
+    if not face.exists():
+        pytest.fail("face fixtures missing: run scripts/setup.sh test")
+    open_new_entry(browser, server["base"])
+    browser.find_element(By.ID, "photo").send_keys(str(face))
+    WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".mood-option.suggested"))
+    suggested = browser.find_element(By.CSS_SELECTOR, ".mood-option.suggested input").get_attribute("value")
+    chosen = "neutral" if suggested != "neutral" else "sadness"
+    browser.find_element(By.CSS_SELECTOR, f"label.mood-option input[value={chosen}] + span").click()
+    fill(browser, text="A quiet afternoon.")
+    submit(browser, "entry-form")
+    wait_text(browser, "#confirmed-mood", "Calm" if chosen == "neutral" else "Sad")
+    assert not browser.find_elements(By.ID, "confirm-suggestion"), "the entry asks to confirm a mood after one was chosen"
+    main = browser.find_element(By.TAG_NAME, "main").text
+    assert "Confirm this mood" not in main
+    shot(browser, "first-hour-07-chosen-mood")
+
+
+def test_chart_labels_are_round_and_not_clipped(server, browser):
+    base = server["base"]
+    setup(browser, base)
+    today = datetime.date.today()
+    lines = [f"steps,{3163 + day * 457},count,{(today - datetime.timedelta(days=20 - day)).isoformat()}T12:00:00+00:00"
+             for day in range(21)]
+    browser.get(base + "/health/import")
+    browser.execute_script("document.getElementById('csv-text').value = arguments[0]", "\n".join(lines))
+    submit(browser, "csv-form")
+    for width in (1280, 390):
+        browser.set_window_size(width, 900)
+        browser.get(base + "/health/trends?type=steps&range=month")
+        boxes = browser.execute_script("""
+          const svg = document.querySelector('#trend-chart svg');
+          const view = svg.viewBox.baseVal;
+          return [...svg.querySelectorAll('text')].map((t) => {
+            const b = t.getBBox(); return {text: t.textContent, x: b.x, right: b.x + b.width, view: view.width}; });""")
+        labels = [b["text"] for b in boxes if not any(c in b["text"] for c in "/月")]
+        assert boxes and all(b["x"] >= 0 and b["right"] <= b["view"] for b in boxes), boxes
+        ticks = [float(t) for t in labels if t.replace(".", "").isdigit()]
+        assert len(ticks) >= 3 and all(t % 1000 == 0 or t % 500 == 0 for t in ticks), labels
+        shot(browser, f"first-hour-08-chart-{width}")

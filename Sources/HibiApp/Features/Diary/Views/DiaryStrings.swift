@@ -31,6 +31,7 @@ enum DS {
     static let confidence = Text(en: "confidence", ja: "確信度")
     static let confirmMood = Text(en: "Confirm this mood", ja: "この気分で確定")
     static let pickAnother = Text(en: "or pick another:", ja: "または別の気分を選択:")
+    static let changeMood = Text(en: "Change the mood", ja: "気分を変更")
     static let confirmed = Text(en: "Your mood", ja: "あなたの気分")
     static let notConfirmed = Text(en: "Mood not confirmed yet", ja: "気分は未確定です")
     static let noFaceFound = Text(en: "No face was found in the photo, so no mood was suggested.", ja: "写真に顔が見つからなかったため、気分の推定はありません。")
