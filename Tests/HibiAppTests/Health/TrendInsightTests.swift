@@ -76,3 +76,16 @@ struct TrendInsightTests {
         #expect(TrendAnalyzer.spanText(days: 364).en == "12 months")
     }
 }
+
+struct WholeStepsTests {
+    @Test func fractionalStepsAreRefusedNotTruncatedAndDecimalWeightsAreKept() throws {
+        let now = Date(timeIntervalSince1970: 1_717_200_000)
+        let error = #expect(throws: HealthError.self) {
+            try HealthRules.validate(type: "steps", value: 12.5, unit: nil, start: now, end: nil, now: now)
+        }
+        #expect(error?.message(.en) == "value: steps are counted in whole numbers; 12.5 is not one.")
+        #expect(error?.message(.ja).contains("整数") == true)
+        #expect(try HealthRules.validate(type: "steps", value: 12, unit: nil, start: now, end: nil, now: now).value == 12)
+        #expect(try HealthRules.validate(type: "weight", value: 64.25, unit: "kg", start: now, end: nil, now: now).value == 64.25)
+    }
+}
