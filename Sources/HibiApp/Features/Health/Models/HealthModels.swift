@@ -72,8 +72,7 @@ public enum HealthDataType: String, CaseIterable, Codable, Sendable {
 
     public static func title(of type: String) -> Text {
         if let known = HealthDataType(rawValue: type) { return known.title }
-        let short = AppleHealthMapping.shortName(type)
-        return Text(en: short, ja: short)
+        return AppleTypeNames.title(type)
     }
 }
 
