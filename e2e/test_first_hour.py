@@ -168,3 +168,25 @@ def test_chart_labels_are_round_and_not_clipped(server, browser):
         ticks = [float(t) for t in labels if t.replace(".", "").isdigit()]
         assert len(ticks) >= 3 and all(t % 1000 == 0 or t % 500 == 0 for t in ticks), labels
         shot(browser, f"first-hour-08-chart-{width}")
+
+
+def test_health_records_page_past_the_latest_fifty(server, browser):
+    base = server["base"]
+    setup(browser, base)
+    today = datetime.date.today()
+    lines = [f"steps,{1000 + i},count,{(today - datetime.timedelta(days=i)).isoformat()}T12:00:00+00:00" for i in range(1, 61)]
+    browser.get(base + "/health/import")
+    browser.execute_script("document.getElementById('csv-text').value = arguments[0]", "\n".join(lines))
+    submit(browser, "csv-form")
+    browser.get(base + "/health?type=steps")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#records-table tbody tr")) == 50
+    old = browser.find_element(By.TAG_NAME, "html")
+    browser.find_element(By.CSS_SELECTOR, "#records-pager a[rel=next]").click()
+    from test_accounts import settle
+    settle(browser, old)
+    rows = browser.find_elements(By.CSS_SELECTOR, "#records-table tbody tr")
+    assert len(rows) == 10, len(rows)
+    assert "1060" in browser.find_element(By.ID, "records-table").text
+    assert "type=steps" in browser.current_url
+    assert browser.find_elements(By.CSS_SELECTOR, "#records-pager a[rel=prev]")
+    shot(browser, "first-hour-09-records-page-2")

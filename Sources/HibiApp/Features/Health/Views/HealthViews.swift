@@ -61,6 +61,26 @@ enum HealthViews {
         var reminders: [ReminderResponse]
         var notice: (String, Layout.NoticeKind)?
         var form: [String: String] = [:]
+        var page: Int = 1
+        var hasOlder: Bool = false
+    }
+
+    /// Newer / older pages of the records list, keeping the filter.
+    static func recordPager(_ data: Overview, language l: Language) -> Node {
+        func link(_ page: Int) -> String {
+            var items = [URLQueryItem(name: "page", value: String(page))]
+            if let type = data.filterType { items.append(.init(name: "type", value: type)) }
+            if !data.from.isEmpty { items.append(.init(name: "from", value: data.from)) }
+            if !data.to.isEmpty { items.append(.init(name: "to", value: data.to)) }
+            var components = URLComponents()
+            components.queryItems = items
+            return "/health" + (components.string ?? "") + "#records-table"
+        }
+        return el("nav", .class("pagination"), .id("records-pager"), .aria("label", HS.recordPages(l))) {
+            if data.page > 1 { el("a", .href(link(data.page - 1)), .init("rel", "prev")) { "← " + HS.newer(l) } } else { el("span") { "" } }
+            el("span", .class("muted")) { HS.pageNumber(l, String(data.page)) }
+            if data.hasOlder { el("a", .href(link(data.page + 1)), .init("rel", "next")) { HS.older(l) + " →" } } else { el("span") { "" } }
+        }
     }
 
     static func overview(context: HibiRequestContext, user: User, data: Overview, now: Date) -> Node {
@@ -148,6 +168,7 @@ enum HealthViews {
                             }
                         }
                     }
+                    if data.page > 1 || data.hasOlder { recordPager(data, language: l) }
                 }
             }
         }
