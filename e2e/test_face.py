@@ -215,6 +215,11 @@ def test_enroll_then_unlock_as_the_same_person(server, clips):
         browser.get(base + "/")
         sign_out(browser)
         shot(browser, "face-03b-sign-in-offers-face")
+        # Before the camera starts: the status once, no empty camera box (issue 19, item 7).
+        box = browser.find_element(By.ID, "face-unlock")
+        ready = browser.find_element(By.ID, "face-status").text
+        assert ready and box.text.count(ready) == 1, box.text
+        assert not browser.find_element(By.CSS_SELECTOR, "#face-unlock .camera").is_displayed()
         results = until_success(try_face_sign_in, browser)
         print("face sign-in attempts:", results)
         assert results[-1][0] == "success", results

@@ -6,6 +6,18 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const select of document.querySelectorAll("select[data-autosubmit]")) {
     select.addEventListener("change", () => select.form.submit());
   }
+  // Menus close with Escape (focus back on their summary) and when a click lands outside them.
+  const menus = [...document.querySelectorAll("details.user-menu")];
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape") return;
+    for (const menu of menus.filter((m) => m.open)) {
+      menu.open = false;
+      menu.querySelector("summary")?.focus();
+    }
+  });
+  document.addEventListener("click", (event) => {
+    for (const menu of menus) if (menu.open && !menu.contains(event.target)) menu.open = false;
+  });
   // Offer the browser's own time zone on the setup form.
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   for (const field of document.querySelectorAll("input[data-browser-time-zone]")) {

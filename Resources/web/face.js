@@ -15,6 +15,8 @@
 
   async function startCamera(video) {
     const stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "user", width: { ideal: 640 }, height: { ideal: 480 } }, audio: false });
+    const box = video.closest(".camera");
+    if (box) box.hidden = false;
     video.srcObject = stream;
     await video.play();
     // Wait for real frames: the first ones from some cameras are black.

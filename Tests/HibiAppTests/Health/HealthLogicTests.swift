@@ -151,7 +151,7 @@ struct TrendTests {
         let analysis = TrendAnalyzer.analyze(samples: weights, type: .weight, range: .month, now: now, timeZone: zone)
         #expect(analysis.trendPoints.count == 30)
         #expect(analysis.insights.first?.type == .positive)
-        #expect(analysis.insights.first!.confidence > 0.8)
+        #expect((analysis.insights.first?.confidence ?? 0) > 0.8)
         #expect(analysis.insights.first!.title.ja == "体重が減っています")
         let hr = weights.map { TrendAnalyzer.Sample(instant: $0.instant, value: 140 - $0.value) }
         #expect(TrendAnalyzer.analyze(samples: hr, type: .restingHeartRate, range: .month, now: now, timeZone: zone).insights.first?.type == .warning)

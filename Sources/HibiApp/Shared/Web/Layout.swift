@@ -62,8 +62,9 @@ public enum Layout {
                         }
                         el("li") {
                             el("details", .class("dropdown user-menu")) {
-                                el("summary") { user.displayName }
-                                el("ul", .init("dir", "rtl")) {
+                                el("summary", .aria("label", S.userMenu(language, user.displayName))) { user.displayName }
+                                // A menu of its own (app.css), not dir=rtl: that reversed the items and left them inline.
+                                el("ul", .class("user-menu-items")) {
                                     el("li") { el("a", .href("/settings")) { S.settings(language) } }
                                     if user.isAdmin {
                                         el("li") { el("a", .href("/admin/users")) { S.admin(language) } }

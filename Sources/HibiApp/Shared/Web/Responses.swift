@@ -49,8 +49,42 @@ public enum JSONCoding {
 
     public static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        // ISO-8601 as before, but a refusal names its field: the built-in strategy's error had an empty coding
+        // path here, so "2024-12-31" for a deadline was answered as a JSON syntax error.
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime]
+            if let date = formatter.date(from: text) { return date }
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: dateMarker)
+        }
         return decoder
+    }
+
+    static let dateMarker = "hibi.expected-date-time"
+
+    /// Decodes JSON, turning every decoding failure into a 4xx that names the field and, where known, the expected form.
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        do {
+            return try decoder.decode(T.self, from: data)
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw RequestError.missingField(key.stringValue)
+        } catch let DecodingError.valueNotFound(_, context) {
+            throw RequestError.missingField(context.codingPath.map(\.stringValue).joined(separator: "."))
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw RequestError.invalidField(context.codingPath.map(\.stringValue).joined(separator: "."),
+                                            Text(en: "has the wrong type", ja: "型が正しくありません"))
+        } catch let DecodingError.dataCorrupted(context) {
+            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+            if context.debugDescription == dateMarker {
+                throw RequestError.invalidField(field.isEmpty ? "date" : field,
+                                                Text(en: "must be a date and time with a time zone, such as 2024-05-01T09:00:00Z",
+                                                     ja: "2024-05-01T09:00:00Z のようなタイムゾーン付きの日時で指定してください"))
+            }
+            if context.codingPath.isEmpty { throw RequestError.malformedJSON("syntax error") }
+            throw RequestError.invalidField(field, Text(en: "is not valid", ja: "値が正しくありません"))
+        }
     }
 }
 
@@ -137,20 +171,7 @@ extension Request {
             // Valid JSON, but PostgreSQL cannot store U+0000 in text: refuse it here for every route at once.
             throw RequestError.invalidField("body", Text(en: "contains a NUL character (\\u0000)", ja: "NUL 文字(\\u0000)を含んでいます"))
         }
-        do {
-            return try JSONCoding.decoder.decode(T.self, from: data)
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw RequestError.missingField(key.stringValue)
-        } catch let DecodingError.valueNotFound(_, context) {
-            throw RequestError.missingField(context.codingPath.map(\.stringValue).joined(separator: "."))
-        } catch let DecodingError.typeMismatch(_, context) {
-            throw RequestError.invalidField(context.codingPath.map(\.stringValue).joined(separator: "."),
-                                            Text(en: "has the wrong type", ja: "型が正しくありません"))
-        } catch let DecodingError.dataCorrupted(context) {
-            if context.codingPath.isEmpty { throw RequestError.malformedJSON("syntax error") }
-            throw RequestError.invalidField(context.codingPath.map(\.stringValue).joined(separator: "."),
-                                            Text(en: "is not valid", ja: "値が正しくありません"))
-        }
+        return try JSONCoding.decode(T.self, from: data)
     }
 }
 

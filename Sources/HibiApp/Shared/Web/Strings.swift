@@ -68,6 +68,7 @@ public enum S {
     public static let notFoundTitle = Text(en: "Page not found", ja: "ページが見つかりません")
     public static let skipToContent = Text(en: "Skip to content", ja: "本文へ移動")
     public static let menu = Text(en: "Menu", ja: "メニュー")
+    public static let userMenu = Text(en: "Menu for %@", ja: "%@ のメニュー")
     public static let signedInAs = Text(en: "Signed in as %@", ja: "%@ としてサインイン中")
     public static let dangerZone = Text(en: "Sessions", ja: "セッション")
     public static let sessionsIntro = Text(en: "Signed in on a device you no longer have? Sign out everywhere.", ja: "手元にない端末でサインインしたままですか?すべての端末からサインアウトできます。")

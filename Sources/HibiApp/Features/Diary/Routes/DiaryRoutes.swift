@@ -90,7 +90,7 @@ struct DiaryWebRoutes: Sendable {
                     guard let file = form.file("file") else { throw RequestError.missingField("file") }
                     return try await transfer.importExport(file.data, userID: user.id, now: context.now)
                 }
-                return try HTMLPage(DiaryDataViews.page(context: context, notice: (DS.imported(context.language, String(added)), .success)))
+                return try HTMLPage(DiaryDataViews.page(context: context, notice: (DS.imported(context.language, added), .success)))
                     .response(from: request, context: context)
             } catch let error as DiaryError {
                 return try HTMLPage(DiaryDataViews.page(context: context, notice: (error.message(context.language), .error)), status: error.status)

@@ -31,6 +31,7 @@ enum DS {
     static let confidence = Text(en: "confidence", ja: "確信度")
     static let confirmMood = Text(en: "Confirm this mood", ja: "この気分で確定")
     static let pickAnother = Text(en: "or pick another:", ja: "または別の気分を選択:")
+    static let changeMood = Text(en: "Change the mood", ja: "気分を変更")
     static let confirmed = Text(en: "Your mood", ja: "あなたの気分")
     static let notConfirmed = Text(en: "Mood not confirmed yet", ja: "気分は未確定です")
     static let noFaceFound = Text(en: "No face was found in the photo, so no mood was suggested.", ja: "写真に顔が見つからなかったため、気分の推定はありません。")
@@ -57,7 +58,7 @@ enum DS {
     static let exportIntro = Text(en: "Download your whole diary as a ZIP archive: diary.json (entries, moods, tags) and each photo as a file.", ja: "日記全体を ZIP アーカイブでダウンロードします。diary.json(本文・気分・タグ)と、写真はそれぞれ1つのファイルです。")
     static let importTitle = Text(en: "Import", ja: "インポート")
     static let importIntro = Text(en: "Restore a diary export (the ZIP archive, or a JSON file from an older Hibi). Entries already here are kept; the same entries are not duplicated.", ja: "日記のエクスポート(ZIP アーカイブ、または以前の Hibi の JSON ファイル)を復元します。既存の日記は残り、同じ日記は重複しません。")
-    static let imported = Text(en: "Imported %@ entries.", ja: "%@ 件の日記を読み込みました。")
+    static let imported = CountText(one: Text(en: "Imported %@ entry.", ja: "%@ 件の日記を読み込みました。"), other: Text(en: "Imported %@ entries.", ja: "%@ 件の日記を読み込みました。"))
     static let weekdays = [Text(en: "Mon", ja: "月"), Text(en: "Tue", ja: "火"), Text(en: "Wed", ja: "水"), Text(en: "Thu", ja: "木"),
                            Text(en: "Fri", ja: "金"), Text(en: "Sat", ja: "土"), Text(en: "Sun", ja: "日")]
     static let lock = Text(en: "Lock", ja: "ロック")

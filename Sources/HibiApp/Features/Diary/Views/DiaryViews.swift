@@ -157,7 +157,7 @@ enum DiaryViews {
                             DS.removePhoto(l)
                         }
                     }
-                    el("p", .id("mood-suggestion"), .class("notice info"), .init("hidden", nil), .aria("live", "polite")) { "" }
+                    el("p", .id("mood-suggestion"), .class("notice info"), .init("hidden", nil), .aria("live", "polite"), .data("no-face", DS.noFaceFound(l))) { "" }
                     moodPicker(selected: state.mood, language: l, name: "mood")
                     el("div", .class("form-actions")) {
                         el("button", .type("submit"), .id("save-entry")) { DS.save(l) }
@@ -236,16 +236,36 @@ enum DiaryViews {
                 DS.suggested(l, "\(top.mood.emoji) " + MoodCalibration.wording(top.mood, confidence: top.confidence, language: l))
             }
             moodBars(scores: scores, language: l)
-            el("form", .method("post"), .action("/diary/entries/\(entry.id)/mood"), .id("confirm-mood")) {
-                Layout.csrfField(context)
-                el("button", .type("submit"), .name("mood"), .value(top.mood.rawValue), .id("confirm-suggestion")) { DS.confirmMood(l) }
-                el("p", .class("muted")) { DS.pickAnother(l) }
-                el("div", .class("mood-buttons")) {
-                    for mood in Mood.allCases where mood != top.mood {
-                        el("button", .type("submit"), .name("mood"), .value(mood.rawValue), .class("secondary outline small"), .init("style", "--mood: \(mood.color)")) {
-                            "\(mood.emoji) \(mood.label(l))"
-                        }
-                    }
+            // A mood the user chose (in the form or here) is settled: no request to confirm the suggestion,
+            // only a way to change it, folded away.
+            if let confirmed = entry.confirmedMood {
+                el("details", .class("change-mood")) {
+                    el("summary") { DS.changeMood(l) }
+                    moodButtons(context: context, entry: entry, except: confirmed)
+                }
+            } else {
+                el("form", .method("post"), .action("/diary/entries/\(entry.id)/mood"), .id("confirm-mood")) {
+                    Layout.csrfField(context)
+                    el("button", .type("submit"), .name("mood"), .value(top.mood.rawValue), .id("confirm-suggestion")) { DS.confirmMood(l) }
+                    el("p", .class("muted")) { DS.pickAnother(l) }
+                    buttons(except: top.mood, language: l)
+                }
+            }
+        }
+    }
+
+    static func moodButtons(context: HibiRequestContext, entry: DiaryEntry, except: Mood) -> Node {
+        el("form", .method("post"), .action("/diary/entries/\(entry.id)/mood"), .id("confirm-mood")) {
+            Layout.csrfField(context)
+            buttons(except: except, language: context.language)
+        }
+    }
+
+    static func buttons(except: Mood, language l: Language) -> Node {
+        el("div", .class("mood-buttons")) {
+            for mood in Mood.allCases where mood != except {
+                el("button", .type("submit"), .name("mood"), .value(mood.rawValue), .class("secondary outline small"), .init("style", "--mood: \(mood.color)")) {
+                    "\(mood.emoji) \(mood.label(l))"
                 }
             }
         }

@@ -72,9 +72,11 @@ extension UnlockViews {
         return el("section", .id("face-unlock"), .data("next", next), .data("state", "ready"),
                   .data("challenge-url", challengeURL), .data("verify-url", verifyURL)) {
             el("h2") { title(l) }
-            el("div", .class("camera")) {
-                el("video", .id("camera"), .init("autoplay", nil), .init("playsinline", nil), .init("muted", nil)) { "" }
-                el("p", .class("camera-prompt"), .id("prompt"), .aria("live", "assertive")) { US.ready(l) }
+            // The camera box stays hidden until the camera runs (face.js), and its prompt starts empty:
+            // before, the page showed "Ready" twice above an empty box.
+            el("div", .class("camera"), .init("hidden", nil)) {
+                el("video", .id("camera"), .init("autoplay", nil), .init("playsinline", nil), .init("muted", nil), .aria("label", title(l))) { "" }
+                el("p", .class("camera-prompt"), .id("prompt"), .aria("live", "assertive")) { "" }
             }
             el("p", .id("face-status"), .class("status"), .role("status"), .data("state", "ready")) { US.ready(l) }
             el("button", .type("button"), .id("face-start")) { US.startCamera(l) }

@@ -157,10 +157,12 @@ public enum TrendAnalyzer {
         let (firstDay, lastDay) = window(range, now: now, timeZone: timeZone)
         let bucketDays = range == .year ? 7 : 1
         var sums: [Int: (Double, Int)] = [:]
+        var observed: (first: Int, last: Int)?
         for sample in samples {
             let offset = Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(sample.instant))))
             let day = Int(StreakCalculator.floorDiv(sample.instant + offset, 86400))
             guard day >= firstDay, day <= lastDay else { continue }
+            observed = (min(observed?.first ?? day, day), max(observed?.last ?? day, day))
             let bucket = (day - firstDay) / bucketDays
             let current = sums[bucket] ?? (0, 0)
             sums[bucket] = (current.0 + sample.value, current.1 + 1)
@@ -177,7 +179,7 @@ public enum TrendAnalyzer {
             TrendPoint(date: Date(timeIntervalSince1970: TimeInterval(pair.0.day) * 86400), value: pair.0.value, movingAverage: pair.1)
         }
         let fit = linearFit(dayValues.map { (Double($0.day), $0.value) })
-        let insights = insights(type: type, range: range, values: dayValues.map(\.value), fit: fit,
+        let insights = insights(type: type, range: range, observedDays: observed, values: dayValues.map(\.value), fit: fit,
                                 expectedPoints: (lastDay - firstDay) / bucketDays + 1, targetBelowCurrent: targetBelowCurrent)
         return TrendAnalysis(trendPoints: points, insights: insights, slopePerDay: fit?.slope, rSquared: fit?.r2)
     }
@@ -228,42 +230,58 @@ public enum TrendAnalyzer {
         return (min(1, max(0, r2)) * support * 100).rounded() / 100
     }
 
-    static func insights(type: HealthDataType, range: TrendRange, values: [Double], fit: Fit?, expectedPoints: Int,
+    /// The observed period in words: "10 weeks", "1 day", "約3か月".
+    public static func spanText(days: Int) -> Text {
+        let days = max(1, days)
+        if days < 14 { return Text(en: days == 1 ? "1 day" : "\(days) days", ja: "\(days)日間") }
+        if days < 90 {
+            let weeks = Int((Double(days) / 7).rounded())
+            return Text(en: "\(weeks) weeks", ja: "\(weeks)週間")
+        }
+        let months = Int((Double(days) / 30.44).rounded())
+        return Text(en: months == 1 ? "1 month" : "\(months) months", ja: "\(months)か月")
+    }
+
+    /// Insights describe what the data shows over the days it covers: the fitted line's change from the first
+    /// observed point to the last, relative to where the line started. Nothing is extrapolated past the data
+    /// (ten weeks of records never become "over this year"). Only the trend claim carries a confidence; a
+    /// note that there is little data or no clear change is not a measurement and gets none.
+    static func insights(type: HealthDataType, range: TrendRange, observedDays: (first: Int, last: Int)?, values: [Double], fit: Fit?, expectedPoints: Int,
                          targetBelowCurrent: Bool?) -> [HealthInsight] {
         var result: [HealthInsight] = []
         let name = type.title
-        let period = range.title
-        if let fit {
-            let mean = values.reduce(0, +) / Double(values.count)
-            let spanDays = Double(expectedPoints * (range == .year ? 7 : 1))
-            let change = fit.slope * spanDays
-            let relative = mean == 0 ? 0 : change / abs(mean)
+        if let fit, let observedDays {
+            let firstDay = Double(observedDays.first), lastDay = Double(observedDays.last)
+            let startValue = fit.intercept + fit.slope * firstDay
+            let change = fit.slope * (lastDay - firstDay)
+            let relative = startValue == 0 ? 0 : change / abs(startValue)
             let confidence = confidence(r2: fit.r2, count: fit.count)
-            if abs(relative) < 0.02 || confidence < 0.05 {
+            let span = spanText(days: observedDays.last - observedDays.first)
+            if abs(relative) < 0.01 || confidence < 0.05 {
                 result.append(HealthInsight(
                     title: Text(en: "\(name.en) is steady", ja: "\(name.ja)は安定しています"),
-                    description: Text(en: "No clear rise or fall over this \(period.en.lowercased()).", ja: "この\(period.ja)ははっきりした増減がありません。"),
-                    type: .neutral, confidence: (max(0.05, 1 - fit.r2) * Double(fit.count - 2) / Double(fit.count + 3) * 100).rounded() / 100))
+                    description: Text(en: "No clear rise or fall over \(span.en).", ja: "\(span.ja)ではっきりした増減はありません。"),
+                    type: .neutral, confidence: nil))
             } else {
                 let rising = change > 0
                 var better = type.higherIsBetter
                 if type == .weight, let targetBelowCurrent { better = !targetBelowCurrent }
                 let kind: InsightType = better.map { $0 == rising ? .positive : .warning } ?? .neutral
-                let percent = Int((abs(relative) * 100).rounded())
+                let percent = max(1, Int((abs(relative) * 100).rounded()))
                 result.append(HealthInsight(
                     title: rising ? Text(en: "\(name.en) is rising", ja: "\(name.ja)が増えています")
                                   : Text(en: "\(name.en) is falling", ja: "\(name.ja)が減っています"),
-                    description: Text(en: "About \(percent)% \(rising ? "up" : "down") over this \(period.en.lowercased()), by a fitted trend line.",
-                                      ja: "この\(period.ja)で約\(percent)%\(rising ? "増加" : "減少")しています(回帰直線による)。"),
+                    description: Text(en: "About \(percent)% \(rising ? "up" : "down") over \(span.en) of records, by a fitted trend line.",
+                                      ja: "記録のある\(span.ja)で約\(percent)%\(rising ? "増加" : "減少")しています(回帰直線による)。"),
                     type: kind, confidence: confidence))
             }
         }
         if expectedPoints > 0, values.count * 2 < expectedPoints {
             result.append(HealthInsight(
                 title: Text(en: "Few records", ja: "記録が少なめです"),
-                description: Text(en: "\(values.count) of \(expectedPoints) periods have data; trends may be unreliable.",
-                                  ja: "\(expectedPoints) 期間のうち \(values.count) 期間しか記録がないため、傾向は参考程度です。"),
-                type: .warning, confidence: (Double(expectedPoints - values.count) / Double(expectedPoints) * 100).rounded() / 100))
+                description: Text(en: "\(values.count) of \(expectedPoints) \(range == .year ? "weeks" : "days") have data; trends may be unreliable.",
+                                  ja: "\(expectedPoints) \(range == .year ? "週" : "日")のうち \(values.count) \(range == .year ? "週" : "日")しか記録がないため、傾向は参考程度です。"),
+                type: .warning, confidence: nil))
         }
         return result
     }

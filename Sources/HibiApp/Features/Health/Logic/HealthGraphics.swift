@@ -41,7 +41,7 @@ public enum HealthGraphics {
 
     /// A line chart of values and their moving average, sized by viewBox so it scales to any screen.
     public static func chart(points: [TrendPoint], unit: String, display: (Double) -> Double, language: Language, title: String) -> String {
-        let width = 640.0, height = 260.0, left = 48.0, right = 12.0, top = 14.0, bottom = 30.0
+        let width = 640.0, height = 260.0, right = 12.0, top = 14.0, bottom = 30.0
         guard !points.isEmpty else {
             return """
             <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 640 120" class="trend-chart" role="img" aria-label="\(escapeHTML(title))">\
@@ -49,19 +49,20 @@ public enum HealthGraphics {
             """
         }
         let values = points.map { display($0.value) } + points.map { display($0.movingAverage) }
-        guard var low = values.min(), var high = values.max(), let firstPoint = points.first, let lastPoint = points.last else { return "" }
-        if high - low < 1e-9 { low -= 1; high += 1 }
-        let pad = (high - low) * 0.08
-        low -= pad; high += pad
+        guard let lowest = values.min(), let highest = values.max(), let firstPoint = points.first, let lastPoint = points.last else { return "" }
+        // Round ticks, and a left margin as wide as the longest label (about 6.5 units a digit at font size 11).
+        let scale = NiceScale(low: lowest, high: highest)
+        let low = scale.low, high = scale.high
+        let tickLabels = scale.ticks.map { (value: $0, label: HealthFormat.number($0, maxFractionDigits: scale.fractionDigits)) }
+        let left = 14 + 6.5 * Double(tickLabels.map(\.label.count).max() ?? 4)
         let t0 = firstPoint.date.timeIntervalSince1970, t1 = max(lastPoint.date.timeIntervalSince1970, t0 + 1)
         func x(_ date: Date) -> Double { points.count == 1 ? left + (width - left - right) / 2 : left + (date.timeIntervalSince1970 - t0) / (t1 - t0) * (width - left - right) }
         func y(_ v: Double) -> Double { top + (1 - (v - low) / (high - low)) * (height - top - bottom) }
         var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" class=\"trend-chart\" role=\"img\" aria-label=\"\(escapeHTML(title))\">"
-        for i in 0...4 {
-            let v = low + (high - low) * Double(i) / 4
-            let yy = y(v)
-            svg += "<line x1=\"\(left)\" x2=\"\(width - right)\" y1=\"\(f(yy))\" y2=\"\(f(yy))\" stroke=\"#e5e7eb\"/>"
-            svg += "<text x=\"\(left - 6)\" y=\"\(f(yy + 4))\" text-anchor=\"end\" font-size=\"11\" fill=\"#6b7280\">\(escapeHTML(HealthFormat.number(v, maxFractionDigits: 1)))</text>"
+        for tick in tickLabels {
+            let yy = y(tick.value)
+            svg += "<line x1=\"\(f(left))\" x2=\"\(width - right)\" y1=\"\(f(yy))\" y2=\"\(f(yy))\" stroke=\"#e5e7eb\"/>"
+            svg += "<text class=\"y-label\" x=\"\(f(left - 6))\" y=\"\(f(yy + 4))\" text-anchor=\"end\" font-size=\"11\" fill=\"#6b7280\">\(escapeHTML(tick.label))</text>"
         }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: language == .ja ? "ja_JP" : "en_US")
@@ -69,7 +70,10 @@ public enum HealthGraphics {
         formatter.setLocalizedDateFormatFromTemplate("Md")
         let labelEvery = max(1, points.count / 6)
         for (i, p) in points.enumerated() where i % labelEvery == 0 {
-            svg += "<text x=\"\(f(x(p.date)))\" y=\"\(f(height - 10))\" text-anchor=\"middle\" font-size=\"11\" fill=\"#6b7280\">\(escapeHTML(formatter.string(from: p.date)))</text>"
+            // Labels at the ends are anchored inwards so they are never cut by the chart's edge.
+            let px = x(p.date)
+            let anchor = px > width - right - 24 ? "end" : (px < left + 16 ? "start" : "middle")
+            svg += "<text class=\"x-label\" x=\"\(f(px))\" y=\"\(f(height - 10))\" text-anchor=\"\(anchor)\" font-size=\"11\" fill=\"#6b7280\">\(escapeHTML(formatter.string(from: p.date)))</text>"
         }
         let bars = points.map { "\(f(x($0.date))),\(f(y(display($0.value))))" }.joined(separator: " ")
         let avg = points.map { "\(f(x($0.date))),\(f(y(display($0.movingAverage))))" }.joined(separator: " ")

@@ -142,6 +142,11 @@ public enum HealthRules {
     public static func validate(type rawType: String, value: Double?, unit: String?, start: Date, end: Date?, now: Date) throws(HealthError) -> Entry {
         guard let type = HealthDataType(rawValue: rawType), HealthDataType.manual.contains(type) else { throw .unknownType(rawType) }
         guard let value, value.isFinite else { throw .notANumber }
+        // Steps are counted: 12.5 was kept but shown as 12. Refused, saying why, rather than changed silently.
+        if type == .steps, value.rounded() != value {
+            throw .invalidField("value", Text(en: "steps are counted in whole numbers; \(HealthFormat.number(value, maxFractionDigits: 4)) is not one.",
+                                              ja: "歩数は整数で入力してください(\(HealthFormat.number(value, maxFractionDigits: 4)) は整数ではありません)。"))
+        }
         let unit = unit.flatMap { $0.isEmpty ? nil : $0 } ?? type.canonicalUnit
         let canonical = try HealthUnits.normalize(value, unit: unit, type: type)
         let range = HealthUnits.plausibleRange(for: type)

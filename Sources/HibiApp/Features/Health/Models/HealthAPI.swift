@@ -120,7 +120,7 @@ public struct BadgeResponse: Codable, Sendable {
 }
 
 public struct TrendResponse: Codable, Sendable {
-    public struct Insight: Codable, Sendable { public let title: String; public let description: String; public let type: String; public let confidence: Double }
+    public struct Insight: Codable, Sendable { public let title: String; public let description: String; public let type: String; public let confidence: Double? }
     public let type: String
     public let range: String
     public let unit: String

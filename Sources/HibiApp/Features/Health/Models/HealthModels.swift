@@ -72,8 +72,7 @@ public enum HealthDataType: String, CaseIterable, Codable, Sendable {
 
     public static func title(of type: String) -> Text {
         if let known = HealthDataType(rawValue: type) { return known.title }
-        let short = AppleHealthMapping.shortName(type)
-        return Text(en: short, ja: short)
+        return AppleTypeNames.title(type)
     }
 }
 
@@ -298,8 +297,9 @@ public struct HealthInsight: Sendable, Equatable {
     public let title: Text
     public let description: Text
     public let type: InsightType
-    /// 0...1, from the data: the regression's R² weighted by how many points it rests on.
-    public let confidence: Double
+    /// 0...1, from the data: the regression's R² weighted by how many points it rests on; nil for notes
+    /// that are not a measured trend ("Few records", "steady").
+    public let confidence: Double?
 }
 
 public struct TrendAnalysis: Sendable, Equatable {

@@ -166,7 +166,7 @@ struct HealthWebRoutes: Sendable {
         }
         if options.contains("streak") {
             let days = StreakCalculator.localDays(try await health.records.activeQuarterHours(userID: user.id), timeZone: zone)
-            lines.append((HS.streak(l), HS.daysCount(l, String(StreakCalculator.currentStreak(days: days, today: StreakCalculator.today(now: now, timeZone: zone))))))
+            lines.append((HS.streak(l), HS.daysCount(l, StreakCalculator.currentStreak(days: days, today: StreakCalculator.today(now: now, timeZone: zone)))))
         }
         if options.contains("weight") {
             let samples = try await health.records.samples(userID: user.id, type: HealthDataType.weight.rawValue,
@@ -202,7 +202,9 @@ struct HealthWebRoutes: Sendable {
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let now = context.now
         let q = request.uri.formQuery
-        var filter = HealthRecordStore.Filter(limit: 50)
+        // 50 a page; one more is read to know whether an older page exists.
+        let page = PageRequest.web(page: q.get("page"), perPage: 50)
+        var filter = HealthRecordStore.Filter(limit: page.perPage + 1, offset: page.offset)
         let type = q.get("type").flatMap { $0.isEmpty ? nil : $0 }
         filter.type = type
         let from = q.get("from") ?? "", to = q.get("to") ?? ""
@@ -217,8 +219,9 @@ struct HealthWebRoutes: Sendable {
             if q.get("deleted") != nil { notice = (HS.recordDeleted(context.language), .success) }
             if let key = q.get("badge"), let d = BadgeRules.definition(key) { notice = (HS.newBadge(context.language, d.name(context.language)), .success) }
         }
-        let data = HealthViews.Overview(
-            records: try await health.records.list(userID: user.id, filter: filter), filterType: type, from: from, to: to,
+        let records = try await health.records.list(userID: user.id, filter: filter)
+        var data = HealthViews.Overview(
+            records: Array(records.prefix(page.perPage)), filterType: type, from: from, to: to,
             types: try await health.records.types(userID: user.id), units: try await health.profiles.get(userID: user.id).units,
             todaySteps: try await health.records.sum(userID: user.id, type: HealthDataType.steps.rawValue, from: midnight, to: midnight + 86399),
             latestWeight: try await health.records.latest(userID: user.id, type: HealthDataType.weight.rawValue),
@@ -226,6 +229,8 @@ struct HealthWebRoutes: Sendable {
             earned: try await health.badges.earned(userID: user.id),
             reminders: try await health.reminders.list(userID: user.id).map { health.reminderResponse($0, user: user, now: now) },
             notice: notice, form: form)
+        data.page = page.page
+        data.hasOlder = records.count > page.perPage
         return try HTMLPage(HealthViews.overview(context: context, user: user, data: data, now: now), status: status).response(from: request, context: context)
     }
 

@@ -37,6 +37,10 @@ enum HS {
     static let csvExport = Text(en: "Download all records as CSV", ja: "すべての記録を CSV でダウンロード")
     static let trends = Text(en: "Trends", ja: "傾向")
     static let insights = Text(en: "Insights", ja: "インサイト")
+    static let newer = Text(en: "Newer", ja: "新しい記録")
+    static let older = Text(en: "Older", ja: "古い記録")
+    static let pageNumber = Text(en: "Page %@", ja: "%@ ページ目")
+    static let recordPages = Text(en: "Pages of records", ja: "記録のページ")
     static let confidence = Text(en: "confidence", ja: "信頼度")
     static let movingAverage = Text(en: "moving average", ja: "移動平均")
     static let dailyValues = Text(en: "values", ja: "値")
@@ -75,7 +79,7 @@ enum HS {
     static let includeName = Text(en: "My name (personal)", ja: "自分の名前(個人情報)")
     static let preview = Text(en: "Preview", ja: "プレビュー")
     static let downloadPNG = Text(en: "Download PNG", ja: "PNG をダウンロード")
-    static let daysCount = Text(en: "%@ days", ja: "%@ 日")
+    static let daysCount = CountText(one: Text(en: "%@ day", ja: "%@ 日"), other: Text(en: "%@ days", ja: "%@ 日"))
     static let weekdayNames = [Text(en: "Sun", ja: "日"), Text(en: "Mon", ja: "月"), Text(en: "Tue", ja: "火"), Text(en: "Wed", ja: "水"),
                                Text(en: "Thu", ja: "木"), Text(en: "Fri", ja: "金"), Text(en: "Sat", ja: "土")]
     static let shareTitle = Text(en: "My health this week", ja: "今週の健康記録")

@@ -61,6 +61,26 @@ enum HealthViews {
         var reminders: [ReminderResponse]
         var notice: (String, Layout.NoticeKind)?
         var form: [String: String] = [:]
+        var page: Int = 1
+        var hasOlder: Bool = false
+    }
+
+    /// Newer / older pages of the records list, keeping the filter.
+    static func recordPager(_ data: Overview, language l: Language) -> Node {
+        func link(_ page: Int) -> String {
+            var items = [URLQueryItem(name: "page", value: String(page))]
+            if let type = data.filterType { items.append(.init(name: "type", value: type)) }
+            if !data.from.isEmpty { items.append(.init(name: "from", value: data.from)) }
+            if !data.to.isEmpty { items.append(.init(name: "to", value: data.to)) }
+            var components = URLComponents()
+            components.queryItems = items
+            return "/health" + (components.string ?? "") + "#records-table"
+        }
+        return el("nav", .class("pagination"), .id("records-pager"), .aria("label", HS.recordPages(l))) {
+            if data.page > 1 { el("a", .href(link(data.page - 1)), .init("rel", "prev")) { "← " + HS.newer(l) } } else { el("span") { "" } }
+            el("span", .class("muted")) { HS.pageNumber(l, String(data.page)) }
+            if data.hasOlder { el("a", .href(link(data.page + 1)), .init("rel", "next")) { HS.older(l) + " →" } } else { el("span") { "" } }
+        }
     }
 
     static func overview(context: HibiRequestContext, user: User, data: Overview, now: Date) -> Node {
@@ -80,7 +100,7 @@ enum HealthViews {
                 }
                 el("div", .class("card stat"), .id("stat-streak")) {
                     el("small") { HS.streak(l) }
-                    el("strong") { HS.daysCount(l, String(data.streak)) }
+                    el("strong") { HS.daysCount(l, data.streak) }
                 }
             }
             if !data.earned.isEmpty {
@@ -148,6 +168,7 @@ enum HealthViews {
                             }
                         }
                     }
+                    if data.page > 1 || data.hasOlder { recordPager(data, language: l) }
                 }
             }
         }
@@ -219,7 +240,8 @@ enum HealthViews {
                     el("button", .type("submit"), .id("apple-submit")) { HS.upload(l) }
                 }
                 el("div", .id("import-status"), .class("import-status"), .aria("live", "polite")) {
-                    Node.void("progress", [.id("import-progress"), .value("0"), .init("max", "100"), .init("hidden", nil)])
+                    // progress is not a void element: without its end tag the message below became its (never shown) content.
+                    el("progress", [.id("import-progress"), .value("0"), .init("max", "100"), .init("hidden", nil), .aria("label", HS.importing(l))]) { "" }
                     el("p", .id("import-message")) { "" }
                 }
             }
@@ -290,7 +312,9 @@ enum HealthViews {
                     el("article", .class("insight \(insight.type.rawValue)")) {
                         el("strong") { insight.title(l) }
                         el("p") { insight.description(l) }
-                        el("small", .class("muted")) { "\(HS.confidence(l)) \(Int((insight.confidence * 100).rounded()))%" }
+                        if let confidence = insight.confidence {
+                            el("small", .class("muted")) { "\(HS.confidence(l)) \(Int((confidence * 100).rounded()))%" }
+                        }
                     }
                 }
             }
@@ -314,7 +338,7 @@ enum HealthViews {
                                 switch progress.status { case .active: HS.active(l); case .achieved: HS.achieved(l); case .missed: HS.missed(l) }
                             }
                         }
-                        Node.void("progress", [.value(String(Int((progress.fraction * 100).rounded()))), .init("max", "100")])
+                        el("progress", [.value(String(Int((progress.fraction * 100).rounded()))), .init("max", "100"), .aria("label", goal.type.title(l))]) { "\(Int((progress.fraction * 100).rounded()))%" }
                         el("small", .class("muted")) {
                             "\(Int((progress.fraction * 100).rounded()))% · \(HS.deadline(l)) \(goal.deadline.formatted(formatter(l, zone, time: .omitted)))"
                             if let current = progress.currentValue { " · \(HealthFormat.value(current, type: goal.type.rawValue, preferences: units))" }
@@ -388,7 +412,7 @@ enum HealthViews {
                         if let got {
                             el("small", .class("earned-date")) { HS.earnedOn(l, got.earnedAt.formatted(formatter(l, zone, time: .omitted))) }
                         } else {
-                            Node.void("progress", [.value(String(Int((BadgeRules.progress(d.requirement, facts: facts) * 100).rounded()))), .init("max", "100")])
+                            el("progress", [.value(String(Int((BadgeRules.progress(d.requirement, facts: facts) * 100).rounded()))), .init("max", "100"), .aria("label", d.name(l))]) { "" }
                             el("small", .class("muted")) { HS.locked(l) }
                         }
                     }

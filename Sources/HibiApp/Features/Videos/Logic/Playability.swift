@@ -47,14 +47,14 @@ public enum Playability: Equatable, Sendable {
         let text: Text? = switch self {
         case .playable: nil
         case let .container(name):
-            Text(en: "Browsers cannot play this container (\(name)). Convert it to MP4, e.g. ffmpeg -i IN -c:v libx264 -c:a aac OUT.mp4.",
-                 ja: "このコンテナ(\(name))はブラウザで再生できません。MP4 に変換してください(例: ffmpeg -i IN -c:v libx264 -c:a aac OUT.mp4)。")
+            Text(en: "Browsers cannot play this container (\(MediaNames.container(name))). Convert it to MP4, e.g. ffmpeg -i IN -c:v libx264 -c:a aac OUT.mp4.",
+                 ja: "このコンテナ(\(MediaNames.container(name)))はブラウザで再生できません。MP4 に変換してください(例: ffmpeg -i IN -c:v libx264 -c:a aac OUT.mp4)。")
         case let .videoCodec(name):
-            Text(en: "Browsers cannot play \(name.uppercased()) video. Convert it to H.264, e.g. ffmpeg -i IN -c:v libx264 -c:a aac OUT.mp4.",
-                 ja: "\(name.uppercased()) の映像はブラウザで再生できません。H.264 に変換してください(例: ffmpeg -i IN -c:v libx264 -c:a aac OUT.mp4)。")
+            Text(en: "Browsers cannot play \(MediaNames.codec(name)) video. Convert it to H.264, e.g. ffmpeg -i IN -c:v libx264 -c:a aac OUT.mp4.",
+                 ja: "\(MediaNames.codec(name)) の映像はブラウザで再生できません。H.264 に変換してください(例: ffmpeg -i IN -c:v libx264 -c:a aac OUT.mp4)。")
         case let .audioCodec(name):
-            Text(en: "Browsers cannot play \(name.uppercased()) audio; the video may be silent. Convert the audio to AAC, e.g. ffmpeg -i IN -c:v copy -c:a aac OUT.mp4.",
-                 ja: "\(name.uppercased()) の音声はブラウザで再生できません(無音になる可能性があります)。音声を AAC に変換してください(例: ffmpeg -i IN -c:v copy -c:a aac OUT.mp4)。")
+            Text(en: "Browsers cannot play \(MediaNames.codec(name)) audio; the video may be silent. Convert the audio to AAC, e.g. ffmpeg -i IN -c:v copy -c:a aac OUT.mp4.",
+                 ja: "\(MediaNames.codec(name)) の音声はブラウザで再生できません(無音になる可能性があります)。音声を AAC に変換してください(例: ffmpeg -i IN -c:v copy -c:a aac OUT.mp4)。")
         case .noVideo:
             Text(en: "This file has no video stream.", ja: "このファイルには映像がありません。")
         }

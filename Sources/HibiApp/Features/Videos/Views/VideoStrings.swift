@@ -89,7 +89,7 @@ enum V {
     static let moveDown = Text(en: "Move down", ja: "下へ")
     static let remove = Text(en: "Remove", ja: "外す")
     static let playlistEmpty = Text(en: "This playlist is empty. Add videos from their page.", ja: "このプレイリストは空です。動画のページから追加してください。")
-    static let videosCount = Text(en: "%@ videos", ja: "%@ 本")
+    static let videosCount = CountText(one: Text(en: "%@ video", ja: "%@ 本"), other: Text(en: "%@ videos", ja: "%@ 本"))
     static let nextInPlaylist = Text(en: "Next in “%@”:", ja: "「%@」の次:")
     static let playlistEnd = Text(en: "Last video of “%@”.", ja: "「%@」の最後の動画です。")
     static let saved = Text(en: "Saved.", ja: "保存しました。")

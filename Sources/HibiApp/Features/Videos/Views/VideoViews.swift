@@ -281,7 +281,10 @@ enum VideoViews {
                             el("dd", .id("video-length")) { formatTime(duration) }
                         }
                         el("dt") { V.codecs(l) }
-                        el("dd") { [video.media.container, video.media.videoCodec, video.media.audioCodec].compactMap { $0 }.joined(separator: " · ") }
+                        el("dd") {
+                            ([video.media.container.map(MediaNames.container)] + [video.media.videoCodec, video.media.audioCodec].map { $0.map(MediaNames.codec) })
+                                .compactMap { $0 }.joined(separator: " · ")
+                        }
                         if let width = video.media.width, let height = video.media.height {
                             el("dt") { V.resolution(l) }
                             el("dd") { "\(width)×\(height)" }
@@ -366,7 +369,7 @@ enum VideoViews {
                     for playlist in playlists {
                         el("li") {
                             el("a", .href("/videos/playlists/\(playlist.id)")) { playlist.name }
-                            el("small", .class("muted")) { " · " + V.videosCount(l, String(playlist.videoIDs.count)) }
+                            el("small", .class("muted")) { " · " + V.videosCount(l, playlist.videoIDs.count) }
                         }
                     }
                 }

@@ -68,7 +68,8 @@ public enum VisitRules {
         }
         let seconds = input.visitedAt.timeIntervalSince1970
         // Year 1 to 9999: anything else is a typo or an overflow, and ISO-8601 cannot write it.
-        guard seconds.isFinite, seconds > -62_135_596_800, seconds < 253_402_300_800 else { throw .invalidDate(field: "visitedAt") }
+        guard seconds.isFinite else { throw .invalidDate(field: "visitedAt") }
+        guard seconds > -62_135_596_800, seconds < 253_402_300_800 else { throw .yearOutOfRange(field: "visitedAt") }
         fields.visitedAt = Date(timeIntervalSince1970: seconds.rounded(.down))
         let name = input.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw .nameRequired }

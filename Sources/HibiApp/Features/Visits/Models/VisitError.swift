@@ -9,6 +9,8 @@ public enum VisitError: UserFacingError, Equatable {
     case tooLong(field: String, limit: Int)
     case tooMany(field: String, limit: Int)
     case invalidDate(field: String)
+    /// A date that parses but lies outside years 1 to 9999 (a typo such as 20245): said as such, not as a format error.
+    case yearOutOfRange(field: String)
     case notFound
     case photoNotFound
     case photoTooLarge(limitBytes: Int)
@@ -44,7 +46,7 @@ public enum VisitError: UserFacingError, Equatable {
         case .nameRequired: "name_required"
         case .tooLong: "too_long"
         case .tooMany: "too_many"
-        case .invalidDate: "invalid_date"
+        case .invalidDate, .yearOutOfRange: "invalid_date"
         case .notFound: "visit_not_found"
         case .photoNotFound: "photo_not_found"
         case .photoTooLarge: "photo_too_large"
@@ -75,6 +77,8 @@ public enum VisitError: UserFacingError, Equatable {
             Text(en: "\(field) can have at most \(limit) entries.", ja: "\(field) は\(limit)件までです。")
         case let .invalidDate(field):
             Text(en: "\(field) is not a valid date and time.", ja: "\(field) は正しい日時ではありません。")
+        case let .yearOutOfRange(field):
+            Text(en: "\(field): the year must be between 1 and 9999.", ja: "\(field): 年は 1〜9999 の範囲で入力してください。")
         case .notFound:
             Text(en: "No such visit.", ja: "その訪問記録はありません。")
         case .photoNotFound:

@@ -101,7 +101,7 @@ enum VS {
     static let actionDelete = Text(en: "deleted", ja: "削除")
     static let mapOffline = Text(en: "Map tiles are unavailable; showing the world outline.", ja: "地図タイルを読み込めません。世界の輪郭を表示しています。")
     static let openVisit = Text(en: "Open", ja: "開く")
-    static let visitsCount = Text(en: "%@ visits", ja: "%@ 件")
+    static let visitsCount = CountText(one: Text(en: "%@ visit", ja: "%@ 件"), other: Text(en: "%@ visits", ja: "%@ 件"))
 
     static func action(_ action: VisitAction) -> Text {
         switch action {

@@ -74,7 +74,9 @@ struct VisitFormValues: Sendable {
         if when.trimmingCharacters(in: .whitespaces).isEmpty {
             visitedAt = now
         } else {
-            guard let parsed = VisitViews.parseLocalInput(when, timeZone: timeZone) else { throw .invalidDate(field: "visited_at") }
+            guard let parsed = VisitViews.parseLocalInput(when, timeZone: timeZone) else {
+                throw VisitViews.yearIsOutOfRange(when) ? .yearOutOfRange(field: "visited_at") : .invalidDate(field: "visited_at")
+            }
             visitedAt = parsed
         }
         return VisitFields(visitedAt: visitedAt, latitude: lat, longitude: lon, accuracy: try number(accuracy, "accuracy"),
@@ -99,6 +101,14 @@ enum VisitViews {
     }
 
     /// "2024-05-01T09:30" (what datetime-local sends) read in the user's time zone.
+    /// A well-formed date whose year is outside 1...9998 ("20245-01-01T10:00"): a different mistake from a malformed one.
+    static func yearIsOutOfRange(_ text: String) -> Bool {
+        let pieces = text.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" || $0 == " " })
+        guard (5...6).contains(pieces.count), pieces.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }) else { return false }
+        guard let year = Int(pieces[0]) else { return true } // more digits than Int holds
+        return !(1...9998).contains(year)
+    }
+
     static func parseLocalInput(_ text: String, timeZone: TimeZone) -> Date? {
         let pieces = text.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" || $0 == " " })
         let parts = pieces.compactMap { Int($0) }
@@ -184,7 +194,7 @@ enum VisitViews {
                     el("p") { filtered ? VS.noMatch(l) : VS.empty(l) }
                 }
             } else {
-                el("p", .class("muted")) { VS.visitsCount(l, String(visits.count)) }
+                el("p", .class("muted")) { VS.visitsCount(l, visits.count) }
                 el("ul", .class("visit-list"), .id("visit-list")) {
                     for visit in visits {
                         el("li", .class("visit-item card")) {
@@ -403,9 +413,15 @@ enum VisitViews {
                                 for month in stats.perMonth {
                                     el("tr") {
                                         el("td") { month.month }
+                                        // The bar sits in a track of its own: widths in percent of a flex table cell
+                                        // resolved against the content and every bar came out the same length.
                                         el("td", .class("bar-cell")) {
-                                            el("span", .class("bar"), .init("style", "width: \(max(4, month.count * 100 / peak))%"), .aria("hidden", "true"))
-                                            String(month.count)
+                                            el("div", .class("bar-row")) {
+                                                el("span", .class("bar-track"), .aria("hidden", "true")) {
+                                                    el("span", .class("bar"), .init("style", "width: \(max(2, month.count * 100 / peak))%")) { "" }
+                                                }
+                                                String(month.count)
+                                            }
                                         }
                                     }
                                 }
