@@ -45,6 +45,7 @@ public struct Features: Sendable {
     public let videos: VideosFeature
     public let accounts: AccountsFeature
     public let backups: BackupFeature
+    public let journal: JournalFeature
 
     init(platform: Platform) {
         diary = DiaryFeature(platform: platform)
@@ -53,7 +54,8 @@ public struct Features: Sendable {
         videos = VideosFeature(platform: platform)
         accounts = AccountsFeature(platform: platform, diary: diary, health: health, visits: visits, videos: videos)
         backups = BackupFeature(platform: platform)
+        journal = JournalFeature(diary: diary, health: health, visits: visits, videos: videos)
     }
 
-    public var all: [any Feature] { [accounts, diary, health, visits, videos, backups] }
+    public var all: [any Feature] { [accounts, diary, health, visits, videos, backups, journal] }
 }

@@ -44,7 +44,7 @@ struct AssemblyTests {
         let config = try await TestApp.config()
         let command = try await AppCore.open(config, logger: TestApp.quietLogger, for: .command)
         #expect(command.openAPIDocument == nil)
-        #expect(command.features.all.count == 6)
+        #expect(command.features.all.count == 7)
         await command.database.shutdown()
         let server = try await AppCore.open(config, logger: TestApp.quietLogger)
         #expect(server.openAPIDocument != nil)

@@ -1,0 +1,120 @@
+import Foundation
+
+/// A calendar day in the person's own time zone, written `yyyy-MM-dd` in URLs and the API.
+public struct DayKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let year: Int
+    public let month: Int
+    public let day: Int
+
+    /// Parses `2026-11-23`; nil for anything else, including days that do not exist (2026-02-30) and
+    /// years outside 1970–9999, so no date arithmetic ever runs on input it cannot hold.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+              (1970...9999).contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        guard let date = calendar.date(from: DateComponents(year: year, month: month, day: day)),
+              calendar.component(.day, from: date) == day else { return nil }
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// The day `date` falls on in `timeZone`.
+    public init(_ date: Date, timeZone: TimeZone) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        year = parts.year ?? 1970
+        month = parts.month ?? 1
+        day = parts.day ?? 1
+    }
+
+    public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
+
+    /// From local midnight to the next local midnight (23 or 25 hours on a daylight-saving change).
+    public func interval(in timeZone: TimeZone) -> DateInterval {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let start = calendar.date(from: DateComponents(year: year, month: month, day: day)) ?? Date(timeIntervalSince1970: 0)
+        let end = calendar.date(byAdding: .day, value: 1, to: start) ?? start.addingTimeInterval(86400)
+        return DateInterval(start: start, end: end)
+    }
+
+    public func adding(days: Int, in timeZone: TimeZone) -> DayKey {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let noon = interval(in: timeZone).start.addingTimeInterval(12 * 3600)
+        return DayKey(calendar.date(byAdding: .day, value: days, to: noon) ?? noon, timeZone: timeZone)
+    }
+
+    public static func < (lhs: DayKey, rhs: DayKey) -> Bool { (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day) }
+}
+
+/// One line of a day's health: a total for what adds up over a day (steps, distance, energy, sleep,
+/// workout minutes), an average for rates (heart rate), the last reading for states (weight, body fat).
+public struct HealthDayLine: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable { case total, average, latest }
+    public let type: String
+    public let kind: Kind
+    /// In the type's canonical unit (kg, km, kcal, h, count/min, …).
+    public let value: Double
+    public let unit: String
+    public let records: Int
+}
+
+public enum HealthDay {
+    /// The day's lines in a fixed order (the known types first, then others by name). Imported types Hibi
+    /// does not know are summed when their unit is a count or an amount, else shown as the latest reading.
+    public static func summarize(_ records: [HealthRecord]) -> [HealthDayLine] {
+        let byType = Dictionary(grouping: records, by: \.type)
+        let order = HealthDataType.allCases.map(\.rawValue)
+        return byType.keys.sorted { (order.firstIndex(of: $0) ?? order.count, $0) < (order.firstIndex(of: $1) ?? order.count, $1) }
+            .compactMap { type -> HealthDayLine? in
+                guard let group = byType[type], let newest = group.max(by: { $0.start < $1.start }) else { return nil }
+                let known = HealthDataType(rawValue: type)
+                let unit = known?.canonicalUnit ?? newest.unit
+                let values = group.map(\.value).filter(\.isFinite)
+                guard !values.isEmpty else { return nil }
+                if known?.isCumulative == true {
+                    return HealthDayLine(type: type, kind: .total, value: values.reduce(0, +), unit: unit, records: group.count)
+                }
+                if known == .heartRate || known == .restingHeartRate {
+                    return HealthDayLine(type: type, kind: .average, value: values.reduce(0, +) / Double(values.count), unit: unit, records: group.count)
+                }
+                return HealthDayLine(type: type, kind: .latest, value: newest.value, unit: unit, records: group.count)
+            }
+    }
+}
+
+/// Search results from every domain, grouped by domain in a fixed order, newest first inside each.
+public struct SearchHit: Sendable, Equatable, Codable {
+    public enum Domain: String, Sendable, Codable, CaseIterable { case diary, visits, videos, health }
+    public let domain: Domain
+    public let id: String
+    public let title: String
+    public let snippet: String
+    public let date: Date?
+    /// The page that shows it.
+    public let path: String
+}
+
+public enum SearchGrouping {
+    public static func group(_ hits: [SearchHit]) -> [(SearchHit.Domain, [SearchHit])] {
+        SearchHit.Domain.allCases.compactMap { domain in
+            let inDomain = hits.filter { $0.domain == domain }
+                .sorted { ($0.date ?? .distantPast, $0.id) > ($1.date ?? .distantPast, $1.id) }
+            return inDomain.isEmpty ? nil : (domain, inDomain)
+        }
+    }
+
+    /// Case- and width-insensitive match of every word of the query, the diary's own rule.
+    public static func matches(_ query: String, _ fields: [String?]) -> Bool {
+        let words = DiarySearch.normalize(query).split(whereSeparator: \.isWhitespace)
+        guard !words.isEmpty else { return false }
+        let text = DiarySearch.normalize(fields.compactMap { $0 }.joined(separator: " "))
+        return words.allSatisfy { text.contains($0) }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Hummingbird
+
+/// `/day/:date` and `GET /api/v1/days/:date`; `/search?q=` and `GET /api/v1/search?q=`.
+struct JournalRoutes: Sendable {
+    let journal: JournalService
+    let lock: DiaryLock
+    let health: HealthService
+
+    func register(web: some RouterMethods<HibiRequestContext>, api: some RouterMethods<HibiRequestContext>) {
+        web.get("/day") { request, context in
+            let user = try context.requireUser()
+            // The date picker's form: an unreadable date shows today rather than an error page.
+            let key = request.uri.formQuery.get("date").flatMap(DayKey.init) ?? today(user, context)
+            return Response.redirect(to: "/day/\(key)", type: .found)
+        }
+        web.get("/day/:date") { _, context in
+            let user = try context.requireUser()
+            let key = try dayKey(context)
+            let day = try await journal.day(user: user, key: key, diaryOpen: try await diaryReadable(context))
+            return HTMLPage(JournalViews.day(context: context, user: user, day: day, units: try await health.profiles.get(userID: user.id).units))
+        }
+        api.get("days/:date") { _, context in
+            let user = try context.requireUser()
+            let day = try await journal.day(user: user, key: try dayKey(context), diaryOpen: try await diaryReadable(context))
+            return JSONBody(DayResponse(day))
+        }
+        web.get("/search") { request, context in
+            let user = try context.requireUser()
+            let query = request.uri.formQuery.get("q") ?? ""
+            let open = try await diaryReadable(context)
+            return HTMLPage(JournalViews.search(context: context, query: query, hits: try await journal.search(user: user, query: query, diaryOpen: open),
+                                                diaryOpen: open))
+        }
+        api.get("search") { request, context in
+            let user = try context.requireUser()
+            guard let query = request.uri.formQuery.get("q"), !query.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw RequestError.missingField("q")
+            }
+            guard query.count <= 200 else { throw RequestError.invalidParameter("q", Text(en: "at most 200 characters", ja: "200文字以内")) }
+            let open = try await diaryReadable(context)
+            return JSONBody(SearchResponse(query: query, diarySearched: open,
+                                           results: try await journal.search(user: user, query: query, diaryOpen: open)))
+        }
+    }
+
+    func dayKey(_ context: HibiRequestContext) throws -> DayKey {
+        let raw = try context.parameters.require("date")
+        guard let key = DayKey(raw) else {
+            throw RequestError.invalidParameter("date", Text(en: "a day as YYYY-MM-DD between 1970 and 9999", ja: "1970〜9999年の YYYY-MM-DD 形式の日付"))
+        }
+        return key
+    }
+
+    func today(_ user: User, _ context: HibiRequestContext) -> DayKey {
+        DayKey(context.now, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt)
+    }
+
+    /// Diary text only for a session whose diary is open, or a token with the diary scope.
+    func diaryReadable(_ context: HibiRequestContext) async throws -> Bool {
+        if case let .apiToken(_, scopes) = context.identity?.credential { return scopes.contains(.diary) }
+        return try await lock.isUnlocked(context, now: context.now)
+    }
+}
+
+struct DayResponse: Codable, Sendable {
+    struct Entry: Codable, Sendable {
+        let id: String
+        let date: Date
+        let text: String
+        let tags: [String]
+        let confirmedMood: String?
+    }
+    struct VisitItem: Codable, Sendable {
+        let id: String
+        let name: String
+        let visitedAt: Date
+        let latitude: Double
+        let longitude: Double
+    }
+    struct VideoItemResponse: Codable, Sendable {
+        let id: String
+        let title: String
+        let lastPlayedAt: Date?
+    }
+    let date: String
+    let previous: String
+    let next: String
+    /// Absent when the diary is locked for this caller (a session with the diary locked, a token without the diary scope).
+    let diary: [Entry]?
+    let health: [HealthDayLine]
+    let visits: [VisitItem]
+    let videosWatched: [VideoItemResponse]
+
+    init(_ day: JournalService.Day) {
+        date = day.key.description
+        previous = day.previous.description
+        next = day.next.description
+        diary = day.diary?.map { Entry(id: $0.id, date: $0.date, text: $0.text, tags: $0.tags, confirmedMood: $0.confirmedMood?.rawValue) }
+        health = day.health
+        visits = day.visits.map { VisitItem(id: $0.id, name: $0.fields.name, visitedAt: $0.fields.visitedAt, latitude: $0.fields.latitude,
+                                            longitude: $0.fields.longitude) }
+        videosWatched = day.videosWatched.map { VideoItemResponse(id: $0.video.id, title: $0.title, lastPlayedAt: $0.data.lastPlayedAt) }
+    }
+}
+
+struct SearchResponse: Codable, Sendable {
+    let query: String
+    /// False when diary text was not searched (the diary is locked, or the token lacks the diary scope).
+    let diarySearched: Bool
+    let results: [SearchHit]
+}

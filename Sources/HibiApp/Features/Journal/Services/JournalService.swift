@@ -1,0 +1,79 @@
+import Foundation
+
+/// The journal reads a day, and a search, across every feature through their services (never their
+/// tables). Diary text is read only when the caller may see it (an unlocked diary, or a token with the
+/// diary scope); it stays sealed at rest and is searched through the diary's own in-memory index.
+public struct JournalService: Sendable {
+    let diary: DiaryService
+    let health: HealthService
+    let visits: VisitService
+    let videos: VideoService
+
+    public struct Day: Sendable {
+        public let key: DayKey
+        /// Nil when the diary is locked for this caller; the page then offers to unlock it.
+        public let diary: [DiaryEntry]?
+        public let health: [HealthDayLine]
+        public let visits: [Visit]
+        public let videosWatched: [VideoItem]
+        public let previous: DayKey
+        public let next: DayKey
+
+        public var isEmpty: Bool { (diary ?? []).isEmpty && health.isEmpty && visits.isEmpty && videosWatched.isEmpty }
+    }
+
+    /// A day with at most this many of each kind; more is a sign of generated data, and the feature's own page lists them all.
+    static let perDomainLimit = 500
+    /// Heart-rate samples can be thousands a day; they are summarised, so this only bounds memory.
+    static let healthRecordLimit = 50_000
+
+    public func day(user: User, key: DayKey, diaryOpen: Bool) async throws -> Day {
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let interval = key.interval(in: zone)
+        let last = interval.end.addingTimeInterval(-1)  // the stores' upper bounds are inclusive
+        let entries = diaryOpen
+            ? try await diary.list(userID: user.id, query: nil, filter: .init(from: interval.start, to: last),
+                                   paging: PageRequest(page: 1, perPage: Self.perDomainLimit)).entries.sorted { $0.date < $1.date }
+            : nil
+        let records = try await health.records.list(userID: user.id, filter: .init(from: interval.start, to: last, limit: Self.healthRecordLimit))
+        let dayVisits = try await visits.list(userID: user.id, filter: VisitFilter(from: interval.start, to: interval.end))
+            .sorted { $0.fields.visitedAt < $1.fields.visitedAt }
+        let watched = try await videos.store.list(userID: user.id).filter { item in
+            item.data.lastPlayedAt.map { interval.contains($0) && $0 < interval.end } ?? false
+        }
+        return Day(key: key, diary: entries, health: HealthDay.summarize(records), visits: Array(dayVisits.prefix(Self.perDomainLimit)),
+                   videosWatched: Array(watched.prefix(Self.perDomainLimit)),
+                   previous: key.adding(days: -1, in: zone), next: key.adding(days: 1, in: zone))
+    }
+
+    /// Every domain's matches for `query` (each word must occur), at most `perDomainLimit` each.
+    public func search(user: User, query: String, diaryOpen: Bool) async throws -> [SearchHit] {
+        let query = String(query.prefix(200)).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !query.isEmpty else { return [] }
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        var hits: [SearchHit] = []
+        if diaryOpen {
+            let found = try await diary.list(userID: user.id, query: query, filter: .init(),
+                                             paging: PageRequest(page: 1, perPage: Self.perDomainLimit)).entries
+            hits += found.map { entry in
+                SearchHit(domain: .diary, id: entry.id, title: DayKey(entry.date, timeZone: zone).description,
+                          snippet: String(entry.text.prefix(160)), date: entry.date, path: "/diary/entries/\(entry.id)")
+            }
+        }
+        let allVisits = try await visits.list(userID: user.id, filter: VisitFilter())
+        hits += allVisits.filter { visit in
+            let f = visit.fields
+            let address = f.address.map { [$0.country, $0.postalCode, $0.region, $0.locality, $0.street] } ?? []
+            return SearchGrouping.matches(query, [f.name, f.notes, f.group] + f.labels.map(Optional.some) + f.companions.map(Optional.some) + address)
+        }.prefix(Self.perDomainLimit).map { visit in
+            SearchHit(domain: .visits, id: visit.id, title: visit.fields.name, snippet: String(visit.fields.notes.prefix(160)),
+                      date: visit.fields.visitedAt, path: "/visits/\(visit.id)")
+        }
+        let foundVideos = try await videos.store.list(userID: user.id, query: VideoQuery(text: query))
+        hits += foundVideos.prefix(Self.perDomainLimit).map { item in
+            SearchHit(domain: .videos, id: item.video.id, title: item.title, snippet: item.data.tags.joined(separator: ", "),
+                      date: item.data.lastPlayedAt ?? item.video.createdAt, path: "/videos/\(item.video.id)")
+        }
+        return hits
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+
+enum JournalStrings {
+    static let day = Text(en: "Day", ja: "日")
+    static let previousDay = Text(en: "Previous day", ja: "前の日")
+    static let nextDay = Text(en: "Next day", ja: "次の日")
+    static let pickDay = Text(en: "Go to a day", ja: "日付へ移動")
+    static let go = Text(en: "Go", ja: "移動")
+    static let diary = Text(en: "Diary", ja: "日記")
+    static let health = Text(en: "Health", ja: "健康")
+    static let visits = Text(en: "Visits", ja: "訪問")
+    static let videos = Text(en: "Videos watched", ja: "見た動画")
+    static let diaryLocked = Text(en: "The diary is locked.", ja: "日記はロックされています。")
+    static let unlock = Text(en: "Unlock to see this day's entries", ja: "ロックを解除してこの日の日記を見る")
+    static let emptyDay = Text(en: "Nothing recorded on this day.", ja: "この日の記録はありません。")
+    static let write = Text(en: "Write an entry", ja: "日記を書く")
+    static let addRecord = Text(en: "Add a health record", ja: "健康記録を追加")
+    static let checkIn = Text(en: "Check in", ja: "チェックイン")
+    static let total = Text(en: "total", ja: "合計")
+    static let average = Text(en: "average", ja: "平均")
+    static let latest = Text(en: "latest", ja: "最新")
+    static let search = Text(en: "Search", ja: "検索")
+    static let searchEverything = Text(en: "Search diary, visits and videos", ja: "日記・訪問・動画を検索")
+    static let noResults = Text(en: "Nothing found.", ja: "見つかりませんでした。")
+    static let searchLockedNote = Text(en: "Diary entries are searched when the diary is unlocked.", ja: "日記はロックを解除すると検索されます。")
+    static func records(_ language: Language, _ count: Int) -> String {
+        language == .ja ? "\(count)件の記録" : (count == 1 ? "1 record" : "\(count) records")
+    }
+    static func domain(_ domain: SearchHit.Domain) -> Text {
+        switch domain {
+        case .diary: diary
+        case .visits: visits
+        case .videos: Text(en: "Videos", ja: "動画")
+        case .health: health
+        }
+    }
+}
+
+enum JournalViews {
+    static func day(context: HibiRequestContext, user: User, day: JournalService.Day, units: UnitPreferences) -> Node {
+        let l = context.language
+        let S = JournalStrings.self
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let title = dayTitle(day.key, language: l)
+        return Layout.page(title: title, context: context, current: "/") {
+            el("nav", .class("day-nav"), .aria("label", S.day(l))) {
+                el("a", .href("/day/\(day.previous)"), .id("previous-day"), .init("rel", "prev")) { "← " + S.previousDay(l) }
+                el("form", .method("get"), .action("/day"), .class("inline")) {
+                    el("label", .for("day-picker"), .class("visually-hidden")) { S.pickDay(l) }
+                    input(.type("date"), .name("date"), .id("day-picker"), .value(day.key.description))
+                    el("button", .type("submit"), .class("secondary")) { S.go(l) }
+                }
+                el("a", .href("/day/\(day.next)"), .id("next-day"), .init("rel", "next")) { S.nextDay(l) + " →" }
+            }
+            el("h1", .id("day-title")) { title }
+            if day.isEmpty && day.diary != nil {
+                el("section", .id("empty-day"), .class("card")) {
+                    el("p") { S.emptyDay(l) }
+                    el("p") {
+                        el("a", .href("/diary/new"), .role("button")) { S.write(l) }
+                        " "
+                        el("a", .href("/health/records/new"), .role("button"), .class("secondary")) { S.addRecord(l) }
+                        " "
+                        el("a", .href("/visits/new"), .role("button"), .class("secondary")) { S.checkIn(l) }
+                    }
+                }
+            }
+            if let entries = day.diary {
+                if !entries.isEmpty {
+                    el("section", .id("day-diary")) {
+                        el("h2") { S.diary(l) }
+                        for entry in entries {
+                            el("article", .class("card"), .data("entry-id", entry.id)) {
+                                el("p") {
+                                    el("a", .href("/diary/entries/\(entry.id)")) { entry.date.formatted(time(l, zone)) }
+                                    if let mood = entry.confirmedMood { " · \(mood.emoji) \(mood.label(l))" }
+                                }
+                                el("p", .class("entry-text")) { entry.text }
+                            }
+                        }
+                    }
+                }
+            } else {
+                el("section", .id("day-diary")) {
+                    el("h2") { S.diary(l) }
+                    el("p") { S.diaryLocked(l) + " "; el("a", .href("/diary/unlock?next=/day/\(day.key)")) { S.unlock(l) } }
+                }
+            }
+            if !day.health.isEmpty {
+                el("section", .id("day-health")) {
+                    el("h2") { S.health(l) }
+                    el("ul") {
+                        for line in day.health {
+                            el("li", .data("type", line.type)) {
+                                HealthDataType.title(of: line.type)(l) + ": "
+                                el("strong") { HealthFormat.value(line.value, type: line.type, preferences: units) }
+                                " (" + kind(line.kind)(l) + ", " + S.records(l, line.records) + ")"
+                            }
+                        }
+                    }
+                }
+            }
+            if !day.visits.isEmpty {
+                el("section", .id("day-visits")) {
+                    el("h2") { S.visits(l) }
+                    el("ol") {
+                        for visit in day.visits {
+                            el("li") {
+                                visit.fields.visitedAt.formatted(time(l, zone)) + " "
+                                el("a", .href("/visits/\(visit.id)")) { visit.fields.name }
+                            }
+                        }
+                    }
+                }
+            }
+            if !day.videosWatched.isEmpty {
+                el("section", .id("day-videos")) {
+                    el("h2") { S.videos(l) }
+                    el("ul") {
+                        for item in day.videosWatched {
+                            el("li") { el("a", .href("/videos/\(item.video.id)")) { item.title } }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static func search(context: HibiRequestContext, query: String, hits: [SearchHit], diaryOpen: Bool) -> Node {
+        let l = context.language
+        let S = JournalStrings.self
+        return Layout.page(title: S.search(l), context: context) {
+            el("h1") { S.search(l) }
+            el("form", .method("get"), .action("/search"), .role("search")) {
+                el("label", .for("search-query")) { S.searchEverything(l) }
+                input(.type("search"), .name("q"), .id("search-query"), .value(query), .init("maxlength", "200"))
+                el("button", .type("submit")) { S.search(l) }
+            }
+            if !diaryOpen { el("p", .class("muted"), .id("search-diary-locked")) { S.searchLockedNote(l) } }
+            if !query.isEmpty {
+                if hits.isEmpty {
+                    el("p", .id("no-results")) { S.noResults(l) }
+                }
+                for (domain, group) in SearchGrouping.group(hits) {
+                    el("section", .id("results-\(domain.rawValue)")) {
+                        el("h2") { S.domain(domain)(l) }
+                        el("ul") {
+                            for hit in group {
+                                el("li") {
+                                    el("a", .href(hit.path)) { hit.title }
+                                    if !hit.snippet.isEmpty { el("br"); el("small") { hit.snippet } }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static func kind(_ kind: HealthDayLine.Kind) -> Text {
+        switch kind {
+        case .total: JournalStrings.total
+        case .average: JournalStrings.average
+        case .latest: JournalStrings.latest
+        }
+    }
+
+    static func dayTitle(_ key: DayKey, language: Language) -> String {
+        let date = key.interval(in: .gmt).start.addingTimeInterval(12 * 3600)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: language == .ja ? "ja_JP" : "en_US")
+        formatter.timeZone = .gmt
+        formatter.setLocalizedDateFormatFromTemplate("yMMMMdEEEE")
+        return formatter.string(from: date)
+    }
+
+    static func time(_ language: Language, _ zone: TimeZone) -> Date.FormatStyle {
+        var style = Date.FormatStyle(date: .omitted, time: .shortened)
+        style.timeZone = zone
+        style.locale = Locale(identifier: language == .ja ? "ja_JP" : "en_US")
+        return style
+    }
+}
