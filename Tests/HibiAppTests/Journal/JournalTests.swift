@@ -75,6 +75,13 @@ struct JournalLogicTests {
             #expect(!partial.body.contains("Lunch by the station"))
             #expect(partial.body.contains("Tokyo Station"))
 
+            // A year later, the same date remembers both.
+            let later = try #require(try JSONSerialization.jsonObject(with: try await api.call(.get, "/api/v1/days/2025-05-01").data) as? [String: Any])
+            let memory = try #require((later["onThisDay"] as? [[String: Any]])?.first)
+            #expect(memory["yearsAgo"] as? Int == 1 && memory["date"] as? String == "2024-05-01")
+            #expect((memory["diary"] as? [[String: Any]])?.count == 1 && (memory["visits"] as? [[String: Any]])?.count == 1)
+            #expect(!(try await noDiary.call(.get, "/api/v1/days/2025-05-01")).body.contains("Lunch by the station"))
+
             #expect(try await api.call(.get, "/api/v1/days/2024-02-30").status == .badRequest)
             #expect(try await api.call(.get, "/api/v1/days/2024-05-02").body.contains(#""visits":[]"#))
 

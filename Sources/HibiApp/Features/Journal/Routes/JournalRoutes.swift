@@ -91,6 +91,14 @@ struct DayResponse: Codable, Sendable {
     let health: [HealthDayLine]
     let visits: [VisitItem]
     let videosWatched: [VideoItemResponse]
+    struct MemoryResponse: Codable, Sendable {
+        let date: String
+        let yearsAgo: Int
+        /// Absent when the diary is locked for this caller.
+        let diary: [Entry]?
+        let visits: [VisitItem]
+    }
+    let onThisDay: [MemoryResponse]
 
     init(_ day: JournalService.Day) {
         date = day.key.description
@@ -101,6 +109,14 @@ struct DayResponse: Codable, Sendable {
         visits = day.visits.map { VisitItem(id: $0.id, name: $0.fields.name, visitedAt: $0.fields.visitedAt, latitude: $0.fields.latitude,
                                             longitude: $0.fields.longitude) }
         videosWatched = day.videosWatched.map { VideoItemResponse(id: $0.video.id, title: $0.title, lastPlayedAt: $0.data.lastPlayedAt) }
+        let diaryOpen = day.diary != nil
+        onThisDay = day.onThisDay.map { memory in
+            MemoryResponse(date: memory.key.description, yearsAgo: memory.yearsAgo,
+                           diary: diaryOpen ? memory.diary.map { Entry(id: $0.id, date: $0.date, text: $0.text, tags: $0.tags,
+                                                                      confirmedMood: $0.confirmedMood?.rawValue) } : nil,
+                           visits: memory.visits.map { VisitItem(id: $0.id, name: $0.fields.name, visitedAt: $0.fields.visitedAt,
+                                                                 latitude: $0.fields.latitude, longitude: $0.fields.longitude) })
+        }
     }
 }
 

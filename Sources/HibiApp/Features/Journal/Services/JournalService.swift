@@ -18,8 +18,17 @@ public struct JournalService: Sendable {
         public let videosWatched: [VideoItem]
         public let previous: DayKey
         public let next: DayKey
+        /// The same date in earlier years, newest first, where anything was recorded.
+        public let onThisDay: [Memory]
 
         public var isEmpty: Bool { (diary ?? []).isEmpty && health.isEmpty && visits.isEmpty && videosWatched.isEmpty }
+    }
+
+    public struct Memory: Sendable {
+        public let key: DayKey
+        public let yearsAgo: Int
+        public let diary: [DiaryEntry]
+        public let visits: [Visit]
     }
 
     /// A day with at most this many of each kind; more is a sign of generated data, and the feature's own page lists them all.
@@ -43,7 +52,29 @@ public struct JournalService: Sendable {
         }
         return Day(key: key, diary: entries, health: HealthDay.summarize(records), visits: Array(dayVisits.prefix(Self.perDomainLimit)),
                    videosWatched: Array(watched.prefix(Self.perDomainLimit)),
-                   previous: key.adding(days: -1, in: zone), next: key.adding(days: 1, in: zone))
+                   previous: key.adding(days: -1, in: zone), next: key.adding(days: 1, in: zone),
+                   onThisDay: try await memories(user: user, key: key, zone: zone, diaryOpen: diaryOpen))
+    }
+
+    /// Diary entries and visits on this month and day in earlier years (29 February only in leap years).
+    func memories(user: User, key: DayKey, zone: TimeZone, diaryOpen: Bool) async throws -> [Memory] {
+        let noon = key.interval(in: zone).start.addingTimeInterval(12 * 3600)
+        let entries = diaryOpen ? try await diary.onThisDay(userID: user.id, today: noon, timeZone: zone) : []
+        let earlierVisits = try await visits.list(userID: user.id, filter: VisitFilter(to: key.interval(in: zone).start))
+        var byDay: [DayKey: ([DiaryEntry], [Visit])] = [:]
+        for entry in entries {
+            let day = DayKey(entry.date, timeZone: zone)
+            if day.month == key.month, day.day == key.day, day.year < key.year { byDay[day, default: ([], [])].0.append(entry) }
+        }
+        for visit in earlierVisits {
+            let day = DayKey(visit.fields.visitedAt, timeZone: zone)
+            if day.month == key.month, day.day == key.day, day.year < key.year { byDay[day, default: ([], [])].1.append(visit) }
+        }
+        return byDay.keys.sorted(by: >).prefix(20).map { day in
+            let (diary, visits) = byDay[day] ?? ([], [])
+            return Memory(key: day, yearsAgo: key.year - day.year, diary: diary.sorted { $0.date < $1.date },
+                          visits: visits.sorted { $0.fields.visitedAt < $1.fields.visitedAt })
+        }
     }
 
     /// Every domain's matches for `query` (each word must occur), at most `perDomainLimit` each.

@@ -19,6 +19,10 @@ enum JournalStrings {
     static let total = Text(en: "total", ja: "合計")
     static let average = Text(en: "average", ja: "平均")
     static let latest = Text(en: "latest", ja: "最新")
+    static let onThisDay = Text(en: "On this day", ja: "この日の思い出")
+    static func yearsAgo(_ language: Language, _ years: Int) -> String {
+        language == .ja ? "\(years)年前" : (years == 1 ? "1 year ago" : "\(years) years ago")
+    }
     static let search = Text(en: "Search", ja: "検索")
     static let searchEverything = Text(en: "Search diary, visits and videos", ja: "日記・訪問・動画を検索")
     static let noResults = Text(en: "Nothing found.", ja: "見つかりませんでした。")
@@ -108,6 +112,20 @@ enum JournalViews {
                             el("li") {
                                 visit.fields.visitedAt.formatted(time(l, zone)) + " "
                                 el("a", .href("/visits/\(visit.id)")) { visit.fields.name }
+                            }
+                        }
+                    }
+                }
+            }
+            if !day.onThisDay.isEmpty {
+                el("section", .id("on-this-day")) {
+                    el("h2") { S.onThisDay(l) }
+                    for memory in day.onThisDay {
+                        el("article", .class("card")) {
+                            el("h3") { el("a", .href("/day/\(memory.key)")) { S.yearsAgo(l, memory.yearsAgo) + " · " + dayTitle(memory.key, language: l) } }
+                            for entry in memory.diary { el("p", .class("entry-text")) { entry.text } }
+                            if !memory.visits.isEmpty {
+                                el("p") { memory.visits.map(\.fields.name).joined(separator: " · ") }
                             }
                         }
                     }
