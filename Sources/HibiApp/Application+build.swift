@@ -26,6 +26,8 @@ public struct AppCore: Sendable {
     public let outbound: OutboundHTTP
     /// Set by the builder when the face engine's models are loaded; tests may put a fake here.
     public var moodEstimator: (any MoodEstimating)?
+    /// This running instance, as it signs job leases (several instances may share one database).
+    public var instanceID = UUID().uuidString.lowercased()
     public var faceAnalyzer: (any FaceAnalyzing)?
 
     /// What the core is opened for. A one-off command skips what only serving uses: loading the face
@@ -59,7 +61,7 @@ public struct AppCore: Sendable {
                 hasher: hasher, policy: config.loginPolicy, logger: logger, decoyHash: decoy
             )
             let videoStore = VideoStore(database: database)
-            let diaryPhotos = PhotoStore(dataDirectory: config.dataDirectory, box: box)
+            let diaryPhotos = PhotoStore(dataDirectory: config.mediaDirectory, box: box)
             let quota = StorageQuota(limit: config.userQuotaBytes, usages: [
                 { try await videoStore.uploadedBytes(userID: $0) },
                 { diaryPhotos.usedBytes(userID: $0) },
@@ -141,7 +143,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     let healthBackground = HealthFeature.register(core: core, router: router, api: api)
 
     let diaryStore = DiaryStore(database: core.database, box: core.box)
-    let photos = PhotoStore(dataDirectory: config.dataDirectory, box: core.box)
+    let photos = PhotoStore(dataDirectory: config.mediaDirectory, box: core.box)
     let moods = core.moodEstimator.map { BaselineMoodEstimator(estimator: $0, baselines: faceAuth.moodBaselines, jobs: faceAuth.jobs) }
     let diary = DiaryService(store: diaryStore, photos: photos, search: DiarySearchIndex(), moods: moods, logger: core.logger)
     let transfer = DiaryTransfer(store: diaryStore, photos: photos)

@@ -29,7 +29,7 @@ struct BackupCommand: AsyncParsableCommand {
         }
         guard let output else { throw ValidationError("Give -o FILE to write a backup, or --verify FILE to check one.") }
         let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-        let service = BackupService(database: core.database, dataDirectory: core.config.dataDirectory, box: core.box, logger: core.logger)
+        let service = BackupService(database: core.database, dataDirectory: core.config.dataDirectory, mediaDirectory: core.config.mediaDirectory, box: core.box, logger: core.logger)
         do {
             let manifest = try await service.write(to: output) { bar.draw($0) }
             bar.finish()
@@ -70,7 +70,7 @@ struct RestoreCommand: AsyncParsableCommand {
         }
         do {
             let box = try RestoreKey.load(masterKey: config.masterKey, dataDirectory: config.dataDirectory)
-            let service = RestoreService(database: database, dataDirectory: config.dataDirectory, box: box, logger: logger)
+            let service = RestoreService(database: database, dataDirectory: config.dataDirectory, mediaDirectory: config.mediaDirectory, box: box, logger: logger)
             let manifest = try await service.restore(from: file, replace: replace) { bar.draw($0) }
             bar.finish()
             let rows = manifest.tables.reduce(0) { $0 &+ $1.rows }

@@ -90,7 +90,7 @@ enum BackupFeature {
         let runs = BackupRunStore(database: core.database)
         BackupAdminRoutes(runs: runs, settings: core.config.backups).register(on: router)
         guard core.config.backups.directory != nil else { return [] }
-        let service = BackupService(database: core.database, dataDirectory: core.config.dataDirectory, box: core.box, logger: core.logger)
+        let service = BackupService(database: core.database, dataDirectory: core.config.dataDirectory, mediaDirectory: core.config.mediaDirectory, box: core.box, logger: core.logger)
         let scheduler = BackupScheduler(settings: core.config.backups, runs: runs, backup: service, logger: core.logger)
         return [BackupSchedulerService(scheduler: scheduler, runs: runs, registry: registry, logger: core.logger)]
     }

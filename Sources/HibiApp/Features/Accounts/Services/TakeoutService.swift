@@ -14,10 +14,10 @@ public struct TakeoutService: Sendable {
     let spoolDirectory: String
 
     public init(core: AppCore) {
-        let photos = PhotoStore(dataDirectory: core.config.dataDirectory, box: core.box)
+        let photos = PhotoStore(dataDirectory: core.config.mediaDirectory, box: core.box)
         transfer = DiaryTransfer(store: DiaryStore(database: core.database, box: core.box), photos: photos)
         health = HealthService(database: core.database, box: core.box, logger: core.logger)
-        signer = VisitSigner(dataDirectory: core.config.dataDirectory)
+        signer = VisitSigner(database: core.database, box: core.box, dataDirectory: core.config.dataDirectory, logger: core.logger)
         visits = VisitService(database: core.database, box: core.box, signer: signer, logger: core.logger)
         spoolDirectory = FileManager.default.temporaryDirectory.path
     }

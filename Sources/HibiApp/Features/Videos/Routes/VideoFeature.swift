@@ -5,8 +5,9 @@ import ServiceLifecycle
 enum VideoFeature {
     /// Registers pages and API routes and returns the background services (the shared-folder scanner).
     static func register(core: AppCore, router: Router<HibiRequestContext>, api: RouterGroup<HibiRequestContext>) -> [any Service] {
-        let videos = VideoService(database: core.database, dataDirectory: core.config.dataDirectory, settings: core.config.videos,
+        var videos = VideoService(database: core.database, dataDirectory: core.config.mediaDirectory, settings: core.config.videos,
                                   logger: core.logger)
+        videos.leases = JobLeases(database: core.database, holder: core.instanceID)
         do {
             let swept = try videos.files.prepare()
             if swept > 0 { core.logger.notice("removed unfinished video uploads", metadata: ["files": "\(swept)"]) }

@@ -11,7 +11,7 @@ public struct VisitsFeature: Sendable {
 
     public init(core: AppCore) {
         heavyWork = core.heavyWork
-        signer = VisitSigner(dataDirectory: core.config.dataDirectory)
+        signer = VisitSigner(database: core.database, box: core.box, dataDirectory: core.config.dataDirectory, logger: core.logger)
         service = VisitService(database: core.database, box: core.box, signer: signer, webhook: ChainHeadWebhook(outbound: core.outbound),
                                logger: core.logger)
         tileURL = core.config.mapTileURL
