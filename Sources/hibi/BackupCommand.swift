@@ -70,7 +70,7 @@ struct RestoreCommand: AsyncParsableCommand {
         }
         do {
             let box = try RestoreKey.load(masterKey: config.masterKey, dataDirectory: config.dataDirectory)
-            let service = RestoreService(database: database, dataDirectory: config.dataDirectory, box: box, logger: logger)
+            let service = RestoreService(database: database, dataDirectory: config.dataDirectory, mediaDirectory: config.mediaDirectory, box: box, logger: logger)
             let manifest = try await service.restore(from: file, replace: replace) { bar.draw($0) }
             bar.finish()
             let rows = manifest.tables.reduce(0) { $0 &+ $1.rows }

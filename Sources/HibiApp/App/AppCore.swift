@@ -29,6 +29,8 @@ public struct Platform: Sendable {
     public let clock: WallClock
     /// Metrics the features export on `/metrics` besides the HTTP ones.
     public let metrics: PrometheusCollectorRegistry
+    /// This running instance, as it signs job leases (several instances may share one database).
+    public let instanceID: String
     /// The face engine when its models are loaded (or a test's fake); nil means face features are off.
     public let faceAnalyzer: (any FaceAnalyzing)?
     public let moodEstimator: (any MoodEstimating)?
@@ -83,7 +85,7 @@ public struct AppCore: Sendable {
                 hasher: hasher, policy: config.loginPolicy, logger: logger, decoyHash: decoy
             )
             let videoStore = VideoStore(database: database)
-            let diaryPhotos = PhotoStore(dataDirectory: config.dataDirectory, box: box)
+            let diaryPhotos = PhotoStore(dataDirectory: config.mediaDirectory, box: box)
             let quota = StorageQuota(limit: config.userQuotaBytes, usages: [
                 { try await videoStore.uploadedBytes(userID: $0) },
                 { diaryPhotos.usedBytes(userID: $0) },
@@ -95,7 +97,7 @@ public struct AppCore: Sendable {
                 config: config, logger: logger, database: database, box: box, users: users, sessions: sessions, tokens: tokens,
                 accounts: accounts, openAPIDocument: openAPIDocument, quota: quota, heavyWork: HeavyWork(),
                 outbound: OutboundHTTP(allowedNetworks: config.webhookAllowedNetworks), clock: clock,
-                metrics: PrometheusCollectorRegistry(), faceAnalyzer: analyzer, moodEstimator: moods)
+                metrics: PrometheusCollectorRegistry(), instanceID: UUID().uuidString.lowercased(), faceAnalyzer: analyzer, moodEstimator: moods)
             return AppCore(platform: platform, features: Features(platform: platform))
         } catch {
             await database.shutdown()

@@ -27,9 +27,10 @@ enum BackupFixture {
         return try await sqliteConfig(directory)
     }
 
-    /// Copies the two keys, as an operator moving an instance does (they never travel inside a backup).
+    /// Copies the data key, as an operator moving an instance does (it never travels inside a backup; the
+    /// visits signing key does, sealed under it in the database).
     static func copyKeys(from source: String, to target: String) throws {
-        for name in [DataKeyStore.fileName, VisitSigner.fileName] {
+        for name in [DataKeyStore.fileName] {
             let from = (source as NSString).appendingPathComponent(name), to = (target as NSString).appendingPathComponent(name)
             try? FileManager.default.removeItem(atPath: to)
             try FileManager.default.copyItem(atPath: from, toPath: to)
@@ -209,6 +210,8 @@ enum BackupFixture {
             let verify = try await VisitTestApp.verify(api)
             #expect(verify.intact)
             #expect(verify.records >= filled.visits)
+            // Only the data key was copied: the signing key came inside the backup, sealed under it.
+            #expect(!FileManager.default.fileExists(atPath: (target as NSString).appendingPathComponent(VisitSigner.fileName)))
             if let videoID = filled.videoID {
                 #expect(try await api.call(.get, "/api/v1/videos/\(videoID)").status == .ok)
             }
@@ -274,9 +277,16 @@ enum BackupFixture {
         wrongKey.masterKey = Data((0..<32).map { UInt8($0) }).base64EncodedString()
         try await expectRefused(good, wrongKey) { $0 == .wrongDataKey && $0.description.contains("sealed with another data key") }
 
-        let noSigningKey = try await freshTarget()
-        try FileManager.default.removeItem(atPath: (noSigningKey.dataDirectory as NSString).appendingPathComponent(VisitSigner.fileName))
-        try await expectRefused(good, noSigningKey) { $0 == .signingKeyMismatch }
+        // The signing key travels sealed in the backup: a target without any key file of its own is fine.
+        #expect(manifest.tables.first { $0.name == "instance_secrets" }?.rows == 1)
+        #expect(manifest.visitsSigningPublicKey != nil)
+        // A backup from before the key moved into the database still needs the target's key file.
+        var legacy = manifest
+        legacy.tables.removeAll { $0.name == "instance_secrets" }
+        legacy.dataKeyCheck = nil
+        #expect(throws: BackupError.signingKeyMismatch) {
+            try RestoreService.check(legacy, migrations: Schema.all, box: nil, dataDirectory: try BackupFixture.directory("legacy"))
+        }
 
         // A second restore into the same target is refused without --replace and succeeds with it.
         let target = try await freshTarget()

@@ -258,7 +258,10 @@ import Testing
         try await health.jobs.startAttempt(job.id)
         let service = HealthBackgroundService(health: health, importer: importer,
                                               sender: ReminderSender(reminders: health.reminders, logger: TestApp.quietLogger),
-                                              users: core.users, logger: TestApp.quietLogger)
+                                              users: core.users,
+                                              launcher: HealthImportLauncher(importer: importer, leases: JobLeases(database: core.database, holder: core.instanceID),
+                                                                             logger: TestApp.quietLogger),
+                                              logger: TestApp.quietLogger)
         await service.resumeInterrupted()
         let after = try #require(try await health.jobs.find(id: job.id, userID: user.id))
         #expect(after.state == .failed)

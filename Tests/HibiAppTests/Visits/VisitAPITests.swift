@@ -201,14 +201,16 @@ extension APIClient {
         }
     }
 
-    @Test func theSigningKeyIsPrivateToTheServerUser() async throws {
+    @Test func theSigningKeyIsSealedInTheDatabaseAndNeverWrittenToAFile() async throws {
         try await VisitTestApp.run { browser, core in
             try await browser.setUp()
             let api = APIClient(browser: browser, token: try await browser.createToken())
             _ = try await VisitTestApp.create(api)
             let path = (core.config.dataDirectory as NSString).appendingPathComponent(VisitSigner.fileName)
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            #expect(!FileManager.default.fileExists(atPath: path))
+            let sealed = try await core.database.sql.raw("SELECT sealed FROM instance_secrets WHERE name = 'visits-signing-key'").first()?
+                .decode(column: "sealed", as: Data.self)
+            #expect(sealed != nil)
         }
     }
 

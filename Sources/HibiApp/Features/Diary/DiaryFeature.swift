@@ -20,7 +20,7 @@ public struct DiaryFeature: Feature {
                                 throttle: LoginThrottleStore(database: platform.database), policy: platform.config.loginPolicy,
                                 logger: platform.logger)
         let store = DiaryStore(database: platform.database, box: platform.box)
-        let photos = PhotoStore(dataDirectory: platform.config.dataDirectory, box: platform.box)
+        let photos = PhotoStore(dataDirectory: platform.config.mediaDirectory, box: platform.box)
         let moods = platform.moodEstimator.map { [faces] in BaselineMoodEstimator(estimator: $0, baselines: faces.moodBaselines, jobs: faces.jobs) }
         service = DiaryService(store: store, photos: photos, search: DiarySearchIndex(), moods: moods, logger: platform.logger)
         transfer = DiaryTransfer(store: store, photos: photos)

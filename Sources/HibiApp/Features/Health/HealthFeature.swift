@@ -7,14 +7,17 @@ public struct HealthFeature: Feature {
     public let service: HealthService
     public let importer: AppleHealthImporter
     let uploads: HealthUploads
+    let launcher: HealthImportLauncher
     let platform: Platform
 
     init(platform: Platform) {
         self.platform = platform
         service = HealthService(database: platform.database, box: platform.box, outbound: platform.outbound, logger: platform.logger)
         importer = AppleHealthImporter(health: service, logger: platform.logger)
-        let launcher = HealthImportLauncher(importer: importer, logger: platform.logger)
-        uploads = HealthUploads(directory: (platform.config.dataDirectory as NSString).appendingPathComponent("health-imports"),
+        let launcher = HealthImportLauncher(importer: importer, leases: JobLeases(database: platform.database, holder: platform.instanceID),
+                                            logger: platform.logger)
+        self.launcher = launcher
+        uploads = HealthUploads(directory: (platform.config.mediaDirectory as NSString).appendingPathComponent("health-imports"),
                                 importer: importer, launcher: launcher, limit: 8 << 30)
     }
 
@@ -28,6 +31,6 @@ public struct HealthFeature: Feature {
     public func backgroundServices() -> [any Service] {
         [HealthBackgroundService(health: service, importer: importer,
                                  sender: ReminderSender(reminders: service.reminders, outbound: platform.outbound, logger: platform.logger),
-                                 users: platform.users, logger: platform.logger)]
+                                 users: platform.users, launcher: launcher, logger: platform.logger)]
     }
 }

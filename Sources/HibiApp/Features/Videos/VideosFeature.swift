@@ -9,8 +9,10 @@ public struct VideosFeature: Feature {
 
     init(platform: Platform) {
         self.platform = platform
-        service = VideoService(database: platform.database, dataDirectory: platform.config.dataDirectory, settings: platform.config.videos,
-                               logger: platform.logger)
+        var service = VideoService(database: platform.database, dataDirectory: platform.config.mediaDirectory, settings: platform.config.videos,
+                                   logger: platform.logger)
+        service.leases = JobLeases(database: platform.database, holder: platform.instanceID)
+        self.service = service
     }
 
     public func routes() -> FeatureRoutes {

@@ -9,7 +9,7 @@ public struct VisitsFeature: Feature {
 
     init(platform: Platform) {
         self.platform = platform
-        signer = VisitSigner(dataDirectory: platform.config.dataDirectory)
+        signer = VisitSigner(database: platform.database, box: platform.box, dataDirectory: platform.config.dataDirectory, logger: platform.logger)
         service = VisitService(database: platform.database, box: platform.box, signer: signer,
                                webhook: ChainHeadWebhook(outbound: platform.outbound), logger: platform.logger)
     }

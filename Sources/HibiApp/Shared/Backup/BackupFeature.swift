@@ -12,8 +12,8 @@ public struct BackupFeature: Feature {
     init(platform: Platform) {
         self.platform = platform
         runs = BackupRunStore(database: platform.database)
-        service = BackupService(database: platform.database, dataDirectory: platform.config.dataDirectory, box: platform.box,
-                                logger: platform.logger)
+        service = BackupService(database: platform.database, dataDirectory: platform.config.dataDirectory,
+                                mediaDirectory: platform.config.mediaDirectory, box: platform.box, logger: platform.logger)
     }
 
     public func routes() -> FeatureRoutes {

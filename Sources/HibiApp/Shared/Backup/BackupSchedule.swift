@@ -107,22 +107,14 @@ public struct BackupRunStore: Sendable {
         self.database = database
     }
 
-    /// Takes the lease if it is free or expired; true when this holder has it. One statement, so two
-    /// instances asking at once cannot both get it.
+    /// Takes the lease if it is free or expired; true when this holder has it (`JobLeases`, shared by all
+    /// background work).
     func claim(holder: String, now: Date, lease: TimeInterval) async throws -> Bool {
-        let nowSeconds = Int64(now.timeIntervalSince1970), until = Int64((now + lease).timeIntervalSince1970)
-        try await database.sql.raw("""
-            INSERT INTO job_leases (name, holder, lease_until) VALUES (\(bind: Self.leaseName), '', 0) ON CONFLICT (name) DO NOTHING
-            """).run()
-        let rows = try await database.sql.raw("""
-            UPDATE job_leases SET holder = \(bind: holder), lease_until = \(bind: until)
-            WHERE name = \(bind: Self.leaseName) AND (lease_until < \(bind: nowSeconds) OR holder = \(bind: holder)) RETURNING name
-            """).all()
-        return !rows.isEmpty
+        try await JobLeases(database: database, holder: holder).claim(Self.leaseName, now: now, lease: lease)
     }
 
     func release(holder: String) async throws {
-        try await database.sql.raw("UPDATE job_leases SET lease_until = 0 WHERE name = \(bind: Self.leaseName) AND holder = \(bind: holder)").run()
+        try await JobLeases(database: database, holder: holder).release(Self.leaseName)
     }
 
     func start(id: String, fileName: String, now: Date) async throws {

@@ -15,15 +15,18 @@ public struct BackupProgress: Sendable {
 public struct BackupService: Sendable {
     let database: Database
     let dataDirectory: String
+    /// Where uploaded files live (`HIBI_MEDIA_DIR`); the data directory unless set.
+    let mediaDirectory: String
     let box: SealedBoxService
     let logger: Logger
 
     /// Rows fetched per round trip: bounded memory whatever the table size.
     static let pageSize = 2000
 
-    public init(database: Database, dataDirectory: String, box: SealedBoxService, logger: Logger) {
+    public init(database: Database, dataDirectory: String, mediaDirectory: String? = nil, box: SealedBoxService, logger: Logger) {
         self.database = database
         self.dataDirectory = dataDirectory
+        self.mediaDirectory = mediaDirectory ?? dataDirectory
         self.box = box
         self.logger = logger
     }
@@ -59,7 +62,7 @@ public struct BackupService: Sendable {
             // One read transaction for every table: the rows agree with each other as of one moment.
             try await connection.raw(engine == .postgres ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN").run()
             do {
-                let result = try await Self.dumpTables(connection, engine: engine, zip: zip, spool: spool, now: now, progress: progress)
+                let result = try await Self.dumpTables(connection, engine: engine, box: box, zip: zip, spool: spool, now: now, progress: progress)
                 try await connection.raw("COMMIT").run()
                 return result
             } catch {
@@ -67,7 +70,7 @@ public struct BackupService: Sendable {
                 throw error
             }
         }
-        let files = try MediaFiles.list(dataDirectory: dataDirectory)
+        let files = try MediaFiles.list(dataDirectory: mediaDirectory)
         let totalBytes = files.reduce(Int64(0)) { $0 + $1.size }
         var doneBytes: Int64 = 0
         var entries: [BackupManifest.File] = []
@@ -80,7 +83,7 @@ public struct BackupService: Sendable {
         let manifest = BackupManifest(
             format: BackupManifest.formatName, formatVersion: BackupManifest.currentFormatVersion, hibiVersion: hibiVersion,
             createdAt: now, schemaVersion: snapshot.migrations.max() ?? 0, migrations: snapshot.migrations,
-            dataKeyCheck: snapshot.keyCheck, visitsSigningPublicKey: try VisitsSigningKeyFile.publicKey(dataDirectory: dataDirectory),
+            dataKeyCheck: snapshot.keyCheck, visitsSigningPublicKey: try snapshot.signingPublicKey ?? VisitsSigningKeyFile.publicKey(dataDirectory: dataDirectory),
             tables: snapshot.tables, files: entries)
         let manifestPath = (spool as NSString).appendingPathComponent(BackupManifest.memberName)
         let encoder = JSONCoding.encoder
@@ -94,15 +97,18 @@ public struct BackupService: Sendable {
         let tables: [BackupManifest.Table]
         let migrations: [Int]
         let keyCheck: String?
+        /// The visits signing key the database holds, read in the same snapshot as the chains it signed.
+        let signingPublicKey: String?
     }
 
-    private static func dumpTables(_ sql: any SQLDatabase, engine: DatabaseEngine, zip: BackupZipWriter, spool: String, now: Date,
+    private static func dumpTables(_ sql: any SQLDatabase, engine: DatabaseEngine, box: SealedBoxService, zip: BackupZipWriter, spool: String, now: Date,
                                    progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws -> Snapshot {
         let catalog = try await TableCatalog.read(sql, engine: engine).filter { !TableCatalog.skippedTables.contains($0.name) }
         let migrations = try await sql.raw("SELECT version FROM hibi_schema ORDER BY version").all()
             .map { try $0.decode(column: "version", as: Int.self) }
         let keyCheck = try await sql.raw("SELECT value FROM settings WHERE key = \(bind: KeyCheck.settingKey)").first()?
             .decode(column: "value", as: String.self)
+        let signingPublicKey = try await VisitSigner.storedPublicKey(sql, box: box)
         var totalRows: Int64 = 0
         var counts: [String: Int64] = [:]
         for table in catalog where !TableCatalog.emptiedTables.contains(table.name) {
@@ -135,7 +141,7 @@ public struct BackupService: Sendable {
             tables.append(.init(name: table.name, member: member, columns: table.columns.map { .init(name: $0.name, type: $0.type) },
                                 rows: rows, bytes: written.bytes, sha256: written.sha256))
         }
-        return Snapshot(tables: tables, migrations: migrations, keyCheck: keyCheck)
+        return Snapshot(tables: tables, migrations: migrations, keyCheck: keyCheck, signingPublicKey: signingPublicKey)
     }
 
     /// Reads a table in primary-key order, a page at a time. Text keys compare byte-wise on both engines
@@ -299,11 +305,11 @@ enum MediaFiles {
     }
 }
 
-/// The visits signing key file, read without creating it (VisitSigner creates one on first use).
+/// A visits signing key file an older version left in the data directory, read without creating one.
 enum VisitsSigningKeyFile {
     static func publicKey(dataDirectory: String) throws -> String? {
         let path = (dataDirectory as NSString).appendingPathComponent(VisitSigner.fileName)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try VisitSigner(dataDirectory: dataDirectory).publicKeyBase64()
+        return try VisitSigner.readFile(path: path)?.publicKey.rawRepresentation.base64EncodedString()
     }
 }

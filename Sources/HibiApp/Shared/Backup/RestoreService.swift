@@ -120,9 +120,14 @@ public struct RestoreService: Sendable {
     let logger: Logger
     let migrations: [Migration]
 
-    public init(database: Database, dataDirectory: String, box: SealedBoxService?, logger: Logger, migrations: [Migration] = Schema.all) {
+    /// Where uploaded files go back to (`HIBI_MEDIA_DIR`); the data directory unless set.
+    let mediaDirectory: String
+
+    public init(database: Database, dataDirectory: String, mediaDirectory: String? = nil, box: SealedBoxService?, logger: Logger,
+                migrations: [Migration] = Schema.all) {
         self.database = database
         self.dataDirectory = dataDirectory
+        self.mediaDirectory = mediaDirectory ?? dataDirectory
         self.box = box
         self.logger = logger
         self.migrations = migrations.sorted { $0.version < $1.version }
@@ -140,7 +145,10 @@ public struct RestoreService: Sendable {
             guard let sealed = Data(base64Encoded: check), (try? box.open(sealed, context: KeyCheck.context)) != nil else { throw .wrongDataKey }
         }
         let chainRows = manifest.tables.first { $0.name == "visit_chain" }?.rows ?? 0
-        if let expected = manifest.visitsSigningPublicKey, chainRows > 0 {
+        // A backup made since the key moved into the database carries it (sealed, opened by the data key
+        // checked above); only older backups need the target's key file to match.
+        let carriesKey = (manifest.tables.first { $0.name == "instance_secrets" }?.rows ?? 0) > 0
+        if let expected = manifest.visitsSigningPublicKey, chainRows > 0, !carriesKey {
             guard (try? VisitsSigningKeyFile.publicKey(dataDirectory: dataDirectory)) == expected else { throw .signingKeyMismatch }
         }
     }
@@ -155,9 +163,9 @@ public struct RestoreService: Sendable {
         let before = manifest.migrations.sorted().compactMap { byVersion[$0] }
         let after = migrations.filter { !Set(manifest.migrations).contains($0.version) }
 
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        Self.removeStaleStaging(in: dataDirectory)
-        let staging = (dataDirectory as NSString).appendingPathComponent(".restore-\(UUID().uuidString.lowercased())")
+        try FileManager.default.createDirectory(atPath: mediaDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        Self.removeStaleStaging(in: mediaDirectory)
+        let staging = (mediaDirectory as NSString).appendingPathComponent(".restore-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: staging) }
 
@@ -293,11 +301,11 @@ public struct RestoreService: Sendable {
     func moveIntoPlace(media: String, replace: Bool) throws {
         let manager = FileManager.default
         guard let top = try? manager.contentsOfDirectory(atPath: media) else { return }
-        let aside = (dataDirectory as NSString).appendingPathComponent(".replaced-\(UUID().uuidString.lowercased())")
+        let aside = (mediaDirectory as NSString).appendingPathComponent(".replaced-\(UUID().uuidString.lowercased())")
         if replace {
             try manager.createDirectory(atPath: aside, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            for name in top where manager.fileExists(atPath: (dataDirectory as NSString).appendingPathComponent(name)) {
-                try manager.moveItem(atPath: (dataDirectory as NSString).appendingPathComponent(name), toPath: (aside as NSString).appendingPathComponent(name))
+            for name in top where manager.fileExists(atPath: (mediaDirectory as NSString).appendingPathComponent(name)) {
+                try manager.moveItem(atPath: (mediaDirectory as NSString).appendingPathComponent(name), toPath: (aside as NSString).appendingPathComponent(name))
             }
         }
         defer { if replace { try? manager.removeItem(atPath: aside) } }
@@ -310,7 +318,7 @@ public struct RestoreService: Sendable {
             }
         }
         for relative in files {
-            let target = (dataDirectory as NSString).appendingPathComponent(relative)
+            let target = (mediaDirectory as NSString).appendingPathComponent(relative)
             try manager.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
                                         attributes: [.posixPermissions: 0o700])
             let source = (media as NSString).appendingPathComponent(relative)

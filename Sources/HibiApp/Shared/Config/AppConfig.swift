@@ -57,6 +57,10 @@ public struct AppConfig: Sendable {
     /// Local networks webhooks may reach after all (`HIBI_WEBHOOK_ALLOW_NETWORKS`, e.g. a home server).
     public var webhookAllowedNetworks: [IPRange] = []
     public var backups = BackupSettings()
+    /// Where uploaded files live (`HIBI_MEDIA_DIR`): diary photos, videos, thumbnails, health upload spools.
+    /// nil keeps them in the data directory; several instances share one media folder (a shared volume).
+    public var mediaDirectoryOverride: String?
+    public var mediaDirectory: String { mediaDirectoryOverride ?? dataDirectory }
 
     public var usesSecureCookies: Bool { publicURL?.scheme?.lowercased() == "https" }
 
@@ -123,6 +127,9 @@ public struct AppConfig: Sendable {
             config.dataDirectory = dir
         }
         config.database = .sqliteFile(path: (config.dataDirectory as NSString).appendingPathComponent("hibi.sqlite"))
+        if let media = environment["HIBI_MEDIA_DIR"], !media.trimmingCharacters(in: .whitespaces).isEmpty {
+            config.mediaDirectoryOverride = media
+        }
         if let (url, source) = value(overrides.databaseURL, "HIBI_DATABASE_URL") {
             config.database = try parseDatabaseURL(url, source: source)
         }

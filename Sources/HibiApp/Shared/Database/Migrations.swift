@@ -47,25 +47,47 @@ public struct Migrator: Sendable {
         var applied: [Int] = []
         for migration in migrations where !done.contains(migration.version) {
             let engine = database.engine
-            try await database.transaction { sql in
+            let didApply = try await database.transaction { sql -> Bool in
+                // Several instances may start at once on one database: the step runs under a lock and is
+                // skipped when another instance recorded it meanwhile (SQLite's BEGIN IMMEDIATE already
+                // serialises writers).
+                try await Self.lock(sql, engine: engine)
+                let recorded = try await sql.select().column("version").from("hibi_schema")
+                    .where("version", .equal, SQLBind(migration.version)).first()
+                guard recorded == nil else { return false }
                 try await migration.apply(sql, engine)
                 try await sql.insert(into: "hibi_schema")
                     .columns("version", "name", "applied_at")
                     .values(SQLBind(migration.version), SQLBind(migration.name), SQLBind(Int64(now.timeIntervalSince1970)))
                     .run()
+                return true
             }
+            guard didApply else { continue }
             logger.info("applied migration", metadata: ["version": "\(migration.version)", "migration": "\(migration.name)"])
             applied.append(migration.version)
         }
         return applied
     }
 
+    /// A transaction-scoped advisory lock on PostgreSQL, freed by COMMIT or ROLLBACK whatever happens.
+    static func lock(_ sql: any SQLDatabase, engine: DatabaseEngine) async throws {
+        if engine == .postgres { try await sql.raw("SELECT pg_advisory_xact_lock(\(literal: Self.lockKey))").run() }
+    }
+
+    /// Any fixed number: "hibi" in ASCII.
+    static let lockKey = 0x6869_6269
+
     private func ensureTable() async throws {
-        try await database.sql.create(table: "hibi_schema")
-            .ifNotExists()
-            .column("version", type: .bigint, .primaryKey(autoIncrement: false))
-            .column("name", type: .text, .notNull)
-            .column("applied_at", type: .bigint, .notNull)
-            .run()
+        let engine = database.engine
+        // Under the lock too: two concurrent CREATE TABLE IF NOT EXISTS can both try to create it on PostgreSQL.
+        try await database.transaction { sql in
+            try await Self.lock(sql, engine: engine)
+            try await sql.create(table: "hibi_schema")
+                .ifNotExists()
+                .column("version", type: .bigint, .primaryKey(autoIncrement: false))
+                .column("name", type: .text, .notNull)
+                .column("applied_at", type: .bigint, .notNull)
+                .run()
+        }
     }
 }

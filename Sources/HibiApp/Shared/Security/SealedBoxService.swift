@@ -114,7 +114,15 @@ public struct KeyCheck: Sendable {
             return
         }
         let sealed = try box.seal(Data("hibi".utf8), context: Self.context).base64EncodedString()
-        try await database.sql.insert(into: "settings").columns("key", "value")
-            .values(SQLBind(Self.settingKey), SQLBind(sealed)).run()
+        // Insert-if-absent, then check what the database holds: of two instances starting at once on an
+        // empty database one row wins, and an instance with a different key is refused like any other.
+        try await database.sql.raw("""
+            INSERT INTO settings (key, value) VALUES (\(bind: Self.settingKey), \(bind: sealed)) ON CONFLICT (key) DO NOTHING
+            """).run()
+        let stored = try await database.sql.select().column("value").from("settings").where("key", .equal, Self.settingKey).first()
+        guard let text = try stored?.decode(column: "value", as: String.self), let data = Data(base64Encoded: text) else {
+            throw EncryptionError.wrongKey
+        }
+        _ = try box.open(data, context: Self.context)
     }
 }

@@ -176,6 +176,9 @@ struct HealthUploads: Sendable {
         }
         do {
             let name = String(fileName.prefix(200))
+            // Claimed before the job row exists: another instance's resume pass must not take a job that
+            // this one is about to start.
+            _ = try await launcher.leases.claim(HealthImportLauncher.leaseName(uploadPath: path), lease: launcher.lease)
             let job = try await importer.prepare(path: path, fileName: name, user: user, uploadPath: path, now: now)
             launcher.launch(job: job, path: path, user: user)
             return job

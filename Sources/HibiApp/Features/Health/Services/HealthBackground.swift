@@ -43,13 +43,15 @@ public struct ReminderSender: Sendable {
     }
 }
 
-/// Background work of the health feature while the server runs: resumes imports a previous run left
-/// unfinished, then sends reminder webhooks every little while.
+/// Background work of the health feature while the server runs: resumes imports no instance is running
+/// (a previous run, or another instance that died, left them unfinished), and sends reminder webhooks
+/// every little while.
 struct HealthBackgroundService: Service {
     let health: HealthService
     let importer: AppleHealthImporter
     let sender: ReminderSender
     let users: UserStore
+    let launcher: HealthImportLauncher
     let logger: Logger
     var interval: Duration = .seconds(20)
 
@@ -57,31 +59,42 @@ struct HealthBackgroundService: Service {
         en: "This import stopped the server twice and was not resumed again. Records imported before that are kept; check the file, or ask the administrator.",
         ja: "このインポートはサーバーを 2 回停止させたため、再開しませんでした。それまでに取り込んだ記録は残っています。ファイルを確認するか、管理者に相談してください。")
 
-    /// Picks up the web uploads a previous run left unfinished.
-    func resumeInterrupted() async {
+    /// Picks up the web uploads whose lease has expired: its holder stopped (this instance before a
+    /// restart, or another one that died). A job another live instance runs keeps its lease fresh.
+    /// Returns the jobs launched here.
+    @discardableResult
+    func resumeInterrupted() async -> [String] {
+        var launched: [String] = []
         for job in (try? await health.jobs.interruptedUploads()) ?? [] {
-            guard let path = job.uploadPath, FileManager.default.fileExists(atPath: path),
-                  let user = try? await users.find(id: job.userID) else {
+            guard let path = job.uploadPath else { continue }
+            let lease = HealthImportLauncher.leaseName(uploadPath: path)
+            // Claimed before anything is decided, so two instances never both fail or both resume a job.
+            guard (try? await launcher.leases.claim(lease, lease: launcher.lease)) == true else { continue }
+            guard FileManager.default.fileExists(atPath: path), let user = try? await users.find(id: job.userID) else {
                 try? await health.jobs.setState(job.id, .failed, error: Text(en: "The uploaded file is gone; upload it again.",
                                                                               ja: "アップロードされたファイルがありません。もう一度アップロードしてください。"), now: Date())
+                try? await launcher.leases.release(lease)
                 continue
             }
             // Each run counts itself when it starts; two runs that never finished both ended with the process
             // (an out-of-memory kill, say). A third would most likely do the same, at every start: give up.
             if job.attempts >= 2 {
                 try? await health.jobs.setState(job.id, .failed, error: Self.stoppedTwice, now: Date())
+                try? await launcher.leases.release(lease)
                 logger.warning("health import not resumed: it stopped the server twice", metadata: ["job": "\(job.id)"])
                 continue
             }
             logger.notice("resuming health import", metadata: ["job": "\(job.id)"])
-            HealthImportLauncher(importer: importer, logger: logger).launch(job: job, path: path, user: user)
+            launcher.launch(job: job, path: path, user: user)
+            launched.append(job.id)
         }
+        return launched
     }
 
     func run() async throws {
-        await resumeInterrupted()
         try? await cancelOnGracefulShutdown {
             while !Task.isCancelled {
+                await resumeInterrupted()
                 await sender.tick(now: Date())
                 try await Task.sleep(for: interval)
             }
@@ -89,20 +102,32 @@ struct HealthBackgroundService: Service {
     }
 }
 
-/// Runs an uploaded import off the request, and removes the upload when the job is over.
+/// Runs an uploaded import off the request under a lease named after its upload, and removes the upload
+/// when the job is over. While the import runs the lease is renewed; if this instance dies, another one
+/// resumes the job from its last committed checkpoint once the lease has expired.
 struct HealthImportLauncher: Sendable {
     let importer: AppleHealthImporter
+    let leases: JobLeases
     let logger: Logger
+    /// How long a holder that stopped renewing keeps the job before another instance may resume it.
+    var lease: TimeInterval = 30
+
+    static func leaseName(uploadPath: String) -> String {
+        "health-import:" + (uploadPath as NSString).lastPathComponent
+    }
 
     func launch(job: ImportJob, path: String, user: User) {
         Task.detached(priority: .utility) {
             do {
-                _ = try await importer.run(job: job, path: path, user: user)
-                try? FileManager.default.removeItem(atPath: path)
+                let ran = try await leases.run(Self.leaseName(uploadPath: path), lease: lease, logger: logger) {
+                    _ = try await importer.run(job: job, path: path, user: user)
+                }
+                // nil: another instance holds the job and runs it.
+                if ran != nil { try? FileManager.default.removeItem(atPath: path) }
             } catch is HealthError {
                 try? FileManager.default.removeItem(atPath: path)
             } catch {
-                // Left in place: the next start resumes it from the checkpoint.
+                // Left in place: the next pass resumes it from the checkpoint.
                 logger.error("health import interrupted", metadata: ["job": "\(job.id)"])
             }
         }

@@ -34,14 +34,22 @@ public struct VideoFiles: Sendable {
         for directory in [temporaryDirectory, thumbnailDirectory, (root as NSString).appendingPathComponent("uploads")] {
             try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-        return sweep ? sweepTemporary() : 0
+        // Only old ones: on a shared media folder a fresh one is another instance's upload in progress.
+        return sweep ? sweepTemporary(olderThan: 3600) : 0
     }
 
+    /// Removes unfinished uploads last written more than `age` seconds ago; returns how many.
     @discardableResult
-    public func sweepTemporary() -> Int {
+    public func sweepTemporary(olderThan age: TimeInterval = 0, now: Date = Date()) -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory)) ?? []
-        for name in names { try? FileManager.default.removeItem(atPath: (temporaryDirectory as NSString).appendingPathComponent(name)) }
-        return names.count
+        var removed = 0
+        for name in names {
+            let path = (temporaryDirectory as NSString).appendingPathComponent(name)
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? .distantPast
+            guard now.timeIntervalSince(modified) >= age else { continue }
+            if (try? FileManager.default.removeItem(atPath: path)) != nil { removed += 1 }
+        }
+        return removed
     }
 
     public func temporaryFiles() -> [String] {

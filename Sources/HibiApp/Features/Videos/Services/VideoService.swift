@@ -17,6 +17,10 @@ public struct VideoService: Sendable {
     let settings: VideoSettings
     let logger: Logger
     let scans: ScanCoordinator
+    /// Set when the service runs in a server: the library scan is claimed in the database, so of
+    /// several instances sharing one database and library only one scans at a time.
+    public var leases: JobLeases?
+    static let scanLease = "video-library-scan"
     let fileIO = FileIO()
     /// Large enough to keep syscalls few when streaming, small enough that ten viewers cost a few MB.
     let streamer = FileRangeStreamer(threadPool: .singleton, chunkLength: 256 * 1024, ringSize: 3)
@@ -95,7 +99,16 @@ public struct VideoService: Sendable {
     /// modification time) probed again, vanished ones dropped with their per-user data.
     public func scanLibrary(now: Date) async throws -> ScanResponse {
         guard let library = settings.libraryDirectory else { throw VideoError.noLibrary }
-        return try await scans.run { try await performScan(library: library, now: now) }
+        guard let leases else { return try await scans.run { try await performScan(library: library, now: now) } }
+        // Another instance scanning: wait for it, then scan here too (finding what it indexed unchanged),
+        // so the answer is always about the folder as it is now and no file is indexed twice.
+        while true {
+            if let result = try await leases.run(Self.scanLease, lease: 60, logger: logger, {
+                try await scans.run { try await performScan(library: library, now: now) }
+            }) { return result }
+            // Ends with a CancellationError when the request or the server stops waiting.
+            try await Task.sleep(for: .milliseconds(500))
+        }
     }
 
     func performScan(library: String, now: Date) async throws -> ScanResponse {

@@ -43,7 +43,7 @@ struct VisitWebRoutes: Sendable {
         router.get("/visits/verify") { _, context in
             let user = try context.requireUser()
             let report = try await visits.verify(userID: user.id)
-            return HTMLPage(VisitViews.verify(context: context, report: report, publicKey: try signer.publicKeyBase64()))
+            return HTMLPage(VisitViews.verify(context: context, report: report, publicKey: try await signer.publicKeyBase64()))
         }
         router.get("/visits/places") { _, context in
             let user = try context.requireUser()

@@ -25,12 +25,15 @@ public struct VisitService: Sendable {
     static func legacyPhotoContext(_ photoID: String) -> String { "visit-photo:\(photoID)" }
 
     /// Appends a record for `visit` (or its tombstone) after the current head.
-    private func record(_ visit: Visit, action: VisitAction, now: Date, on sql: any SQLDatabase) async throws -> ChainRecord {
+    /// `key` is loaded before the transaction: on SQLite a read of the key on another connection while
+    /// this one holds the write lock would wait for itself.
+    private func record(_ visit: Visit, action: VisitAction, now: Date, key: Curve25519.Signing.PrivateKey,
+                        on sql: any SQLDatabase) async throws -> ChainRecord {
         let (head, webhook) = try await VisitStore.lockHead(userID: visit.userID, engine: database.engine, on: sql)
-        try await requireGenuine(head, userID: visit.userID, on: sql)
+        try await requireGenuine(head, userID: visit.userID, key: key.publicKey, on: sql)
         let state = action == .delete ? nil : VisitCanonical.state(id: visit.id, fields: visit.fields, photos: visit.photos)
         let record = try VisitChain.append(head: head, userID: visit.userID, visitID: visit.id, action: action, state: state,
-                                           now: now, sign: signer.sign)
+                                           now: now, sign: { try key.signature(for: $0) })
         try await VisitStore.append(record, userID: visit.userID, on: sql)
         return ChainRecord(seq: record.seq, visitID: record.visitID, action: record.action, body: record.body, hash: record.hash,
                            signature: record.signature, webhook: webhook)
@@ -40,10 +43,9 @@ public struct VisitService: Sendable {
     /// head's signature when every link holds; that covers the whole chain only because Hibi never
     /// signs a record whose `prev` is a forged head (otherwise someone who rewrote the history and its
     /// hashes in the database would have the next edit sign their version).
-    private func requireGenuine(_ head: ChainHead?, userID: String, on sql: any SQLDatabase) async throws {
+    private func requireGenuine(_ head: ChainHead?, userID: String, key: Curve25519.Signing.PublicKey, on sql: any SQLDatabase) async throws {
         guard let head else { return }
         let record = try await VisitStore.record(userID: userID, seq: head.seq, on: sql)
-        let key = try signer.publicKey()
         guard VisitChain.isGenuineHead(record, head: head, isValidSignature: { key.isValidSignature($0, for: $1) }) else {
             logger.error("visit log head fails its hash or signature; refusing to sign on top of it")
             throw VisitError.logTampered
@@ -53,9 +55,10 @@ public struct VisitService: Sendable {
     public func create(userID: String, fields: VisitFields, now: Date) async throws -> Visit {
         let fields = try VisitRules.validate(fields)
         let visit = Visit(id: UUID().uuidString.lowercased(), userID: userID, fields: fields, photos: [], createdAt: now, updatedAt: now, revision: 1)
+        let key = try await signer.signingKey()
         let record = try await database.transaction { sql in
             try await VisitStore.insert(visit, on: sql)
-            return try await self.record(visit, action: .create, now: now, on: sql)
+            return try await self.record(visit, action: .create, now: now, key: key, on: sql)
         }
         notifyWebhook(userID: userID, head: ChainHead(seq: record.seq, hash: record.hash), webhook: record.webhook, now: now)
         return visit
@@ -72,11 +75,11 @@ public struct VisitService: Sendable {
         }
         let batch = validated
         guard !validated.isEmpty else { return 0 }
-        let signer = self.signer
+        let key = try await signer.signingKey()
         let last = try await database.transaction { sql in
             // One head lock for the whole file; records are chained in memory and the head written once.
             let (start, webhook) = try await VisitStore.lockHead(userID: userID, engine: self.database.engine, on: sql)
-            try await self.requireGenuine(start, userID: userID, on: sql)
+            try await self.requireGenuine(start, userID: userID, key: key.publicKey, on: sql)
             var head = start
             var last: ChainRecord?
             for fields in batch {
@@ -85,7 +88,7 @@ public struct VisitService: Sendable {
                 try await VisitStore.insert(visit, on: sql)
                 let record = try VisitChain.append(head: head, userID: userID, visitID: visit.id, action: .create,
                                                    state: VisitCanonical.state(id: visit.id, fields: fields, photos: []), now: now,
-                                                   sign: signer.sign)
+                                                   sign: { try key.signature(for: $0) })
                 try await VisitStore.insertRecord(record, userID: userID, on: sql)
                 head = ChainHead(seq: record.seq, hash: record.hash)
                 last = record
@@ -112,6 +115,7 @@ public struct VisitService: Sendable {
 
     private func mutate(userID: String, id: String, now: Date, _ change: @escaping @Sendable (inout Visit) async throws -> Void,
                         extra: @escaping @Sendable (Visit, any SQLDatabase) async throws -> Void = { _, _ in }) async throws -> Visit {
+        let key = try await signer.signingKey()
         let (visit, record) = try await database.transaction { sql in
             guard var visit = try await VisitStore.find(id: id, userID: userID, on: sql) else { throw VisitError.notFound }
             try await change(&visit)
@@ -119,13 +123,14 @@ public struct VisitService: Sendable {
             visit.revision += 1
             try await extra(visit, sql)
             try await VisitStore.update(visit, on: sql)
-            return (visit, try await self.record(visit, action: .edit, now: now, on: sql))
+            return (visit, try await self.record(visit, action: .edit, now: now, key: key, on: sql))
         }
         notifyWebhook(userID: userID, head: ChainHead(seq: record.seq, hash: record.hash), webhook: record.webhook, now: now)
         return visit
     }
 
     public func delete(userID: String, id: String, now: Date) async throws {
+        let key = try await signer.signingKey()
         let record = try await database.transaction { sql in
             guard var visit = try await VisitStore.find(id: id, userID: userID, on: sql) else { throw VisitError.notFound }
             visit.revision += 1
@@ -134,7 +139,7 @@ public struct VisitService: Sendable {
             try await sql.update("visits").set("deleted_at", to: Int64(now.timeIntervalSince1970))
                 .set("revision", to: Int64(visit.revision)).set("updated_at", to: Int64(now.timeIntervalSince1970))
                 .where("id", .equal, id).where("user_id", .equal, userID).run()
-            return try await self.record(visit, action: .delete, now: now, on: sql)
+            return try await self.record(visit, action: .delete, now: now, key: key, on: sql)
         }
         notifyWebhook(userID: userID, head: ChainHead(seq: record.seq, hash: record.hash), webhook: record.webhook, now: now)
     }
@@ -215,7 +220,7 @@ public struct VisitService: Sendable {
         async let loaded = VisitStore.records(userID: userID, on: sql)
         async let head = VisitStore.storedHead(userID: userID, on: sql)
         async let current = VisitStore.allStates(userID: userID, on: sql)
-        let key = try signer.publicKey()
+        let key = try await signer.publicKey()
         let records = try await loaded
         var report = VisitChain.verify(records: records, storedHead: try await head, userID: userID, current: try await current,
                                        allSignatures: allSignatures) { signature, data in
@@ -231,7 +236,7 @@ public struct VisitService: Sendable {
 
     public func chainExport(userID: String) async throws -> ChainExport {
         let records = try await VisitStore.records(userID: userID, on: database.sql)
-        return ChainExport(algorithm: "Ed25519", publicKey: try signer.publicKeyBase64(), head: records.last?.hash,
+        return ChainExport(algorithm: "Ed25519", publicKey: try await signer.publicKeyBase64(), head: records.last?.hash,
                            records: records.map { ChainExport.Record(seq: $0.seq, body: $0.body, hash: $0.hash, signature: $0.signature) })
     }
 
@@ -262,7 +267,7 @@ public struct VisitService: Sendable {
         guard let url = try await webhookSettings(userID: userID).url else { return nil }
         guard let head = try await VisitStore.storedHead(userID: userID, on: database.sql) else { return nil }
         let status = await webhook.send(url: url, payload: .init(user: userID, seq: head.seq, hash: head.hash,
-                                                                  publicKey: try signer.publicKeyBase64(), sentAt: now))
+                                                                  publicKey: try await signer.publicKeyBase64(), sentAt: now))
         let update = database.sql.update("visit_chain_heads").set("webhook_status", to: status.rawValue)
             .set("webhook_at", to: Int64(now.timeIntervalSince1970))
         // Only a head the receiver accepted counts as held outside: verify compares the log with it.

@@ -1,0 +1,50 @@
+import Foundation
+import SQLKit
+
+/// Secrets other than the data key (the visits signing key, and any like it later) live in the database,
+/// sealed under the data key, so several instances on one database share them and a backup carries them.
+enum InstanceSecretsSchema {
+    static let migration = Migration(version: 13, name: "instance-secrets") { sql, _ in
+        try await sql.create(table: "instance_secrets")
+            .column("name", type: .text, .primaryKey(autoIncrement: false))
+            .column("sealed", type: .blob, .notNull)
+            .column("created_at", type: .bigint, .notNull)
+            .run()
+    }
+}
+
+public struct InstanceSecretStore: Sendable {
+    let database: Database
+    let box: SealedBoxService
+
+    public init(database: Database, box: SealedBoxService) {
+        self.database = database
+        self.box = box
+    }
+
+    /// The context binds a sealed secret to its name: a row copied under another name does not open.
+    static func context(_ name: String) -> String { "instance-secret:\(name)" }
+
+    /// The secret called `name`, or nil when none was made yet. A row the data key cannot open is
+    /// `EncryptionError.wrongKey`, never a reason to make a new one.
+    public func read(_ name: String) async throws -> Data? {
+        guard let row = try await database.sql.select().column("sealed").from("instance_secrets").where("name", .equal, name).first() else {
+            return nil
+        }
+        return try box.open(try row.decode(column: "sealed", as: Data.self), context: Self.context(name))
+    }
+
+    /// Reads the secret, or stores `candidate()` if there is none and returns what the database then
+    /// holds. Insert-if-absent on the primary key, then read back: when two instances start at the same
+    /// moment each offers its own candidate, one row wins and both use it.
+    public func readOrCreate(_ name: String, now: Date = Date(), candidate: () throws -> Data) async throws -> Data {
+        if let existing = try await read(name) { return existing }
+        let sealed = try box.seal(try candidate(), context: Self.context(name))
+        try await database.sql.raw("""
+            INSERT INTO instance_secrets (name, sealed, created_at) VALUES (\(bind: name), \(bind: sealed), \(bind: Int64(now.timeIntervalSince1970)))
+            ON CONFLICT (name) DO NOTHING
+            """).run()
+        guard let stored = try await read(name) else { throw EncryptionError.corrupted }
+        return stored
+    }
+}
