@@ -40,6 +40,16 @@ struct JournalLogicTests {
         #expect(lines[3].unit == "g" && lines[3].value == 21.37)
     }
 
+    @Test func aDayRatingDefaultsFromTheMoodsValenceAndLeavesTheEndsToThePerson() {
+        #expect(DayRating.fromMoods([]) == nil)
+        #expect(DayRating.fromMoods([.happiness]) == .good)
+        #expect(DayRating.fromMoods([.happiness, .happiness]) == .good, "never great by itself")
+        #expect(DayRating.fromMoods([.sadness, .fear]) == .bad, "never awful by itself")
+        #expect(DayRating.fromMoods([.happiness, .sadness]) == .meh)
+        #expect(DayRating.fromMoods([.happiness, .neutral]) == .good, "3.5 rounds half up")
+        #expect(DayRating.fromMoods([.surprise, .neutral, .anger]) == .meh, "2.67 rounds to 3")
+    }
+
     @Test func searchNeedsEveryWordInAnyCaseAndWidth() {
         #expect(SearchGrouping.matches("tokyo STATION", ["Tokyo Station Hotel", nil]))
         #expect(SearchGrouping.matches("ｔｏｋｙｏ", ["Tokyo"]))
@@ -82,6 +92,17 @@ struct JournalLogicTests {
             #expect((memory["diary"] as? [[String: Any]])?.count == 1 && (memory["visits"] as? [[String: Any]])?.count == 1)
             #expect(!(try await noDiary.call(.get, "/api/v1/days/2025-05-01")).body.contains("Lunch by the station"))
 
+            // The rating: a default from the confirmed mood, then the person's own choice, then back.
+            let happy = try await api.call(.post, "/api/v1/diary/entries", json: #"{"date":"2024-05-03T10:00:00Z","text":"Sunny","confirmedMood":"happiness"}"#)
+            #expect(happy.status == .created)
+            #expect(try await api.call(.get, "/api/v1/days/2024-05-03").body.contains(#""rating":{"rating":4,"source":"moods"}"#))
+            #expect(!(try await noDiary.call(.get, "/api/v1/days/2024-05-03")).body.contains(#""rating""#), "moods are diary data")
+            #expect(try await api.call(.put, "/api/v1/days/2024-05-03/rating", json: #"{"rating":5}"#).status == .ok)
+            #expect(try await api.call(.get, "/api/v1/days/2024-05-03").body.contains(#""rating":{"rating":5,"source":"chosen"}"#))
+            #expect(try await api.call(.put, "/api/v1/days/2024-05-03/rating", json: #"{"rating":9}"#).status == .badRequest)
+            #expect(try await api.call(.delete, "/api/v1/days/2024-05-03/rating").status == .noContent)
+            #expect(try await api.call(.get, "/api/v1/days/2024-05-03").body.contains(#""source":"moods""#))
+
             #expect(try await api.call(.get, "/api/v1/days/2024-02-30").status == .badRequest)
             #expect(try await api.call(.get, "/api/v1/days/2024-05-02").body.contains(#""visits":[]"#))
 
@@ -109,6 +130,10 @@ struct JournalLogicTests {
             let open = try await browser.get("/day/2024-05-01")
             #expect(open.body.contains("A secret picnic"))
             #expect(open.body.contains(#"href="/day/2024-04-30""#))
+            let rated = try await browser.post("/day/2024-05-01/rating", form: ["rating": "2"])
+            #expect(rated.status == .found)
+            #expect(try await browser.get("/day/2024-05-01").body.contains(#"id="rating-2" checked"#))
+            #expect(try await browser.post("/day/2024-05-01/rating", form: ["rating": "0"]).status == .badRequest)
             let empty = try await browser.get("/day/2024-06-01")
             #expect(empty.body.contains(#"id="empty-day""#) && empty.body.contains("/diary/new"))
             #expect(try await browser.get("/day/not-a-day").status == .badRequest)

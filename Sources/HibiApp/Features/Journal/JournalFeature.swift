@@ -8,8 +8,9 @@ public struct JournalFeature: Feature {
     let lock: DiaryLock
     let health: HealthService
 
-    init(diary: DiaryFeature, health: HealthFeature, visits: VisitsFeature, videos: VideosFeature) {
-        service = JournalService(diary: diary.service, health: health.service, visits: visits.service, videos: videos.service)
+    init(platform: Platform, diary: DiaryFeature, health: HealthFeature, visits: VisitsFeature, videos: VideosFeature) {
+        service = JournalService(diary: diary.service, health: health.service, visits: visits.service, videos: videos.service,
+                                 ratings: DayRatingStore(database: platform.database))
         lock = diary.lock
         self.health = health.service
     }

@@ -118,3 +118,37 @@ public enum SearchGrouping {
         return words.allSatisfy { text.contains($0) }
     }
 }
+
+/// Daylio's five-point day rating, the ordinal mood the insights use.
+public enum DayRating: Int, Sendable, Codable, CaseIterable, Comparable {
+    case awful = 1, bad, meh, good, great
+
+    public var label: Text {
+        switch self {
+        case .awful: Text(en: "Awful", ja: "最悪")
+        case .bad: Text(en: "Bad", ja: "悪い")
+        case .meh: Text(en: "Meh", ja: "ふつう")
+        case .good: Text(en: "Good", ja: "良い")
+        case .great: Text(en: "Great", ja: "最高")
+        }
+    }
+
+    public static func < (lhs: DayRating, rhs: DayRating) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The default from the day's confirmed moods: each mood's valence (happy good, calm and surprised meh,
+    /// sad, angry, afraid and disgusted bad), averaged and rounded half up. The ends of the scale, awful and
+    /// great, are left to the person: a photo's mood alone never says a day was the best or the worst.
+    /// Nil without a confirmed mood.
+    public static func fromMoods(_ moods: [Mood]) -> DayRating? {
+        guard !moods.isEmpty else { return nil }
+        let values = moods.map { mood -> Int in
+            switch mood {
+            case .happiness: 4
+            case .neutral, .surprise: 3
+            case .sadness, .anger, .fear, .disgust: 2
+            }
+        }
+        let average = Double(values.reduce(0, +)) / Double(values.count)
+        return DayRating(rawValue: Int((average + 0.5).rounded(.down)))
+    }
+}

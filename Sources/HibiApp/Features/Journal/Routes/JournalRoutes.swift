@@ -25,6 +25,30 @@ struct JournalRoutes: Sendable {
             let day = try await journal.day(user: user, key: try dayKey(context), diaryOpen: try await diaryReadable(context))
             return JSONBody(DayResponse(day))
         }
+        web.post("/day/:date/rating") { request, context in
+            let user = try context.requireUser()
+            let key = try dayKey(context)
+            var request = request
+            let form = try await request.form()
+            try await journal.rate(user: user, key: key, rating: try Self.rating(form["rating"]), now: context.now)
+            return Response.redirect(to: "/day/\(key)#day-rating", type: .found)
+        }
+        api.put("days/:date/rating") { request, context in
+            let user = try context.requireUser()
+            let key = try dayKey(context)
+            var request = request
+            let body = try await request.json(RatingRequest.self, limit: 1024)
+            guard let rating = DayRating(rawValue: body.rating) else {
+                throw RequestError.invalidField("rating", Text(en: "a whole number from 1 (awful) to 5 (great)", ja: "1(最悪)〜5(最高)の整数"))
+            }
+            try await journal.rate(user: user, key: key, rating: rating, now: context.now)
+            return JSONBody(RatingResponse(rating: rating.rawValue, source: .chosen))
+        }
+        api.delete("days/:date/rating") { _, context in
+            let user = try context.requireUser()
+            try await journal.rate(user: user, key: try dayKey(context), rating: nil, now: context.now)
+            return Response(status: .noContent)
+        }
         web.get("/search") { request, context in
             let user = try context.requireUser()
             let query = request.uri.formQuery.get("q") ?? ""
@@ -44,6 +68,15 @@ struct JournalRoutes: Sendable {
         }
     }
 
+    /// The form's choice: 1-5, or empty to go back to the default from the moods.
+    static func rating(_ raw: String?) throws -> DayRating? {
+        guard let raw, !raw.isEmpty else { return nil }
+        guard let value = Int(raw), let rating = DayRating(rawValue: value) else {
+            throw RequestError.invalidField("rating", Text(en: "a whole number from 1 (awful) to 5 (great)", ja: "1(最悪)〜5(最高)の整数"))
+        }
+        return rating
+    }
+
     func dayKey(_ context: HibiRequestContext) throws -> DayKey {
         let raw = try context.parameters.require("date")
         guard let key = DayKey(raw) else {
@@ -61,6 +94,15 @@ struct JournalRoutes: Sendable {
         if case let .apiToken(_, scopes) = context.identity?.credential { return scopes.contains(.diary) }
         return try await lock.isUnlocked(context, now: context.now)
     }
+}
+
+struct RatingRequest: Codable, Sendable {
+    let rating: Int
+}
+
+struct RatingResponse: Codable, Sendable {
+    let rating: Int
+    let source: JournalService.Rating.Source
 }
 
 struct DayResponse: Codable, Sendable {
@@ -99,8 +141,11 @@ struct DayResponse: Codable, Sendable {
         let visits: [VisitItem]
     }
     let onThisDay: [MemoryResponse]
+    /// The chosen rating, or the default from the moods; absent when there is neither.
+    let rating: RatingResponse?
 
     init(_ day: JournalService.Day) {
+        rating = day.rating.map { RatingResponse(rating: $0.value.rawValue, source: $0.source) }
         date = day.key.description
         previous = day.previous.description
         next = day.next.description

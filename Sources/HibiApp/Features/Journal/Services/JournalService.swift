@@ -8,6 +8,14 @@ public struct JournalService: Sendable {
     let health: HealthService
     let visits: VisitService
     let videos: VideoService
+    let ratings: DayRatingStore
+
+    /// A day's rating and where it came from.
+    public struct Rating: Sendable, Equatable {
+        public enum Source: String, Sendable, Codable { case chosen, moods }
+        public let value: DayRating
+        public let source: Source
+    }
 
     public struct Day: Sendable {
         public let key: DayKey
@@ -20,6 +28,8 @@ public struct JournalService: Sendable {
         public let next: DayKey
         /// The same date in earlier years, newest first, where anything was recorded.
         public let onThisDay: [Memory]
+        /// The person's own rating, else the default from the confirmed moods (only when the diary is readable).
+        public let rating: Rating?
 
         public var isEmpty: Bool { (diary ?? []).isEmpty && health.isEmpty && visits.isEmpty && videosWatched.isEmpty }
     }
@@ -53,7 +63,17 @@ public struct JournalService: Sendable {
         return Day(key: key, diary: entries, health: HealthDay.summarize(records), visits: Array(dayVisits.prefix(Self.perDomainLimit)),
                    videosWatched: Array(watched.prefix(Self.perDomainLimit)),
                    previous: key.adding(days: -1, in: zone), next: key.adding(days: 1, in: zone),
-                   onThisDay: try await memories(user: user, key: key, zone: zone, diaryOpen: diaryOpen))
+                   onThisDay: try await memories(user: user, key: key, zone: zone, diaryOpen: diaryOpen),
+                   rating: try await rating(user: user, key: key, entries: entries))
+    }
+
+    func rating(user: User, key: DayKey, entries: [DiaryEntry]?) async throws -> Rating? {
+        if let chosen = try await ratings.ratings(userID: user.id, from: key, to: key)[key] { return Rating(value: chosen, source: .chosen) }
+        return entries.flatMap { DayRating.fromMoods($0.compactMap(\.confirmedMood)) }.map { Rating(value: $0, source: .moods) }
+    }
+
+    public func rate(user: User, key: DayKey, rating: DayRating?, now: Date) async throws {
+        if let rating { try await ratings.set(userID: user.id, day: key, rating: rating, now: now) } else { try await ratings.clear(userID: user.id, day: key) }
     }
 
     /// Diary entries and visits on this month and day in earlier years (29 February only in leap years).

@@ -19,6 +19,10 @@ enum JournalStrings {
     static let total = Text(en: "total", ja: "合計")
     static let average = Text(en: "average", ja: "平均")
     static let latest = Text(en: "latest", ja: "最新")
+    static let rating = Text(en: "How was the day?", ja: "どんな一日でしたか?")
+    static let fromMoods = Text(en: "Suggested from the moods you confirmed; choose to change it.", ja: "確定した気分からの提案です。選んで変更できます。")
+    static let saveRating = Text(en: "Save", ja: "保存")
+    static let clearRating = Text(en: "Use the suggestion", ja: "提案に戻す")
     static let onThisDay = Text(en: "On this day", ja: "この日の思い出")
     static func yearsAgo(_ language: Language, _ years: Int) -> String {
         language == .ja ? "\(years)年前" : (years == 1 ? "1 year ago" : "\(years) years ago")
@@ -57,6 +61,30 @@ enum JournalViews {
                 el("a", .href("/day/\(day.next)"), .id("next-day"), .init("rel", "next")) { S.nextDay(l) + " →" }
             }
             el("h1", .id("day-title")) { title }
+            el("section", .id("day-rating")) {
+                el("form", .method("post"), .action("/day/\(day.key)/rating")) {
+                    Layout.csrfField(context)
+                    el("fieldset", .class("rating-choices")) {
+                        el("legend") { S.rating(l) }
+                        for choice in DayRating.allCases {
+                            el("label") {
+                                Node.void("input", [.type("radio"), .name("rating"), .value(String(choice.rawValue)), .id("rating-\(choice.rawValue)")]
+                                      + (day.rating?.value == choice ? [.init("checked", nil)] : []))
+                                choice.label(l)
+                            }
+                        }
+                    }
+                    if day.rating?.source == .moods { el("p", .class("muted"), .id("rating-from-moods")) { S.fromMoods(l) } }
+                    el("button", .type("submit"), .class("secondary")) { S.saveRating(l) }
+                }
+                if day.rating?.source == .chosen {
+                    el("form", .method("post"), .action("/day/\(day.key)/rating"), .class("inline")) {
+                        Layout.csrfField(context)
+                        input(.type("hidden"), .name("rating"), .value(""))
+                        el("button", .type("submit"), .class("linklike small")) { S.clearRating(l) }
+                    }
+                }
+            }
             if day.isEmpty && day.diary != nil {
                 el("section", .id("empty-day"), .class("card")) {
                     el("p") { S.emptyDay(l) }
