@@ -6,7 +6,7 @@ import SQLKit
 public enum Schema {
     public static var all: [Migration] { [accounts, HealthSchema.migration, visits, videos, diary, diaryIndexes, rememberedDevices, HealthSchema.dropRedundantIndex,
                                              HealthSchema.importAttempts, tokenScopes, acknowledgedHead, BackupSchema.migration,
-                                             faceLiveness] }
+                                             HealthSchema.goalsWithoutDeadline, faceLiveness] }
 
     static let accounts = Migration(version: 1, name: "accounts") { sql, _ in
         try await sql.create(table: "settings")

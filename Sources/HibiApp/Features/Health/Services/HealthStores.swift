@@ -55,7 +55,7 @@ public struct HealthGoalStore: Sendable {
         try await database.sql.insert(into: "health_goals")
             .columns("id", "user_id", "type", "target_value", "deadline", "created_at", "start_value", "achieved_at")
             .values(SQLBind(goal.id), SQLBind(userID), SQLBind(goal.type.rawValue), SQLBind(goal.targetValue),
-                    SQLBind(Int64(goal.deadline.timeIntervalSince1970)), SQLBind(Int64(goal.createdAt.timeIntervalSince1970)),
+                    SQLBind(goal.deadline.map { Int64($0.timeIntervalSince1970) }), SQLBind(Int64(goal.createdAt.timeIntervalSince1970)),
                     SQLBind(goal.startValue), SQLBind(goal.achievedAt.map { Int64($0.timeIntervalSince1970) }))
             .run()
     }
@@ -78,7 +78,7 @@ public struct HealthGoalStore: Sendable {
         Goal(id: try row.decode(column: "id", as: String.self),
              type: HealthDataType(rawValue: try row.decode(column: "type", as: String.self)) ?? .steps,
              targetValue: try row.decode(column: "target_value", as: Double.self),
-             deadline: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "deadline", as: Int64.self))),
+             deadline: try row.decode(column: "deadline", as: Int64?.self).map { Date(timeIntervalSince1970: TimeInterval($0)) },
              createdAt: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "created_at", as: Int64.self))),
              startValue: try row.decode(column: "start_value", as: Double?.self),
              achievedAt: try row.decode(column: "achieved_at", as: Int64?.self).map { Date(timeIntervalSince1970: TimeInterval($0)) })

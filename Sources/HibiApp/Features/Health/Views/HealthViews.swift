@@ -340,7 +340,8 @@ enum HealthViews {
                         }
                         el("progress", [.value(String(Int((progress.fraction * 100).rounded()))), .init("max", "100"), .aria("label", goal.type.title(l))]) { "\(Int((progress.fraction * 100).rounded()))%" }
                         el("small", .class("muted")) {
-                            "\(Int((progress.fraction * 100).rounded()))% · \(HS.deadline(l)) \(goal.deadline.formatted(formatter(l, zone, time: .omitted)))"
+                            "\(Int((progress.fraction * 100).rounded()))% · " + (goal.deadline.map { "\(HS.deadline(l)) \($0.formatted(formatter(l, zone, time: .omitted)))" }
+                                                                     ?? (GoalRules.isDaily(goal) ? HS.everyDay(l) : HS.noDeadline(l)))
                             if let current = progress.currentValue { " · \(HealthFormat.value(current, type: goal.type.rawValue, preferences: units))" }
                         }
                         el("form", .method("post"), .action("/health/goals/\(goal.id)/delete"), .class("inline")) {
@@ -360,7 +361,8 @@ enum HealthViews {
                             el("select", .name("type"), .id("goal-type")) { typeOptions(l, selected: "steps") }
                         }
                         Layout.field(label: HS.target(l), id: "goal-target", .name("target"), .type("text"), .init("inputmode", "decimal"), .required)
-                        Layout.field(label: HS.deadline(l), id: "goal-deadline", .name("deadline"), .type("date"), .required)
+                        Layout.field(label: HS.deadlineOptional(l), id: "goal-deadline", .name("deadline"), .type("date"), .aria("describedby", "goal-deadline-help"))
+                        el("small", .id("goal-deadline-help"), .class("muted")) { HS.deadlineHelp(l) }
                     }
                     el("button", .type("submit"), .id("goal-submit")) { HS.add(l) }
                 }
