@@ -190,3 +190,43 @@ def test_health_records_page_past_the_latest_fifty(server, browser):
     assert "type=steps" in browser.current_url
     assert browser.find_elements(By.CSS_SELECTOR, "#records-pager a[rel=prev]")
     shot(browser, "first-hour-09-records-page-2")
+
+
+def short_clip(name, seconds, colour):
+    path = os.path.join(tempfile.mkdtemp(), name)
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", f"color=c={colour}:s=160x120:r=10:d={seconds}",
+                    "-f", "lavfi", "-i", f"sine=frequency=440:duration={seconds}", "-c:v", "libx264", "-preset", "ultrafast",
+                    "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "32k", "-shortest", "-movflags", "+faststart", path], check=True)
+    return path
+
+
+def test_play_in_order_plays_each_video_from_the_start(server, browser):
+    from test_accounts import settle
+    from selenium.webdriver.support.ui import Select
+    base = server["base"]
+    setup(browser, base)
+    browser.get(base + "/videos/playlists")
+    fill(browser, name="Evening")
+    submit(browser, "new-playlist")
+    ids = []
+    for name, colour in (("First.mp4", "blue"), ("Second.mp4", "green")):
+        browser.get(base + "/videos")
+        browser.find_element(By.ID, "upload-file").send_keys(short_clip(name, 3, colour))
+        old = browser.find_element(By.TAG_NAME, "html")
+        browser.find_element(By.ID, "upload-button").click()
+        settle(browser, old)
+        WebDriverWait(browser, 30).until(lambda d: "/videos/" in d.current_url and d.find_elements(By.ID, "player"))
+        ids.append(browser.current_url.rstrip("/").split("/")[-1].split("?")[0])
+        Select(browser.find_element(By.ID, "playlist-select")).select_by_visible_text("Evening")
+        submit(browser, "add-to-playlist")
+    browser.get(base + "/videos/playlists")
+    browser.find_element(By.LINK_TEXT, "Evening").click()
+    browser.find_element(By.ID, "play-all").click()
+    state = "const v = document.getElementById('player'); return v ? [location.pathname, v.paused, v.currentTime] : null;"
+    # The first plays by itself, then the second opens and plays by itself from the start.
+    WebDriverWait(browser, 15).until(lambda d: (d.execute_script(state) or ["", True, 0])[0].endswith(ids[0])
+                                     and not d.execute_script(state)[1])
+    WebDriverWait(browser, 20).until(lambda d: (d.execute_script(state) or [""])[0].endswith(ids[1]))
+    WebDriverWait(browser, 10).until(lambda d: not d.execute_script(state)[1] and d.execute_script(state)[2] > 0.2)
+    assert browser.execute_script(state)[2] < 3
+    shot(browser, "first-hour-10-play-in-order")

@@ -386,7 +386,7 @@ enum VideoViews {
             }
             if let error { Layout.notice(error, kind: .error) }
             if let first = items.first {
-                el("a", .href("/videos/\(first.video.id)?playlist=\(playlist.id)"), .role("button"), .id("play-all")) { "▶ " + V.playAll(l) }
+                el("a", .href("/videos/\(first.video.id)?playlist=\(playlist.id)&autoplay=1"), .role("button"), .id("play-all")) { "▶ " + V.playAll(l) }
             }
             if items.isEmpty {
                 el("p", .class("empty-state muted")) { V.playlistEmpty(l) }
