@@ -230,3 +230,14 @@ def test_play_in_order_plays_each_video_from_the_start(server, browser):
     WebDriverWait(browser, 10).until(lambda d: not d.execute_script(state)[1] and d.execute_script(state)[2] > 0.2)
     assert browser.execute_script(state)[2] < 3
     shot(browser, "first-hour-10-play-in-order")
+
+
+def test_password_rules_are_shown_next_to_the_field(server, browser):
+    base = server["base"]
+    browser.get(base + "/setup")
+    rules = browser.find_element(By.ID, "password-rules")
+    assert rules.is_displayed() and "At least 10 characters" in rules.text
+    assert browser.find_element(By.ID, "password").get_attribute("aria-describedby") == "password-rules"
+    setup(browser, base)
+    browser.get(base + "/settings")
+    assert "At least 10 characters" in browser.find_element(By.ID, "password-rules").text

@@ -16,7 +16,8 @@ enum AccountViews {
                                  .minlength(3), .maxlength(32))
                     Layout.field(label: S.displayName(l), id: "display_name", .name("display_name"), .value(displayName), .maxlength(64))
                     Layout.field(label: S.password(l), id: "password", .name("password"), .type("password"), .autocomplete("new-password"), .required,
-                                 .minlength(AccountRules.minimumPasswordLength))
+                                 .minlength(AccountRules.minimumPasswordLength), .aria("describedby", "password-rules"))
+                    passwordRules(l)
                     Layout.field(label: S.passwordConfirm(l), id: "password_confirm", .name("password_confirm"), .type("password"),
                                  .autocomplete("new-password"), .required, .minlength(AccountRules.minimumPasswordLength))
                     input(.type("hidden"), .name("time_zone"), .value("UTC"), .data("browser-time-zone", "true"))
@@ -27,6 +28,13 @@ enum AccountViews {
     }
 
     /// `face` is the face sign-in box, present only on a remembered device whose user enrolled a face.
+    /// The rules next to the field, not only in the browser's popup after a refused submit.
+    static func passwordRules(_ l: Language) -> Node {
+        el("small", .id("password-rules"), .class("field-help")) {
+            S.passwordRules(l, String(AccountRules.minimumPasswordLength))
+        }
+    }
+
     static func login(context: HibiRequestContext, error: String? = nil, username: String = "", next: String = "/", face: Node? = nil) -> Node {
         let l = context.language
         return Layout.page(title: S.signIn(l), context: context) {
@@ -121,7 +129,8 @@ enum AccountViews {
                     Layout.csrfField(context)
                     Layout.field(label: S.currentPassword(l), id: "current_password", .name("current_password"), .type("password"), .autocomplete("current-password"), .required)
                     Layout.field(label: S.newPassword(l), id: "new_password", .name("new_password"), .type("password"), .autocomplete("new-password"), .required,
-                                 .minlength(AccountRules.minimumPasswordLength))
+                                 .minlength(AccountRules.minimumPasswordLength), .aria("describedby", "password-rules"))
+                    passwordRules(l)
                     Layout.field(label: S.passwordConfirm(l), id: "new_password_confirm", .name("new_password_confirm"), .type("password"),
                                  .autocomplete("new-password"), .required)
                     el("button", .type("submit")) { S.changePassword(l) }
