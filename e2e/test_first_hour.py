@@ -241,3 +241,22 @@ def test_password_rules_are_shown_next_to_the_field(server, browser):
     setup(browser, base)
     browser.get(base + "/settings")
     assert "At least 10 characters" in browser.find_element(By.ID, "password-rules").text
+
+
+def test_first_page_shows_a_checklist_that_ticks_itself_off(server, browser):
+    base = server["base"]
+    setup(browser, base)
+    checklist = browser.find_element(By.ID, "getting-started")
+    assert "Features appear here" not in browser.find_element(By.TAG_NAME, "main").text
+    assert "0 of 5 done" in checklist.text
+    assert [li.get_attribute("data-step") for li in checklist.find_elements(By.CSS_SELECTOR, "li.todo")] == \
+        ["face", "diary", "health", "visit", "video"]
+    shot(browser, "first-hour-11-getting-started")
+    browser.get(base + "/health/import")
+    browser.execute_script("document.getElementById('csv-text').value = arguments[0]",
+                           f"weight,64.5,kg,{datetime.date.today().isoformat()}T07:30:00+00:00")
+    submit(browser, "csv-form")
+    browser.get(base + "/")
+    checklist = browser.find_element(By.ID, "getting-started")
+    assert "1 of 5 done" in checklist.text
+    assert checklist.find_element(By.CSS_SELECTOR, "li[data-step=health]").get_attribute("class") == "done"

@@ -133,7 +133,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
     AccountWebRoutes(accounts: core.accounts, sessions: core.sessions, tokens: core.tokens, devices: devices,
                      faceSignIn: { token, context, next in try await faceSignIn.offer(deviceToken: token, context: context, next: next) },
                      setupState: setupState, secureCookies: config.usesSecureCookies, sessionLifetime: config.sessionLifetime,
-                     diaryUnlocked: diaryUnlocked)
+                     diaryUnlocked: diaryUnlocked, gettingStarted: GettingStartedService(core: core))
         .register(on: router)
     AdminWebRoutes(accounts: core.accounts, users: core.users).register(on: router)
     let api = router.group("api/v1")

@@ -64,7 +64,7 @@ enum AccountViews {
         }
     }
 
-    static func today(context: HibiRequestContext, user: User, now: Date) -> Node {
+    static func today(context: HibiRequestContext, user: User, now: Date, checklist: GettingStarted? = nil) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let date = now.formatted(Date.FormatStyle(date: .complete, time: .omitted, locale: Locale(identifier: l == .ja ? "ja_JP" : "en_US"), timeZone: zone))
@@ -73,10 +73,41 @@ enum AccountViews {
                 el("h1") { S.goodMorning(l, user.displayName) }
                 el("p", .id("today-date")) { date }
             }
-            el("section", .class("empty-state card")) {
-                el("p", .class("empty-icon"), .aria("hidden", "true")) { "🌱" }
-                el("h2") { S.comingSoon(l) }
-                el("p") { S.todayEmpty(l) }
+            if let checklist, !checklist.isComplete {
+                gettingStarted(checklist, language: l)
+            } else {
+                el("section", .class("empty-state card")) {
+                    el("p", .class("empty-icon"), .aria("hidden", "true")) { "🌱" }
+                    el("h2") { S.comingSoon(l) }
+                    el("p") { S.todayEmpty(l) }
+                }
+            }
+        }
+    }
+
+    /// First steps, each ticked off by what the user has done (read through the features' stores).
+    static func gettingStarted(_ checklist: GettingStarted, language l: Language) -> Node {
+        el("section", .class("card getting-started"), .id("getting-started"), .aria("labelledby", "getting-started-title")) {
+            el("h2", .id("getting-started-title")) { S.gettingStarted(l) }
+            el("p", .class("muted"), .id("getting-started-progress")) {
+                S.gettingStartedProgress(l).replacingOccurrences(of: "%1", with: String(checklist.doneCount))
+                    .replacingOccurrences(of: "%2", with: String(checklist.steps.count))
+            }
+            el("ol", .class("checklist")) {
+                for step in checklist.steps {
+                    el("li", .class(step.done ? "done" : "todo"), .data("step", step.key)) {
+                        el("span", .class("check"), .aria("hidden", "true")) { step.done ? "✓" : "" }
+                        el("div") {
+                            if step.done {
+                                el("s") { step.title(l) }
+                                el("span", .class("visually-hidden")) { " (" + S.done(l) + ")" }
+                            } else {
+                                el("a", .href(step.href)) { step.title(l) }
+                            }
+                            el("small", .class("muted")) { step.help(l) }
+                        }
+                    }
+                }
             }
         }
     }
