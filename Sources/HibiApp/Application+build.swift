@@ -120,6 +120,7 @@ public func buildApplication(core: AppCore) -> some ApplicationProtocol {
 
     let setupState = SetupState(users: core.users)
     OperationsRoutes(database: core.database, metrics: metrics, openAPIDocument: core.openAPIDocument).register(on: router)
+    AppShellRoutes(resourcesDirectory: config.resourcesDirectory).register(on: router)
     let devices = DeviceStore(database: core.database)
     // The face services are made before the account pages because the sign-in page offers face sign-in.
     let diaryLock = DiaryLock(database: core.database)

@@ -71,6 +71,10 @@ public enum S {
     public static let notFoundTitle = Text(en: "Page not found", ja: "ページが見つかりません")
     public static let skipToContent = Text(en: "Skip to content", ja: "本文へ移動")
     public static let menu = Text(en: "Menu", ja: "メニュー")
+    public static let appearance = Text(en: "Appearance", ja: "表示")
+    public static let themeSystem = Text(en: "Same as the system", ja: "システムに合わせる")
+    public static let themeLight = Text(en: "Light", ja: "ライト")
+    public static let themeDark = Text(en: "Dark", ja: "ダーク")
     public static let passwordRules = Text(en: "At least %@ characters (up to 72 bytes); any letters, numbers, spaces or symbols. A few unrelated words make a good one.",
                                            ja: "%@ 文字以上(72 バイトまで)。文字・数字・空白・記号のどれでも使えます。関係のない単語をいくつか並べると覚えやすく安全です。")
     public static let userMenu = Text(en: "Menu for %@", ja: "%@ のメニュー")

@@ -134,7 +134,8 @@ enum DiaryViews {
             el("article", .class("card entry-form")) {
                 el("h1") { editing ? DS.editEntry(l) : DS.newEntry(l) }
                 if let error = state.error { Layout.notice(error, kind: .error) }
-                el("form", .method("post"), .action(action), .init("enctype", "multipart/form-data"), .id("entry-form")) {
+                el("form", .method("post"), .action(action), .init("enctype", "multipart/form-data"), .id("entry-form"),
+               .data("draft-offline", DS.draftOffline(l)), .data("draft-restored", DS.draftRestored(l))) {
                     Layout.csrfField(context)
                     el("div", .class("grid")) {
                         Layout.field(label: DS.date(l), id: "date", .name("date"), .type("date"), .value(state.date), .required)

@@ -50,7 +50,7 @@ enum VideoViews {
                    .data("msg-failed", V.uploadFailed(l)), .data("msg-aborted", V.uploadAborted(l)),
                    .data("msg-too-large", VideoError.tooLarge(limitBytes: model.maxUploadMB * 1_048_576).message(l))) {
                     el("div", .class("upload-row")) {
-                        el("label", .for("upload-file"), .class("visually-hidden")) { V.chooseFile(l) }
+                        el("label", .for("upload-file")) { V.chooseFile(l) }
                         input(.type("file"), .id("upload-file"), .name("file"), .init("accept", "video/*,.mkv,.webm,.mp4,.mov,.m4v"), .required)
                         el("button", .type("submit"), .id("upload-button")) { V.uploadButton(l) }
                     }
