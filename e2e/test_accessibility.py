@@ -45,4 +45,5 @@ def test_every_page_passes_axe_in_both_languages(server, browser, theme):
                 shot(browser, f"axe-{theme}-{language}-{path.strip('/').replace('/', '-').split('?')[0] or 'today'}")
             found[f"{path} {language} {theme}"] = problems
     failures = {page: problems for page, problems in found.items() if problems}
-    assert not failures, failures
+    summary = sorted({(rule, str(targets)[:160]) for problems in failures.values() for rule, _, targets in problems})
+    assert not failures, "\n".join(f"{rule}: {targets}" for rule, targets in summary) + "\n" + ", ".join(failures)

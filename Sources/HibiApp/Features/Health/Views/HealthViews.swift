@@ -290,6 +290,7 @@ enum HealthViews {
                     }
                 }
                 el("fieldset", .class("range-switch")) {
+                    el("legend") { HS.period(l) }
                     for r in TrendRange.allCases {
                         el("label") {
                             input(.type("radio"), .name("range"), .value(r.rawValue), r == range ? .checked : .data("x", ""), .data("autosubmit", "true"))

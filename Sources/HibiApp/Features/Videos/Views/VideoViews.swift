@@ -358,8 +358,8 @@ enum VideoViews {
             if let error { Layout.notice(error, kind: .error) }
             el("form", .method("post"), .action("/videos/playlists"), .id("new-playlist"), .class("inline-form")) {
                 Layout.csrfField(context)
-                el("label", .for("playlist-name"), .class("visually-hidden")) { V.name(l) }
-                input(.type("text"), .name("name"), .id("playlist-name"), .placeholder(V.newPlaylist(l)), .required, .maxlength(100))
+                el("label", .for("playlist-name")) { V.name(l) }
+                input(.type("text"), .name("name"), .id("playlist-name"), .placeholder(V.newPlaylist(l)), .aria("label", V.newPlaylist(l)), .required, .maxlength(100))
                 el("button", .type("submit")) { V.create(l) }
             }
             if playlists.isEmpty {
