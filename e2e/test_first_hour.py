@@ -260,3 +260,23 @@ def test_first_page_shows_a_checklist_that_ticks_itself_off(server, browser):
     checklist = browser.find_element(By.ID, "getting-started")
     assert "1 of 5 done" in checklist.text
     assert checklist.find_element(By.CSS_SELECTOR, "li[data-step=health]").get_attribute("class") == "done"
+
+
+def test_one_navigation_pattern_and_a_title_on_every_page(server, browser):
+    base = server["base"]
+    setup(browser, base)
+    from test_diary import unlock_with_password
+    unlock_with_password(browser, base)
+    styles = {}
+    for path in ("/diary", "/health", "/visits", "/videos"):
+        browser.get(base + path)
+        nav = browser.find_element(By.CSS_SELECTOR, "main .section-nav")
+        current = nav.find_element(By.CSS_SELECTOR, "a[aria-current=page]")
+        styles[path] = (current.value_of_css_property("background-color"), current.value_of_css_property("border-radius"))
+    assert len(set(styles.values())) == 1, styles
+    for path in ("/", "/diary", "/diary/new", "/health", "/health/trends", "/visits", "/visits/places", "/videos", "/settings"):
+        browser.get(base + path)
+        title = browser.title
+        headings = [h.text for h in browser.find_elements(By.TAG_NAME, "h1")]
+        assert title.endswith("· Hibi") and len(title) > len("· Hibi") + 1, (path, title)
+        assert len(headings) == 1 and headings[0], (path, headings)

@@ -10,7 +10,7 @@ enum HealthViews {
         let body = content()
         return Layout.page(title: title, context: context, current: "/health") {
             link(.init("rel", "stylesheet"), .href("/static/health.css"))
-            el("div", .class("health-tabs"), .role("navigation"), .aria("label", HS.health(l))) {
+            el("div", .class("health-tabs section-nav"), .role("navigation"), .aria("label", HS.health(l))) {
                 el("ul") {
                     for (path, name) in tabs {
                         el("li") { el("a", [.href(path)] + (path == tab ? [.aria("current", "page")] : [])) { name(l) } }
@@ -363,8 +363,8 @@ enum HealthViews {
                         }
                         Layout.field(label: HS.target(l), id: "goal-target", .name("target"), .type("text"), .init("inputmode", "decimal"), .required)
                         Layout.field(label: HS.deadlineOptional(l), id: "goal-deadline", .name("deadline"), .type("date"), .aria("describedby", "goal-deadline-help"))
-                        el("small", .id("goal-deadline-help"), .class("muted")) { HS.deadlineHelp(l) }
                     }
+                    el("small", .id("goal-deadline-help"), .class("field-help")) { HS.deadlineHelp(l) }
                     el("button", .type("submit"), .id("goal-submit")) { HS.add(l) }
                 }
             }

@@ -12,7 +12,7 @@ enum VideoViews {
 
     static func tabs(_ context: HibiRequestContext, current: String) -> Node {
         let l = context.language
-        return el("nav", .class("video-tabs"), .aria("label", S.videos(l))) {
+        return el("nav", .class("video-tabs section-nav"), .aria("label", S.videos(l))) {
             el("ul") {
                 for (path, title) in [("/videos", V.library), ("/videos/playlists", V.playlists), ("/videos/history", V.history)] {
                     el("li") { el("a", [.href(path)] + (path == current ? [.aria("current", "page")] : [])) { title(l) } }
