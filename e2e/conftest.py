@@ -40,7 +40,7 @@ def server():
     else:
         process.kill()
         raise RuntimeError("Hibi did not start: " + open(os.path.join(data, "server.log")).read())
-    yield {"base": base, "data": data, "binary": binary, "env": env}
+    yield {"base": base, "data": data, "binary": binary, "env": env, "process": process}
     process.terminate()
     process.wait(timeout=10)
 

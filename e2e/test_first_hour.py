@@ -190,3 +190,93 @@ def test_health_records_page_past_the_latest_fifty(server, browser):
     assert "type=steps" in browser.current_url
     assert browser.find_elements(By.CSS_SELECTOR, "#records-pager a[rel=prev]")
     shot(browser, "first-hour-09-records-page-2")
+
+
+def short_clip(name, seconds, colour):
+    path = os.path.join(tempfile.mkdtemp(), name)
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", f"color=c={colour}:s=160x120:r=10:d={seconds}",
+                    "-f", "lavfi", "-i", f"sine=frequency=440:duration={seconds}", "-c:v", "libx264", "-preset", "ultrafast",
+                    "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "32k", "-shortest", "-movflags", "+faststart", path], check=True)
+    return path
+
+
+def test_play_in_order_plays_each_video_from_the_start(server, browser):
+    from test_accounts import settle
+    from selenium.webdriver.support.ui import Select
+    base = server["base"]
+    setup(browser, base)
+    browser.get(base + "/videos/playlists")
+    fill(browser, name="Evening")
+    submit(browser, "new-playlist")
+    ids = []
+    for name, colour in (("First.mp4", "blue"), ("Second.mp4", "green")):
+        browser.get(base + "/videos")
+        browser.find_element(By.ID, "upload-file").send_keys(short_clip(name, 3, colour))
+        old = browser.find_element(By.TAG_NAME, "html")
+        browser.find_element(By.ID, "upload-button").click()
+        settle(browser, old)
+        WebDriverWait(browser, 30).until(lambda d: "/videos/" in d.current_url and d.find_elements(By.ID, "player"))
+        ids.append(browser.current_url.rstrip("/").split("/")[-1].split("?")[0])
+        Select(browser.find_element(By.ID, "playlist-select")).select_by_visible_text("Evening")
+        submit(browser, "add-to-playlist")
+    browser.get(base + "/videos/playlists")
+    browser.find_element(By.LINK_TEXT, "Evening").click()
+    browser.find_element(By.ID, "play-all").click()
+    state = "const v = document.getElementById('player'); return v ? [location.pathname, v.paused, v.currentTime] : null;"
+    # The first plays by itself, then the second opens and plays by itself from the start.
+    WebDriverWait(browser, 15).until(lambda d: (d.execute_script(state) or ["", True, 0])[0].endswith(ids[0])
+                                     and not d.execute_script(state)[1])
+    WebDriverWait(browser, 20).until(lambda d: (d.execute_script(state) or [""])[0].endswith(ids[1]))
+    WebDriverWait(browser, 10).until(lambda d: not d.execute_script(state)[1] and d.execute_script(state)[2] > 0.2)
+    assert browser.execute_script(state)[2] < 3
+    shot(browser, "first-hour-10-play-in-order")
+
+
+def test_password_rules_are_shown_next_to_the_field(server, browser):
+    base = server["base"]
+    browser.get(base + "/setup")
+    rules = browser.find_element(By.ID, "password-rules")
+    assert rules.is_displayed() and "At least 10 characters" in rules.text
+    assert browser.find_element(By.ID, "password").get_attribute("aria-describedby") == "password-rules"
+    setup(browser, base)
+    browser.get(base + "/settings")
+    assert "At least 10 characters" in browser.find_element(By.ID, "password-rules").text
+
+
+def test_first_page_shows_a_checklist_that_ticks_itself_off(server, browser):
+    base = server["base"]
+    setup(browser, base)
+    checklist = browser.find_element(By.ID, "getting-started")
+    assert "Features appear here" not in browser.find_element(By.TAG_NAME, "main").text
+    assert "0 of 5 done" in checklist.text
+    assert [li.get_attribute("data-step") for li in checklist.find_elements(By.CSS_SELECTOR, "li.todo")] == \
+        ["face", "diary", "health", "visit", "video"]
+    shot(browser, "first-hour-11-getting-started")
+    browser.get(base + "/health/import")
+    browser.execute_script("document.getElementById('csv-text').value = arguments[0]",
+                           f"weight,64.5,kg,{datetime.date.today().isoformat()}T07:30:00+00:00")
+    submit(browser, "csv-form")
+    browser.get(base + "/")
+    checklist = browser.find_element(By.ID, "getting-started")
+    assert "1 of 5 done" in checklist.text
+    assert checklist.find_element(By.CSS_SELECTOR, "li[data-step=health]").get_attribute("class") == "done"
+
+
+def test_one_navigation_pattern_and_a_title_on_every_page(server, browser):
+    base = server["base"]
+    setup(browser, base)
+    from test_diary import unlock_with_password
+    unlock_with_password(browser, base)
+    styles = {}
+    for path in ("/diary", "/health", "/visits", "/videos"):
+        browser.get(base + path)
+        nav = browser.find_element(By.CSS_SELECTOR, "main .section-nav")
+        current = nav.find_element(By.CSS_SELECTOR, "a[aria-current=page]")
+        styles[path] = (current.value_of_css_property("background-color"), current.value_of_css_property("border-radius"))
+    assert len(set(styles.values())) == 1, styles
+    for path in ("/", "/diary", "/diary/new", "/health", "/health/trends", "/visits", "/visits/places", "/videos", "/settings"):
+        browser.get(base + path)
+        title = browser.title
+        headings = [h.text for h in browser.find_elements(By.TAG_NAME, "h1")]
+        assert title.endswith("· Hibi") and len(title) > len("· Hibi") + 1, (path, title)
+        assert len(headings) == 1 and headings[0], (path, headings)

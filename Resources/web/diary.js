@@ -6,6 +6,45 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   }
 
+  // A new entry typed while the connection is gone is kept on this device (localStorage) until it can be sent:
+  // the draft is restored into the form, and sent by itself when the browser is back online.
+  const DRAFT = "hibi-diary-draft";
+  const store = {
+    get() { try { return JSON.parse(localStorage.getItem(DRAFT) || "null"); } catch (error) { return null; } },
+    set(value) { try { localStorage.setItem(DRAFT, JSON.stringify(value)); } catch (error) { /* storage full or blocked */ } },
+    clear() { try { localStorage.removeItem(DRAFT); } catch (error) { /* nothing kept */ } },
+  };
+  if (document.getElementById("entry") && new URLSearchParams(window.location.search).get("saved") === "1") store.clear();
+  const entryForm = document.getElementById("entry-form");
+  if (entryForm && entryForm.getAttribute("action") === "/diary/new") {
+    const text = entryForm.querySelector("[name=text]");
+    const tags = entryForm.querySelector("[name=tags]");
+    const note = document.createElement("p");
+    note.id = "draft-status";
+    note.className = "notice info";
+    note.setAttribute("role", "status");
+    note.hidden = true;
+    entryForm.prepend(note);
+    const keep = () => store.set({ text: text?.value ?? "", tags: tags?.value ?? "", savedAt: Date.now() });
+    const draft = store.get();
+    if (draft && text && !text.value) {
+      text.value = draft.text;
+      if (tags && !tags.value) tags.value = draft.tags;
+      note.textContent = entryForm.dataset.draftRestored || "Draft restored";
+      note.hidden = false;
+    }
+    text?.addEventListener("input", keep);
+    tags?.addEventListener("input", keep);
+    entryForm.addEventListener("submit", (event) => {
+      keep();
+      if (navigator.onLine) return;
+      event.preventDefault();
+      note.textContent = entryForm.dataset.draftOffline || "Offline: kept on this device";
+      note.hidden = false;
+      window.addEventListener("online", () => entryForm.requestSubmit(), { once: true });
+    });
+  }
+
   const photo = document.getElementById("photo");
   const note = document.getElementById("mood-suggestion");
   if (!photo || !note) return;

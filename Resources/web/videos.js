@@ -107,9 +107,18 @@ function setUpPlayer() {
     return queue;
   };
 
+  // "Play in order" opens each video with autoplay=1: it starts from the beginning and plays on its own
+  // (before, each next video opened paused at its old position). If the browser refuses sound without a
+  // gesture, it plays muted rather than not at all.
+  const autoplay = new URLSearchParams(window.location.search).get("autoplay") === "1";
   video.addEventListener("loadedmetadata", () => {
     const resume = Number(video.dataset.resume);
-    if (resume > 0 && resume < video.duration) video.currentTime = resume;
+    if (!autoplay && resume > 0 && resume < video.duration) video.currentTime = resume;
+    if (autoplay) {
+      video.currentTime = 0;
+      if (status) status.textContent = "";
+      video.play().catch(() => { video.muted = true; return video.play(); }).catch(() => {});
+    }
   }, { once: true });
 
   video.addEventListener("play", () => {
@@ -132,7 +141,7 @@ function setUpPlayer() {
   });
   video.addEventListener("ended", () => {
     save(true).then(() => {
-      if (video.dataset.next) window.location.href = video.dataset.next;
+      if (video.dataset.next) window.location.href = video.dataset.next + "&autoplay=1";
     });
   });
   window.addEventListener("pagehide", () => save(false, true));

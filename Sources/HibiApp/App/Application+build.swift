@@ -39,6 +39,7 @@ public func buildApplication(core: AppCore) async -> some ApplicationProtocol {
     router.add(middleware: CSRFMiddleware(formLimit: 64 * 1024))
 
     OperationsRoutes(database: core.database, metrics: metrics, openAPIDocument: core.openAPIDocument).register(on: router)
+    AppShellRoutes(resourcesDirectory: config.resourcesDirectory).register(on: router)
     var services: [any Service] = [DatabaseService(database: core.database)]
     for feature in core.features.all {
         let routes = feature.routes()

@@ -7,6 +7,7 @@ import Hummingbird
 public struct AccountsFeature: Feature {
     public let devices: DeviceStore
     public let takeout: TakeoutService
+    let gettingStarted: GettingStartedService
     let platform: Platform
     let diary: DiaryFeature
 
@@ -16,6 +17,8 @@ public struct AccountsFeature: Feature {
         devices = DeviceStore(database: platform.database)
         takeout = TakeoutService(transfer: diary.transfer, health: health.service, visits: visits.service, signer: visits.signer,
                                  videos: videos.service, lock: diary.lock)
+        gettingStarted = GettingStartedService(faces: diary.faces.templates, diary: diary.service.store, health: health.service.records,
+                                               visits: visits.service, videos: videos.service.store)
     }
 
     public func routes() -> FeatureRoutes {
@@ -30,7 +33,7 @@ public struct AccountsFeature: Feature {
         return .build { web, api in
             AccountWebRoutes(accounts: platform.accounts, sessions: platform.sessions, tokens: platform.tokens, devices: devices,
                              faceSignIn: faceSignIn, setupState: SetupState(users: platform.users), secureCookies: config.usesSecureCookies,
-                             sessionLifetime: config.sessionLifetime, diaryUnlocked: diaryUnlocked)
+                             sessionLifetime: config.sessionLifetime, diaryUnlocked: diaryUnlocked, gettingStarted: gettingStarted)
                 .register(on: web)
             AdminWebRoutes(accounts: platform.accounts, users: platform.users).register(on: web)
             AccountAPIRoutes(accounts: platform.accounts, tokens: platform.tokens, bodyLimit: config.maxRequestBodyBytes,

@@ -6,7 +6,7 @@ import SQLKit
 public enum Schema {
     public static var all: [Migration] { [accounts, HealthSchema.migration, visits, videos, diary, diaryIndexes, rememberedDevices, HealthSchema.dropRedundantIndex,
                                              HealthSchema.importAttempts, tokenScopes, acknowledgedHead, BackupSchema.migration,
-                                             InstanceSecretsSchema.migration, JobLeaseSchema.heartbeat,
+                                             InstanceSecretsSchema.migration, JobLeaseSchema.heartbeat, HealthSchema.goalsWithoutDeadline,
                                              IntegritySchema.migration, faceLiveness, JournalSchema.dayRatings] }
 
     static let accounts = Migration(version: 1, name: "accounts") { sql, _ in

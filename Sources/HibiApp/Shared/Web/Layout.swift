@@ -17,7 +17,8 @@ public enum Layout {
     public static func page(title: String, context: HibiRequestContext, current: String? = nil,
                             @NodeBuilder content: () -> [Node]) -> Node {
         let language = context.language
-        return el("html", .lang(language.rawValue), .data("theme", "light")) {
+        // No data-theme here: Pico follows the system's colour scheme; theme.js applies the user's choice.
+        return el("html", .lang(language.rawValue)) {
             el("head") {
                 meta(.init("charset", "utf-8"))
                 meta(.name("viewport"), .init("content", "width=device-width, initial-scale=1"))
@@ -27,6 +28,12 @@ public enum Layout {
                 link(.init("rel", "stylesheet"), .href("/vendor/pico/pico.min.css"))
                 link(.init("rel", "stylesheet"), .href("/static/app.css"))
                 link(.init("rel", "icon"), .href("/static/icon.svg"), .type("image/svg+xml"))
+                // Installable on a phone: manifest, icons, and a service worker for the shell and an offline page.
+                link(.init("rel", "manifest"), .href("/static/manifest.json"))
+                link(.init("rel", "apple-touch-icon"), .href("/static/icons/icon-192.png"))
+                meta(.name("theme-color"), .init("content", "#c2410c"))
+                // Not deferred: the chosen theme is set before the first paint (no flash of the other scheme).
+                el("script", .src("/static/theme.js")) { "" }
             }
             el("body") {
                 el("a", .class("skip"), .href("#main")) { S.skipToContent(language) }
@@ -34,6 +41,7 @@ public enum Layout {
                 el("main", .class("container"), .id("main")) { content() }
                 footer(context: context)
                 el("script", .src("/static/app.js"), .init("defer", nil))
+                el("script", .src("/static/register-sw.js"), .init("defer", nil))
             }
         }
     }
@@ -96,6 +104,14 @@ public enum Layout {
                     }
                 }
                 el("button", .type("submit"), .class("secondary outline"), .id("language-apply")) { S.save(language) }
+            }
+            el("div", .class("theme-switch")) {
+                el("label", .for("theme-select")) { S.appearance(language) }
+                el("select", .id("theme-select")) {
+                    el("option", .value("system")) { S.themeSystem(language) }
+                    el("option", .value("light")) { S.themeLight(language) }
+                    el("option", .value("dark")) { S.themeDark(language) }
+                }
             }
             el("small", .class("muted")) { S.tagline(language) }
         }

@@ -16,6 +16,8 @@ struct AccountWebRoutes: Sendable {
     let sessionLifetime: TimeInterval
     /// Whether this session's diary is open: then a token may be made without the password again.
     let diaryUnlocked: @Sendable (HibiRequestContext) async throws -> Bool
+    /// What the user has done so far, for the checklist on the first page.
+    var gettingStarted: GettingStartedService? = nil
 
     func register(on router: some RouterMethods<HibiRequestContext>) {
         router.get("/") { request, context in try await today(request, context) }
@@ -44,7 +46,8 @@ struct AccountWebRoutes: Sendable {
     func today(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
         if try await setupState.needsSetup() { return .redirect(to: "/setup", type: .found) }
         guard let user = context.user else { return .redirect(to: "/login", type: .found) }
-        return try HTMLPage(AccountViews.today(context: context, user: user, now: context.now)).response(from: request, context: context)
+        let checklist = try await gettingStarted?.checklist(userID: user.id)
+        return try HTMLPage(AccountViews.today(context: context, user: user, now: context.now, checklist: checklist)).response(from: request, context: context)
     }
 
     func setupPage(_ request: Request, _ context: HibiRequestContext) async throws -> Response {

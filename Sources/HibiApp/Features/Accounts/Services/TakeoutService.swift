@@ -107,7 +107,7 @@ public struct TakeoutService: Sendable {
     struct GoalExport: Codable {
         let type: String
         let targetValue: Double
-        let deadline: Date
+        let deadline: Date?
         let createdAt: Date
         let startValue: Double?
         let achievedAt: Date?

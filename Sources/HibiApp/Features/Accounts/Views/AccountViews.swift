@@ -16,7 +16,8 @@ enum AccountViews {
                                  .minlength(3), .maxlength(32))
                     Layout.field(label: S.displayName(l), id: "display_name", .name("display_name"), .value(displayName), .maxlength(64))
                     Layout.field(label: S.password(l), id: "password", .name("password"), .type("password"), .autocomplete("new-password"), .required,
-                                 .minlength(AccountRules.minimumPasswordLength))
+                                 .minlength(AccountRules.minimumPasswordLength), .aria("describedby", "password-rules"))
+                    passwordRules(l)
                     Layout.field(label: S.passwordConfirm(l), id: "password_confirm", .name("password_confirm"), .type("password"),
                                  .autocomplete("new-password"), .required, .minlength(AccountRules.minimumPasswordLength))
                     input(.type("hidden"), .name("time_zone"), .value("UTC"), .data("browser-time-zone", "true"))
@@ -27,6 +28,13 @@ enum AccountViews {
     }
 
     /// `face` is the face sign-in box, present only on a remembered device whose user enrolled a face.
+    /// The rules next to the field, not only in the browser's popup after a refused submit.
+    static func passwordRules(_ l: Language) -> Node {
+        el("small", .id("password-rules"), .class("field-help")) {
+            S.passwordRules(l, String(AccountRules.minimumPasswordLength))
+        }
+    }
+
     static func login(context: HibiRequestContext, error: String? = nil, username: String = "", next: String = "/", face: Node? = nil) -> Node {
         let l = context.language
         return Layout.page(title: S.signIn(l), context: context) {
@@ -56,7 +64,7 @@ enum AccountViews {
         }
     }
 
-    static func today(context: HibiRequestContext, user: User, now: Date) -> Node {
+    static func today(context: HibiRequestContext, user: User, now: Date, checklist: GettingStarted? = nil) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let date = now.formatted(Date.FormatStyle(date: .complete, time: .omitted, locale: Locale(identifier: l == .ja ? "ja_JP" : "en_US"), timeZone: zone))
@@ -65,10 +73,41 @@ enum AccountViews {
                 el("h1") { S.goodMorning(l, user.displayName) }
                 el("p", .id("today-date")) { date }
             }
-            el("section", .class("empty-state card")) {
-                el("p", .class("empty-icon"), .aria("hidden", "true")) { "🌱" }
-                el("h2") { S.comingSoon(l) }
-                el("p") { S.todayEmpty(l) }
+            if let checklist, !checklist.isComplete {
+                gettingStarted(checklist, language: l)
+            } else {
+                el("section", .class("empty-state card")) {
+                    el("p", .class("empty-icon"), .aria("hidden", "true")) { "🌱" }
+                    el("h2") { S.comingSoon(l) }
+                    el("p") { S.todayEmpty(l) }
+                }
+            }
+        }
+    }
+
+    /// First steps, each ticked off by what the user has done (read through the features' stores).
+    static func gettingStarted(_ checklist: GettingStarted, language l: Language) -> Node {
+        el("section", .class("card getting-started"), .id("getting-started"), .aria("labelledby", "getting-started-title")) {
+            el("h2", .id("getting-started-title")) { S.gettingStarted(l) }
+            el("p", .class("muted"), .id("getting-started-progress")) {
+                S.gettingStartedProgress(l).replacingOccurrences(of: "%1", with: String(checklist.doneCount))
+                    .replacingOccurrences(of: "%2", with: String(checklist.steps.count))
+            }
+            el("ol", .class("checklist")) {
+                for step in checklist.steps {
+                    el("li", .class(step.done ? "done" : "todo"), .data("step", step.key)) {
+                        el("span", .class("check"), .aria("hidden", "true")) { step.done ? "✓" : "" }
+                        el("div") {
+                            if step.done {
+                                el("s") { step.title(l) }
+                                el("span", .class("visually-hidden")) { " (" + S.done(l) + ")" }
+                            } else {
+                                el("a", .href(step.href)) { step.title(l) }
+                            }
+                            el("small", .class("muted")) { step.help(l) }
+                        }
+                    }
+                }
             }
         }
     }
@@ -121,7 +160,8 @@ enum AccountViews {
                     Layout.csrfField(context)
                     Layout.field(label: S.currentPassword(l), id: "current_password", .name("current_password"), .type("password"), .autocomplete("current-password"), .required)
                     Layout.field(label: S.newPassword(l), id: "new_password", .name("new_password"), .type("password"), .autocomplete("new-password"), .required,
-                                 .minlength(AccountRules.minimumPasswordLength))
+                                 .minlength(AccountRules.minimumPasswordLength), .aria("describedby", "password-rules"))
+                    passwordRules(l)
                     Layout.field(label: S.passwordConfirm(l), id: "new_password_confirm", .name("new_password_confirm"), .type("password"),
                                  .autocomplete("new-password"), .required)
                     el("button", .type("submit")) { S.changePassword(l) }

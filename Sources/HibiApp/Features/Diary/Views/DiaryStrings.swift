@@ -31,6 +31,9 @@ enum DS {
     static let confidence = Text(en: "confidence", ja: "確信度")
     static let confirmMood = Text(en: "Confirm this mood", ja: "この気分で確定")
     static let pickAnother = Text(en: "or pick another:", ja: "または別の気分を選択:")
+    static let draftOffline = Text(en: "You are offline. The entry is kept on this device and will be sent as soon as the connection returns.",
+                                   ja: "オフラインです。日記はこの端末に保存され、接続が戻りしだい送信されます。")
+    static let draftRestored = Text(en: "Your unsent draft was restored.", ja: "未送信の下書きを復元しました。")
     static let changeMood = Text(en: "Change the mood", ja: "気分を変更")
     static let confirmed = Text(en: "Your mood", ja: "あなたの気分")
     static let notConfirmed = Text(en: "Mood not confirmed yet", ja: "気分は未確定です")

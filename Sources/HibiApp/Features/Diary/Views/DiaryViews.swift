@@ -22,7 +22,7 @@ enum DiaryViews {
     static func subnav(_ context: HibiRequestContext, current: String) -> Node {
         let l = context.language
         let items: [(String, Text)] = [("/diary", DS.entries), ("/diary/stats", DS.statistics), ("/diary/calendar", DS.calendar), ("/diary/data", DS.export), ("/diary/settings", US.settings)]
-        return el("nav", .class("subnav"), .aria("label", S.diary(l))) {
+        return el("nav", .class("subnav section-nav"), .aria("label", S.diary(l))) {
             el("ul") {
                 for (path, title) in items {
                     el("li") { el("a", [.href(path)] + (current == path ? [.aria("current", "page")] : [])) { title(l) } }
@@ -37,6 +37,7 @@ enum DiaryViews {
         let filtered = !state.query.isEmpty || state.mood != nil || !state.tag.isEmpty || !state.from.isEmpty || !state.to.isEmpty
         return Layout.page(title: S.diary(l), context: context, current: "/diary") {
             head(context)
+            el("h1") { S.diary(l) }
             subnav(context, current: "/diary")
             if let (text, kind) = state.notice { Layout.notice(text, kind: kind) }
             el("form", .method("get"), .action("/diary"), .class("diary-filters card"), .role("search")) {
@@ -134,7 +135,8 @@ enum DiaryViews {
             el("article", .class("card entry-form")) {
                 el("h1") { editing ? DS.editEntry(l) : DS.newEntry(l) }
                 if let error = state.error { Layout.notice(error, kind: .error) }
-                el("form", .method("post"), .action(action), .init("enctype", "multipart/form-data"), .id("entry-form")) {
+                el("form", .method("post"), .action(action), .init("enctype", "multipart/form-data"), .id("entry-form"),
+               .data("draft-offline", DS.draftOffline(l)), .data("draft-restored", DS.draftRestored(l))) {
                     Layout.csrfField(context)
                     el("div", .class("grid")) {
                         Layout.field(label: DS.date(l), id: "date", .name("date"), .type("date"), .value(state.date), .required)

@@ -104,7 +104,7 @@ public enum BadgeRules {
 
 public enum GoalRules {
     /// Cumulative goals (steps, energy, distance) count everything recorded between setting the goal and
-    /// its deadline; level goals (weight, body fat) compare the latest value with the target, in the
+    /// its deadline (or, without a deadline, today's total); level goals (weight, body fat) compare the latest value with the target, in the
     /// direction from where the user started.
     public static func progress(goal: Goal, total: Double, latest: Double?, now: Date) -> GoalProgress {
         let fraction: Double
@@ -117,7 +117,7 @@ public enum GoalRules {
         } else {
             current = latest
             guard let latest else {
-                return GoalProgress(currentValue: nil, fraction: 0, status: goal.achievedAt != nil ? .achieved : (now > goal.deadline ? .missed : .active))
+                return GoalProgress(currentValue: nil, fraction: 0, status: goal.achievedAt != nil ? .achieved : (isPast(goal.deadline, now) ? .missed : .active))
             }
             let start = goal.startValue ?? latest
             let decreasing = goal.targetValue < start || (goal.targetValue == start && goal.type.higherIsBetter == false)
@@ -125,9 +125,16 @@ public enum GoalRules {
             let span = abs(start - goal.targetValue)
             fraction = reached ? 1 : (span == 0 ? 0 : min(1, max(0, (decreasing ? start - latest : latest - start) / span)))
         }
-        let status: GoalStatus = goal.achievedAt != nil || reached ? .achieved : (now > goal.deadline ? .missed : .active)
+        // A daily goal is achieved on the days it is reached (its first time is stamped for the badge).
+        let stamped = goal.achievedAt != nil && !isDaily(goal)
+        let status: GoalStatus = stamped || reached ? .achieved : (isPast(goal.deadline, now) ? .missed : .active)
         return GoalProgress(currentValue: current, fraction: fraction, status: status)
     }
+
+    /// A cumulative goal without a deadline counts one day at a time.
+    public static func isDaily(_ goal: Goal) -> Bool { goal.deadline == nil && goal.type.isCumulative }
+
+    static func isPast(_ deadline: Date?, _ now: Date) -> Bool { deadline.map { now > $0 } ?? false }
 }
 
 public enum TrendAnalyzer {

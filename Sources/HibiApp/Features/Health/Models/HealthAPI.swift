@@ -74,7 +74,7 @@ public struct GoalResponse: Codable, Sendable {
     public let id: String
     public let type: String
     public let targetValue: Double
-    public let deadline: Date
+    public let deadline: Date?
     public let createdAt: Date
     public let currentValue: Double?
     public let progress: Double
@@ -90,7 +90,8 @@ public struct GoalResponse: Codable, Sendable {
 public struct GoalRequest: Codable, Sendable {
     public var type: String
     public var targetValue: Double
-    public var deadline: Date
+    /// Absent or null: no deadline.
+    public var deadline: Date?
 }
 
 public struct BadgeResponse: Codable, Sendable {

@@ -174,7 +174,9 @@ public struct Goal: Sendable, Equatable {
     public let id: String
     public var type: HealthDataType
     public var targetValue: Double
-    public var deadline: Date
+    /// nil: no deadline. A cumulative goal without one is a daily goal ("10,000 steps a day"); a level goal
+    /// without one is reached whenever the value gets there.
+    public var deadline: Date?
     public var createdAt: Date
     /// The latest value when the goal was set, for level goals (weight down from 70 to 65).
     public var startValue: Double?

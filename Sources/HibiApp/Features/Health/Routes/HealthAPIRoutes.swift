@@ -86,7 +86,7 @@ struct HealthAPIRoutes: Sendable {
             let user = try context.requireUser()
             var request = request
             let body = try await request.json(GoalRequest.self, limit: bodyLimit)
-            let goal = try await health.createGoal(user: user, type: body.type, target: body.targetValue, deadline: body.deadline, now: context.now)
+            let (goal, _) = try await health.createGoal(user: user, type: body.type, target: body.targetValue, deadline: body.deadline, now: context.now)
             guard let progress = try await health.goalProgress(user: user, now: context.now).first(where: { $0.0.id == goal.id }) else {
                 throw HealthError.goalNotFound // deleted by a request that ran in between
             }

@@ -54,14 +54,20 @@ struct HealthWebRoutes: Sendable {
             let form = try await request.form()
             do {
                 let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-                let deadline = (form["deadline"]).flatMap { Self.parseLocal($0 + "T23:59", zone: zone) }
+                // Empty: no deadline. Typed but not a date: said so, not taken as "no deadline".
+                let typed = (form["deadline"] ?? "").trimmingCharacters(in: .whitespaces)
+                let deadline = typed.isEmpty ? nil : Self.parseLocal(typed + "T23:59", zone: zone)
+                if !typed.isEmpty, deadline == nil {
+                    throw HealthError.invalidField("deadline", Text(en: "is not a date", ja: "日付ではありません"))
+                }
                 var target = HealthRules.parseNumber(form["target"])
                 if form["type"] == HealthDataType.weight.rawValue, let t = target {
                     let units = try await health.profiles.get(userID: user.id).units
                     target = t * (HealthUnits.factor(from: units.weight.rawValue, for: .weight) ?? 1)
                 }
-                _ = try await health.createGoal(user: user, type: form["type"] ?? "", target: target, deadline: deadline, now: context.now)
-                return try await goalsPage(context, notice: (S.saved(context.language), .success))
+                let (_, earned) = try await health.createGoal(user: user, type: form["type"] ?? "", target: target, deadline: deadline, now: context.now)
+                let message = earned.first.map { HS.newBadge(context.language, $0.name(context.language)) } ?? S.saved(context.language)
+                return try await goalsPage(context, notice: (message, .success))
             } catch let error as HealthError {
                 return try await goalsPage(context, notice: (error.message(context.language), .error), status: error.status)
             }

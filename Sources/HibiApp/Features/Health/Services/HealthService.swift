@@ -109,13 +109,16 @@ public struct HealthService: Sendable {
         return new
     }
 
-    public func createGoal(user: User, type rawType: String, target: Double?, deadline: Date?, now: Date) async throws -> Goal {
+    /// Stores a goal and evaluates it at once: a goal already met is reached now, not when the next record arrives.
+    /// The badges that earns come back with it.
+    public func createGoal(user: User, type rawType: String, target: Double?, deadline: Date?, now: Date) async throws -> (Goal, [BadgeDefinition]) {
         guard let type = HealthDataType(rawValue: rawType), HealthDataType.manual.contains(type) else { throw HealthError.unknownType(rawType) }
         guard let target, target.isFinite, target > 0 else {
             throw HealthError.invalidField("target", Text(en: "must be a positive number", ja: "正の数を入力してください"))
         }
-        guard let deadline, deadline > now else {
-            throw HealthError.invalidField("deadline", Text(en: "must be in the future", ja: "未来の日付を指定してください"))
+        if let deadline, deadline <= now {
+            throw HealthError.invalidField("deadline", Text(en: "must be in the future (or left empty for no deadline)",
+                                                            ja: "未来の日付を指定してください(期限なしなら空欄)"))
         }
         let range = HealthUnits.plausibleRange(for: type)
         if !type.isCumulative, !range.contains(target) {
@@ -124,15 +127,20 @@ public struct HealthService: Sendable {
         let start = try await records.latest(userID: user.id, type: type.rawValue)?.value
         let goal = Goal(id: UUID().uuidString, type: type, targetValue: target, deadline: deadline, createdAt: now, startValue: start, achievedAt: nil)
         try await goals.insert(goal, userID: user.id)
-        return goal
+        let earned = try await awardBadges(user: user, now: now)
+        return (try await goals.find(id: goal.id, userID: user.id) ?? goal, earned)
     }
 
     /// Every goal with its progress; a goal reached for the first time is stamped achieved, for good.
     public func goalProgress(user: User, now: Date) async throws -> [(Goal, GoalProgress)] {
         var result: [(Goal, GoalProgress)] = []
         for var goal in try await goals.list(userID: user.id) {
-            let from = Int64(goal.createdAt.timeIntervalSince1970) - 86400
-            let to = Int64(min(goal.deadline, now).timeIntervalSince1970)
+            var from = Int64(goal.createdAt.timeIntervalSince1970) - 86400
+            let to = Int64(min(goal.deadline ?? now, now).timeIntervalSince1970)
+            if GoalRules.isDaily(goal) {
+                let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+                from = Int64(StreakCalculator.today(now: now, timeZone: zone)) * 86400 - Int64(zone.secondsFromGMT(for: now))
+            }
             let total = goal.type.isCumulative ? try await records.sum(userID: user.id, type: goal.type.rawValue, from: from, to: to) : 0
             let latest = goal.type.isCumulative ? nil : try await records.latest(userID: user.id, type: goal.type.rawValue)?.value
             let progress = GoalRules.progress(goal: goal, total: total, latest: latest, now: now)

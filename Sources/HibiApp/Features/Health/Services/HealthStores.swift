@@ -56,7 +56,7 @@ public struct HealthGoalStore: Sendable {
         try await database.sql.insert(into: "health_goals")
             .columns("id", "user_id", "type", "target_value", "deadline", "created_at", "start_value", "achieved_at")
             .values(SQLBind(goal.id), SQLBind(userID), SQLBind(goal.type.rawValue), SQLBind(goal.targetValue),
-                    SQLBind(Int64(goal.deadline.timeIntervalSince1970)), SQLBind(Int64(goal.createdAt.timeIntervalSince1970)),
+                    SQLBind(goal.deadline.map { Int64($0.timeIntervalSince1970) }), SQLBind(Int64(goal.createdAt.timeIntervalSince1970)),
                     SQLBind(goal.startValue), SQLBind(goal.achievedAt.map { Int64($0.timeIntervalSince1970) }))
             .run()
     }
@@ -79,7 +79,7 @@ public struct HealthGoalStore: Sendable {
         Goal(id: try row.decode(column: "id", as: String.self),
              type: HealthDataType(rawValue: try row.decode(column: "type", as: String.self)) ?? .steps,
              targetValue: try row.decode(column: "target_value", as: Double.self),
-             deadline: try row.date("deadline"),
+             deadline: try row.optionalDate("deadline"),
              createdAt: try row.date("created_at"),
              startValue: try row.decode(column: "start_value", as: Double?.self),
              achievedAt: try row.optionalDate("achieved_at"))

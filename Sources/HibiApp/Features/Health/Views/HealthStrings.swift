@@ -37,6 +37,12 @@ enum HS {
     static let csvExport = Text(en: "Download all records as CSV", ja: "すべての記録を CSV でダウンロード")
     static let trends = Text(en: "Trends", ja: "傾向")
     static let insights = Text(en: "Insights", ja: "インサイト")
+    static let everyDay = Text(en: "every day", ja: "毎日")
+    static let noDeadline = Text(en: "no deadline", ja: "期限なし")
+    static let deadlineOptional = Text(en: "Deadline (optional)", ja: "期限(任意)")
+    static let deadlineHelp = Text(en: "Leave empty for no deadline: steps, energy and distance then count per day (10,000 steps a day).",
+                                   ja: "空欄なら期限なし。歩数・エネルギー・距離は1日ごとに数えます(1日1万歩など)。")
+    static let period = Text(en: "Period", ja: "期間")
     static let newer = Text(en: "Newer", ja: "新しい記録")
     static let older = Text(en: "Older", ja: "古い記録")
     static let pageNumber = Text(en: "Page %@", ja: "%@ ページ目")

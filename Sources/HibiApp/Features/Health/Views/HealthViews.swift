@@ -10,7 +10,7 @@ enum HealthViews {
         let body = content()
         return Layout.page(title: title, context: context, current: "/health") {
             link(.init("rel", "stylesheet"), .href("/static/health.css"))
-            el("div", .class("health-tabs"), .role("navigation"), .aria("label", HS.health(l))) {
+            el("div", .class("health-tabs section-nav"), .role("navigation"), .aria("label", HS.health(l))) {
                 el("ul") {
                     for (path, name) in tabs {
                         el("li") { el("a", [.href(path)] + (path == tab ? [.aria("current", "page")] : [])) { name(l) } }
@@ -290,6 +290,7 @@ enum HealthViews {
                     }
                 }
                 el("fieldset", .class("range-switch")) {
+                    el("legend") { HS.period(l) }
                     for r in TrendRange.allCases {
                         el("label") {
                             input(.type("radio"), .name("range"), .value(r.rawValue), r == range ? .checked : .data("x", ""), .data("autosubmit", "true"))
@@ -340,7 +341,8 @@ enum HealthViews {
                         }
                         el("progress", [.value(String(Int((progress.fraction * 100).rounded()))), .init("max", "100"), .aria("label", goal.type.title(l))]) { "\(Int((progress.fraction * 100).rounded()))%" }
                         el("small", .class("muted")) {
-                            "\(Int((progress.fraction * 100).rounded()))% · \(HS.deadline(l)) \(goal.deadline.formatted(formatter(l, zone, time: .omitted)))"
+                            "\(Int((progress.fraction * 100).rounded()))% · " + (goal.deadline.map { "\(HS.deadline(l)) \($0.formatted(formatter(l, zone, time: .omitted)))" }
+                                                                     ?? (GoalRules.isDaily(goal) ? HS.everyDay(l) : HS.noDeadline(l)))
                             if let current = progress.currentValue { " · \(HealthFormat.value(current, type: goal.type.rawValue, preferences: units))" }
                         }
                         el("form", .method("post"), .action("/health/goals/\(goal.id)/delete"), .class("inline")) {
@@ -360,8 +362,9 @@ enum HealthViews {
                             el("select", .name("type"), .id("goal-type")) { typeOptions(l, selected: "steps") }
                         }
                         Layout.field(label: HS.target(l), id: "goal-target", .name("target"), .type("text"), .init("inputmode", "decimal"), .required)
-                        Layout.field(label: HS.deadline(l), id: "goal-deadline", .name("deadline"), .type("date"), .required)
+                        Layout.field(label: HS.deadlineOptional(l), id: "goal-deadline", .name("deadline"), .type("date"), .aria("describedby", "goal-deadline-help"))
                     }
+                    el("small", .id("goal-deadline-help"), .class("field-help")) { HS.deadlineHelp(l) }
                     el("button", .type("submit"), .id("goal-submit")) { HS.add(l) }
                 }
             }

@@ -12,7 +12,7 @@ enum VideoViews {
 
     static func tabs(_ context: HibiRequestContext, current: String) -> Node {
         let l = context.language
-        return el("nav", .class("video-tabs"), .aria("label", S.videos(l))) {
+        return el("nav", .class("video-tabs section-nav"), .aria("label", S.videos(l))) {
             el("ul") {
                 for (path, title) in [("/videos", V.library), ("/videos/playlists", V.playlists), ("/videos/history", V.history)] {
                     el("li") { el("a", [.href(path)] + (path == current ? [.aria("current", "page")] : [])) { title(l) } }
@@ -50,7 +50,7 @@ enum VideoViews {
                    .data("msg-failed", V.uploadFailed(l)), .data("msg-aborted", V.uploadAborted(l)),
                    .data("msg-too-large", VideoError.tooLarge(limitBytes: model.maxUploadMB * 1_048_576).message(l))) {
                     el("div", .class("upload-row")) {
-                        el("label", .for("upload-file"), .class("visually-hidden")) { V.chooseFile(l) }
+                        el("label", .for("upload-file")) { V.chooseFile(l) }
                         input(.type("file"), .id("upload-file"), .name("file"), .init("accept", "video/*,.mkv,.webm,.mp4,.mov,.m4v"), .required)
                         el("button", .type("submit"), .id("upload-button")) { V.uploadButton(l) }
                     }
@@ -358,8 +358,8 @@ enum VideoViews {
             if let error { Layout.notice(error, kind: .error) }
             el("form", .method("post"), .action("/videos/playlists"), .id("new-playlist"), .class("inline-form")) {
                 Layout.csrfField(context)
-                el("label", .for("playlist-name"), .class("visually-hidden")) { V.name(l) }
-                input(.type("text"), .name("name"), .id("playlist-name"), .placeholder(V.newPlaylist(l)), .required, .maxlength(100))
+                el("label", .for("playlist-name")) { V.name(l) }
+                input(.type("text"), .name("name"), .id("playlist-name"), .placeholder(V.newPlaylist(l)), .aria("label", V.newPlaylist(l)), .required, .maxlength(100))
                 el("button", .type("submit")) { V.create(l) }
             }
             if playlists.isEmpty {
@@ -386,7 +386,7 @@ enum VideoViews {
             }
             if let error { Layout.notice(error, kind: .error) }
             if let first = items.first {
-                el("a", .href("/videos/\(first.video.id)?playlist=\(playlist.id)"), .role("button"), .id("play-all")) { "▶ " + V.playAll(l) }
+                el("a", .href("/videos/\(first.video.id)?playlist=\(playlist.id)&autoplay=1"), .role("button"), .id("play-all")) { "▶ " + V.playAll(l) }
             }
             if items.isEmpty {
                 el("p", .class("empty-state muted")) { V.playlistEmpty(l) }

@@ -142,7 +142,7 @@ enum VisitViews {
     }
 
     static func subnav(_ l: Language, current: String) -> Node {
-        el("nav", .class("visits-subnav"), .aria("label", VS.title(l))) {
+        el("nav", .class("visits-subnav section-nav"), .aria("label", VS.title(l))) {
             el("ul") {
                 for (path, title) in [("/visits", VS.list), ("/visits/places", VS.places), ("/visits/verify", VS.verifyTitle),
                                       ("/visits/transfer", VS.transfer)] {
