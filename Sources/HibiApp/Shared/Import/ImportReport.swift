@@ -84,16 +84,6 @@ public struct ImportReport: Codable, Sendable, Equatable {
         }
     }
 
-    /// Moves `count` of a kind's added elements to duplicates (found in the database by the service).
-    public mutating func markDuplicates(_ kind: String, count: Int) {
-        guard count > 0 else { return }
-        update(kind) { entry in
-            let moved = min(count, entry.added)
-            entry.added -= moved
-            entry.duplicates &+= moved
-        }
-    }
-
     /// One line per kind, for the CLI and the web result ("wpt: 3 added (2 with an approximate time), 1 duplicate skipped, 4 skipped: track point ×4").
     public func lines(_ language: Language) -> [String] {
         kinds.map { entry in
