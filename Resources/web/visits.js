@@ -188,6 +188,17 @@
       if (response.ok) {
         const body = await response.json();
         result.textContent = form.dataset.done.replace("%@", String(body.imported));
+        // What happened to each kind of element (approximate times, duplicates, track points skipped).
+        if (Array.isArray(body.summary) && body.summary.length) {
+          const list = document.createElement("ul");
+          list.className = "import-report";
+          for (const line of body.summary) {
+            const item = document.createElement("li");
+            item.textContent = line;
+            list.appendChild(item);
+          }
+          result.appendChild(list);
+        }
       } else {
         result.textContent = await errorText(response);
       }

@@ -249,7 +249,7 @@ extension APIClient {
             let refused = try await ken.call(.post, "/api/v1/visits/import", json: broken, contentType: "application/geo+json")
             #expect(refused.status == .unprocessableContent)
             #expect(refused.body.contains("features[") && refused.body.contains("Longitude"))
-            let badXML = try await ken.call(.post, "/api/v1/visits/import", json: "<gpx>\n<wpt lat=\"1\" lon=\"2\"><time>2024-01-01T00:00:00Z</time><name>ok</name></wpt>\n<wpt lat=\"1\" lon=\"2\"><name>x</name></wpt>\n</gpx>",
+            let badXML = try await ken.call(.post, "/api/v1/visits/import", json: "<gpx>\n<wpt lat=\"1\" lon=\"2\"><time>2024-01-01T00:00:00Z</time><name>ok</name></wpt>\n<wpt lat=\"1\" lon=\"2\"><time>yesterday</time><name>x</name></wpt>\n</gpx>",
                                             contentType: "application/gpx+xml")
             #expect(badXML.status == .unprocessableContent)
             #expect(badXML.body.contains("line 3"))

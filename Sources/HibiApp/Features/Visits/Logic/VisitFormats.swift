@@ -183,9 +183,31 @@ public enum VisitFormats {
     }
 
     /// GPX waypoints, read by Hibi's own streaming XML reader (no DTD processing, bounded sizes).
+    /// Either format with its report (GeoJSON features are all or nothing, so its report only counts them).
+    public static func parseWithReport(_ data: Data, gpx: Bool, importedAt: Date) throws(VisitError) -> (visits: [VisitFields], report: ImportReport) {
+        if gpx { return try parseGPXReport(data, importedAt: importedAt) }
+        let visits = try parseGeoJSON(data)
+        var report = ImportReport()
+        for _ in visits { report.add("feature") }
+        return (visits, report)
+    }
+
     public static func parseGPX(_ data: Data) throws(VisitError) -> [VisitFields] {
+        try parseGPXReport(data, importedAt: Date()).visits
+    }
+
+    /// The label a visit carries when its time is not its own (a GPX waypoint or route point
+    /// without <time>): stored and signed with the visit, shown and filterable like any label.
+    public static let approximateTimeLabel = "approximate-time"
+
+    /// GPX 1.0 and 1.1 waypoints and route points as visits, with a report of what was read.
+    /// A point without <time> takes the file's time (<metadata><time>, or <time> under <gpx> in
+    /// GPX 1.0), else `importedAt`, and is labelled approximate; track points are counted and
+    /// reported, not made into visits. A malformed file or an invalid point still refuses the
+    /// whole file with its line (visits are all or nothing: they are signed in one chain).
+    public static func parseGPXReport(_ data: Data, importedAt: Date) throws(VisitError) -> (visits: [VisitFields], report: ImportReport) {
         let reader = XMLStreamReader(stream: MemoryByteStream(Array(data)), limits: XMLLimits(), reportsText: true)
-        var gpx = GPXReader()
+        var gpx = GPXReader(importedAt: importedAt)
         do {
             while let event = try reader.nextEvent() {
                 try gpx.handle(event, line: reader.line)
@@ -198,19 +220,32 @@ public enum VisitFormats {
             throw invalid("line \(reader.line)", "the file cannot be read", "ファイルを読み込めません")
         }
         guard gpx.sawRoot else { throw invalid("line 1", "expected a <gpx> document", "<gpx> 文書が必要です") }
-        return gpx.visits
+        return (gpx.finish(), gpx.report)
     }
 }
 
-/// GPX waypoints from the reader's events; stops at the first problem with its line.
+/// GPX waypoints and route points from the reader's events; stops at the first problem with its line.
 struct GPXReader {
-    var visits: [VisitFields] = []
+    struct Pending {
+        var fields: VisitFields
+        var kind: String
+        var line: Int
+        var timeSeen: Bool
+    }
+
+    let importedAt: Date
     var sawRoot = false
-    private var current: VisitFields?
-    private var currentLine = 0
+    var report = ImportReport()
+    private var pending: [Pending] = []
+    private var fileTime: Date?
+    private var current: Pending?
+    private var stack: [String] = []
     private var address: VisitAddress?
     private var text = ""
-    private var timeSeen = false
+
+    init(importedAt: Date) {
+        self.importedAt = importedAt
+    }
 
     static func local(_ name: String) -> String { name.split(separator: ":").last.map(String.init) ?? name }
 
@@ -220,10 +255,41 @@ struct GPXReader {
 
     mutating func handle(_ event: XMLEvent, line: Int) throws(VisitError) {
         switch event {
-        case let .start(name, attributes): try start(Self.local(name), attributes: attributes, line: line)
-        case let .end(name): try end(Self.local(name), line: line)
+        case let .start(name, attributes):
+            let local = Self.local(name)
+            try start(local, attributes: attributes, line: line)
+            stack.append(local)
+        case let .end(name):
+            let local = Self.local(name)
+            try end(local, line: line)
+            if !stack.isEmpty { stack.removeLast() }
         case let .text(run): text += run
         }
+    }
+
+    /// The points as visits: times filled in now that the whole file (and its metadata time,
+    /// which GPX 1.0 may give after the points) is read; repeats within the file skipped.
+    mutating func finish() -> [VisitFields] {
+        var seen = Set<String>()
+        var visits: [VisitFields] = []
+        visits.reserveCapacity(pending.count)
+        for var point in pending {
+            if !point.timeSeen {
+                point.fields.visitedAt = fileTime ?? importedAt
+                if !point.fields.labels.contains(VisitFormats.approximateTimeLabel) {
+                    point.fields.labels.append(VisitFormats.approximateTimeLabel)
+                }
+            }
+            let f = point.fields
+            let key = "\(f.visitedAt.timeIntervalSince1970)|\(f.latitude)|\(f.longitude)|\(f.name)"
+            guard seen.insert(key).inserted else {
+                report.duplicate(point.kind)
+                continue
+            }
+            visits.append(f)
+            report.add(point.kind, approximateTime: !point.timeSeen)
+        }
+        return visits
     }
 
     private mutating func start(_ name: String, attributes: [XMLAttribute], line: Int) throws(VisitError) {
@@ -234,15 +300,16 @@ struct GPXReader {
             return
         }
         switch name {
-        case "wpt":
-            guard visits.count < VisitFormats.maxItems else { throw fail(line, "too many waypoints", "ウェイポイントが多すぎます") }
+        case "wpt", "rtept":
+            guard pending.count < VisitFormats.maxItems else { throw fail(line, "too many waypoints", "ウェイポイントが多すぎます") }
             func number(_ key: String) -> Double? { attributes.first { $0.name == key }.flatMap { Double($0.value) } }
             guard let lat = number("lat"), let lon = number("lon") else {
-                throw fail(line, "a <wpt> needs numeric lat and lon attributes", "<wpt> には数値の lat と lon 属性が必要です")
+                throw fail(line, "a <\(name)> needs numeric lat and lon attributes", "<\(name)> には数値の lat と lon 属性が必要です")
             }
-            current = VisitFields(visitedAt: Date(timeIntervalSince1970: 0), latitude: lat, longitude: lon, name: "")
-            currentLine = line
-            timeSeen = false
+            current = Pending(fields: VisitFields(visitedAt: importedAt, latitude: lat, longitude: lon, name: ""),
+                              kind: name, line: line, timeSeen: false)
+        case "trkpt":
+            report.skip("trkpt", .trackPoint, at: "line \(line)")
         case "address" where current != nil:
             address = VisitAddress()
         default:
@@ -253,7 +320,13 @@ struct GPXReader {
     private mutating func end(_ name: String, line: Int) throws(VisitError) {
         let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
         text = ""
-        guard current != nil else { return }
+        guard current != nil else {
+            // The file's own time: <metadata><time> in GPX 1.1, <time> under <gpx> in GPX 1.0.
+            if name == "time", stack == ["gpx", "metadata", "time"] || stack == ["gpx", "time"], let date = VisitFormats.parseTime(value) {
+                fileTime = date
+            }
+            return
+        }
         func number() throws(VisitError) -> Double {
             guard let number = Double(value) else { throw fail(line, "<\(name)> must be a number", "<\(name)> は数値にしてください") }
             return number
@@ -269,41 +342,47 @@ struct GPXReader {
             }
             return
         }
+        // Only the point's own children: a Garmin or other extension may nest elements of the same names.
+        let ownChild = stack.count >= 2 && (stack[stack.count - 2] == "wpt" || stack[stack.count - 2] == "rtept")
+        let hibiExtension = stack.count >= 3 && stack[stack.count - 2] == "extensions"
         switch name {
-        case "ele":
+        case "ele" where ownChild:
             let altitude = try number()
-            current?.altitude = altitude
-        case "time":
+            current?.fields.altitude = altitude
+        case "time" where ownChild:
             guard let date = VisitFormats.parseTime(value) else {
                 throw fail(line, "<time> must be an ISO-8601 time such as 2024-05-01T09:30:00Z",
                            "<time> は 2024-05-01T09:30:00Z のような ISO-8601 の日時にしてください")
             }
-            current?.visitedAt = date
-            timeSeen = true
-        case "name": current?.name = value
-        case "desc": current?.notes = value
-        case "accuracy":
+            current?.fields.visitedAt = date
+            current?.timeSeen = true
+        case "name" where ownChild: current?.fields.name = value
+        case "desc" where ownChild: current?.fields.notes = value
+        case "accuracy" where hibiExtension:
             let accuracy = try number()
-            current?.accuracy = accuracy
-        case "simulated": current?.simulated = value == "true" || value == "1"
-        case "label": current?.labels.append(value)
-        case "group": current?.group = value
-        case "companion": current?.companions.append(value)
+            current?.fields.accuracy = accuracy
+        case "simulated" where hibiExtension: current?.fields.simulated = value == "true" || value == "1"
+        case "label" where hibiExtension: current?.fields.labels.append(value)
+        case "group" where hibiExtension: current?.fields.group = value
+        case "companion" where hibiExtension: current?.fields.companions.append(value)
         case "address":
-            current?.address = address
+            current?.fields.address = address
             address = nil
-        case "wpt":
-            guard let fields = current else { return }
+        case "wpt", "rtept":
+            guard var point = current else { return }
             current = nil
-            guard timeSeen else {
-                throw fail(currentLine, "the waypoint starting on line \(currentLine) has no <time>", "\(currentLine)行目のウェイポイントに <time> がありません")
+            // Planned points often have no name; a visit needs one, so the place's coordinates stand in.
+            if point.fields.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                point.fields.name = String(format: "%.5f, %.5f", point.fields.latitude, point.fields.longitude)
             }
+            // Validated with a stand-in time when it has none; the real one is set in finish().
             do {
-                visits.append(try VisitRules.validate(fields))
+                point.fields = try VisitRules.validate(point.fields)
             } catch {
-                throw fail(currentLine, "waypoint starting on line \(currentLine): \(error.message(.en))",
-                           "\(currentLine)行目のウェイポイント: \(error.message(.ja))")
+                throw fail(point.line, "\(point.kind == "wpt" ? "waypoint" : "route point") starting on line \(point.line): \(error.message(.en))",
+                           "\(point.line)行目の\(point.kind == "wpt" ? "ウェイポイント" : "ルートポイント"): \(error.message(.ja))")
             }
+            pending.append(point)
         default: break
         }
     }

@@ -83,6 +83,10 @@ public struct VerifyResponse: Codable, Sendable, Equatable {
 
 public struct ImportResponse: Codable, Sendable, Equatable {
     public var imported: Int
+    /// Per kind of element: added, duplicates skipped, skipped with a reason.
+    public var report: ImportReport?
+    /// The report in the reader's language, one line per kind (what the web page shows).
+    public var summary: [String]?
 }
 
 public struct WebhookRequest: Codable, Sendable {

@@ -60,11 +60,12 @@ struct VisitAPIRoutes: Sendable {
             var request = request
             let (data, format) = try await Self.readImport(&request)
             // Parsing a 20 MB file takes a while: on the blocking pool, one import per person at a time.
+            let now = context.now
             let parsed = try await heavyWork.run(userID: user.id) {
-                format == .gpx ? try VisitFormats.parseGPX(data) : try VisitFormats.parseGeoJSON(data)
+                try VisitFormats.parseWithReport(data, gpx: format == .gpx, importedAt: now)
             }
-            let count = try await visits.importAll(userID: user.id, visits: parsed, now: context.now)
-            return JSONBody(ImportResponse(imported: count), status: .created)
+            let count = try await visits.importAll(userID: user.id, visits: parsed.visits, now: now)
+            return JSONBody(ImportResponse(imported: count, report: parsed.report, summary: parsed.report.lines(context.language)), status: .created)
         }
         api.get("visits/webhook") { _, context in
             let user = try context.requireUser()

@@ -1,0 +1,109 @@
+import Foundation
+
+/// Why an element of an imported file was not added. Codes are stable (clients and tests read
+/// them); the words are for people.
+public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
+    case unknownUnit
+    case unparseableDate
+    case outOfRange
+    case missingValue
+    /// A GPX track point: a position on the way, not a place visited. Counted so a file holding
+    /// only a track says so instead of answering "nothing".
+    case trackPoint
+
+    public var text: Text {
+        switch self {
+        case .unknownUnit: Text(en: "unknown unit", ja: "不明な単位")
+        case .unparseableDate: Text(en: "date that cannot be read", ja: "読めない日時")
+        case .outOfRange: Text(en: "value out of range", ja: "範囲外の値")
+        case .missingValue: Text(en: "missing value", ja: "値がありません")
+        case .trackPoint: Text(en: "track point (a position on the way, not stored as a visit)",
+                               ja: "トラックポイント(移動中の位置のため訪問としては保存しません)")
+        }
+    }
+}
+
+/// What one import did, per kind of element: added, skipped as duplicates, skipped with a reason,
+/// and how many were added with an approximate time. Built by the parsers (pure), stored or
+/// answered as it is, so nothing is dropped without a word.
+public struct ImportReport: Codable, Sendable, Equatable {
+    public struct Skip: Codable, Sendable, Equatable {
+        public var reason: ImportSkipReason
+        public var count: Int
+        /// Where the first such element was (a line for XML, an item or path for JSON), if known.
+        public var firstAt: String?
+    }
+
+    public struct Kind: Codable, Sendable, Equatable {
+        public var kind: String
+        public var added: Int = 0
+        public var duplicates: Int = 0
+        /// Added with a time that is not their own (a GPX waypoint without <time>).
+        public var approximateTime: Int = 0
+        public var skipped: [Skip] = []
+
+        public var skippedCount: Int { skipped.reduce(0) { $0 &+ $1.count } }
+    }
+
+    public var kinds: [Kind] = []
+
+    public init() {}
+
+    public var added: Int { kinds.reduce(0) { $0 &+ $1.added } }
+    public var duplicates: Int { kinds.reduce(0) { $0 &+ $1.duplicates } }
+    public var skipped: Int { kinds.reduce(0) { $0 &+ $1.skippedCount } }
+
+    private mutating func update(_ kind: String, _ change: (inout Kind) -> Void) {
+        if let index = kinds.firstIndex(where: { $0.kind == kind }) {
+            change(&kinds[index])
+        } else {
+            var entry = Kind(kind: kind)
+            change(&entry)
+            kinds.append(entry)
+        }
+    }
+
+    public mutating func add(_ kind: String, approximateTime: Bool = false) {
+        update(kind) { entry in
+            entry.added &+= 1
+            if approximateTime { entry.approximateTime &+= 1 }
+        }
+    }
+
+    public mutating func duplicate(_ kind: String) {
+        update(kind) { $0.duplicates &+= 1 }
+    }
+
+    public mutating func skip(_ kind: String, _ reason: ImportSkipReason, at position: String? = nil) {
+        update(kind) { entry in
+            if let index = entry.skipped.firstIndex(where: { $0.reason == reason }) {
+                entry.skipped[index].count &+= 1
+            } else {
+                entry.skipped.append(Skip(reason: reason, count: 1, firstAt: position))
+            }
+        }
+    }
+
+    /// One line per kind, for the CLI and the web result ("wpt: 3 added (2 with an approximate time), 1 duplicate skipped, 4 skipped: track point ×4").
+    public func lines(_ language: Language) -> [String] {
+        kinds.map { entry in
+            var parts: [String] = []
+            if language == .ja {
+                parts.append("\(entry.added) 件追加")
+                if entry.approximateTime > 0 { parts.append("うち \(entry.approximateTime) 件は時刻が推定") }
+                if entry.duplicates > 0 { parts.append("重複 \(entry.duplicates) 件をスキップ") }
+                for skip in entry.skipped {
+                    parts.append("\(skip.reason.text.ja) \(skip.count) 件をスキップ" + (skip.firstAt.map { "(最初は \($0))" } ?? ""))
+                }
+                return "\(entry.kind): " + parts.joined(separator: "、")
+            }
+            parts.append("\(entry.added) added")
+            if entry.approximateTime > 0 { parts.append("\(entry.approximateTime) of them with an approximate time") }
+            if entry.duplicates > 0 { parts.append("\(entry.duplicates) duplicate\(entry.duplicates == 1 ? "" : "s") skipped") }
+            for skip in entry.skipped {
+                parts.append("\(skip.count) skipped: \(skip.reason.text.en)" + (skip.firstAt.map { " (first at \($0))" } ?? ""))
+            }
+            return "\(entry.kind): " + parts.joined(separator: ", ")
+        }
+    }
+}
