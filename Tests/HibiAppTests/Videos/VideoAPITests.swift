@@ -87,9 +87,13 @@ import Testing
         let config = try await TestApp.config()
         let tmp = (config.dataDirectory as NSString).appendingPathComponent("videos/tmp")
         try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: (tmp as NSString).appendingPathComponent("crashed.part"), contents: Data(count: 100))
+        let crashed = (tmp as NSString).appendingPathComponent("crashed.part")
+        FileManager.default.createFile(atPath: crashed, contents: Data(count: 100))
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-2 * 3600)], ofItemAtPath: crashed)
+        // A fresh one may be another instance's upload in progress on a shared media folder: it stays.
+        FileManager.default.createFile(atPath: (tmp as NSString).appendingPathComponent("writing.part"), contents: Data(count: 100))
         try await TestApp.run(config: config) { _ in
-            #expect(((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? ["missing"]).isEmpty)
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? ["missing"]) == ["writing.part"])
         }
     }
 }
