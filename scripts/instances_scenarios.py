@@ -122,7 +122,7 @@ check(found_elsewhere, "diary entry written on one instance is found by search o
 if entry:
     word2 = "heron" + os.urandom(3).hex()
     for _ in range(4):
-        e = API.put(BASE + f"/api/v1/diary/entries/{entry}", json={"date": "2026-11-01T10:00:00Z", "text": f"Saw a {word2}"})
+        e = API.patch(BASE + f"/api/v1/diary/entries/{entry}", json={"text": f"Saw a {word2}"})
         if upstream(e) != writer:
             break
     seen = on_each(API, "GET", "/api/v1/diary/entries", params={"q": word2})

@@ -225,6 +225,30 @@ enum TwoInstances {
         }
     }
 
+    @Test func aDiaryEditThroughOneInstanceIsFoundBySearchOnTheOtherInTheSameSecond() async throws {
+        try await TwoInstances.run { a, b in
+            let user = try await a.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
+                                                       language: nil, now: Date())
+            func diary(_ core: AppCore) -> DiaryService {
+                DiaryService(store: DiaryStore(database: core.database, box: core.box), photos: PhotoStore(dataDirectory: core.config.mediaDirectory, box: core.box),
+                             search: DiarySearchIndex(), moods: nil, logger: TestApp.quietLogger)
+            }
+            let diaryA = diary(a), diaryB = diary(b)
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let page = PageRequest(page: 1, perPage: 20)
+            let entry = try await diaryA.create(userID: user.id, draft: .init(date: now, text: "a kingfisher by the river", tags: [], confirmedMood: nil, photo: nil), now: now)
+            // B builds its index, then the entry is edited through A with the very same clock second.
+            #expect(try await diaryB.list(userID: user.id, query: "kingfisher", filter: .init(), paging: page).total == 1)
+            _ = try await diaryA.update(userID: user.id, id: entry.id, change: .init(text: "a heron by the river"), now: now)
+            #expect(try await diaryB.list(userID: user.id, query: "kingfisher", filter: .init(), paging: page).total == 0)
+            #expect(try await diaryB.list(userID: user.id, query: "heron", filter: .init(), paging: page).total == 1)
+            // A delete through B is seen by A's index too.
+            #expect(try await diaryA.list(userID: user.id, query: "heron", filter: .init(), paging: page).total == 1)
+            try await diaryB.delete(userID: user.id, id: entry.id)
+            #expect(try await diaryA.list(userID: user.id, query: "heron", filter: .init(), paging: page).total == 0)
+        }
+    }
+
     static let export = """
         <?xml version="1.0" encoding="UTF-8"?>
         <HealthData locale="en_US">
