@@ -249,6 +249,46 @@ enum TwoInstances {
         }
     }
 
+    @Test func orphanMediaFilesAreSweptByOneInstanceAndOwnedOrYoungFilesStay() async throws {
+        try await TwoInstances.run { a, b in
+            let user = try await a.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
+                                                       language: nil, now: Date())
+            let photos = PhotoStore(dataDirectory: a.config.mediaDirectory, box: a.box)
+            let diary = DiaryService(store: DiaryStore(database: a.database, box: a.box), photos: photos, search: DiarySearchIndex(), moods: nil,
+                                     logger: TestApp.quietLogger)
+            let owned = try await diary.create(userID: user.id, draft: .init(date: Date(), text: "kept", tags: [], confirmedMood: nil, photo: TestImages.png), now: Date())
+            let media = a.config.mediaDirectory as NSString
+            let ownedPath = try #require(photos.path(userID: user.id, entryID: owned.id))
+            let orphanPhoto = try #require(photos.path(userID: user.id, entryID: UUID().uuidString.lowercased()))
+            let youngPhoto = try #require(photos.path(userID: user.id, entryID: UUID().uuidString.lowercased()))
+            let thumbs = media.appendingPathComponent("videos/thumbs")
+            try FileManager.default.createDirectory(atPath: thumbs, withIntermediateDirectories: true)
+            let orphanThumb = (thumbs as NSString).appendingPathComponent(UUID().uuidString.lowercased() + ".jpg")
+            let spools = media.appendingPathComponent("health-imports")
+            try FileManager.default.createDirectory(atPath: spools, withIntermediateDirectories: true)
+            let orphanSpool = (spools as NSString).appendingPathComponent(UUID().uuidString + ".upload")
+            for path in [orphanPhoto, youngPhoto, orphanThumb, orphanSpool] {
+                #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
+            }
+            let old = Date().addingTimeInterval(-2 * 3600)
+            for path in [ownedPath, orphanPhoto, orphanThumb, orphanSpool] {
+                try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
+            }
+            func sweeper(_ core: AppCore) -> MediaOrphanSweeper {
+                MediaOrphanSweeper(database: core.database, mediaDirectory: core.config.mediaDirectory,
+                                   leases: JobLeases(database: core.database, holder: core.instanceID), logger: TestApp.quietLogger)
+            }
+            async let sweptA = sweeper(a).sweep()
+            async let sweptB = sweeper(b).sweep()
+            let results = try await [sweptA, sweptB]
+            let removed = Set(results.compactMap { $0 }.flatMap { $0 })
+            #expect(removed == [orphanPhoto, orphanThumb, orphanSpool])
+            #expect(results.compactMap { $0 }.map(\.count).reduce(0, +) == 3, "each file removed by one instance only")
+            #expect(FileManager.default.fileExists(atPath: ownedPath))
+            #expect(FileManager.default.fileExists(atPath: youngPhoto))
+        }
+    }
+
     static let export = """
         <?xml version="1.0" encoding="UTF-8"?>
         <HealthData locale="en_US">

@@ -29,7 +29,8 @@ public struct PhotoStore: Sendable {
         try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         // Written to a temporary name and renamed, so a crash never leaves half a photo under the real name.
-        let temporary = target + ".tmp"
+        // A name of its own: two instances saving the same entry at once never write into one file.
+        let temporary = target + "." + UUID().uuidString.lowercased() + ".tmp"
         guard FileManager.default.createFile(atPath: temporary, contents: sealed, attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteUnknown)
         }

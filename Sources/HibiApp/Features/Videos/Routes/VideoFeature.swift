@@ -16,6 +16,9 @@ enum VideoFeature {
         }
         VideoWebRoutes(videos: videos).register(on: router)
         VideoAPIRoutes(videos: videos, bodyLimit: core.config.maxRequestBodyBytes, quota: core.quota).register(on: api)
-        return [VideoLibraryScanService(videos: videos, interval: core.config.videos.scanInterval)]
+        return [VideoLibraryScanService(videos: videos, interval: core.config.videos.scanInterval),
+                MediaOrphanSweepService(sweeper: MediaOrphanSweeper(database: core.database, mediaDirectory: core.config.mediaDirectory,
+                                                                    leases: videos.leases ?? JobLeases(database: core.database, holder: core.instanceID),
+                                                                    logger: core.logger))]
     }
 }
