@@ -18,6 +18,8 @@ DB="hibi_instances_$$"
 runuser -u postgres -- psql -h 127.0.0.1 -p "$PGPORT" -U hibi -d postgres -qc "CREATE DATABASE $DB" >/dev/null
 export HIBI_DATABASE_URL="postgres://hibi@127.0.0.1:$PGPORT/$DB?sslmode=disable"
 export HIBI_MEDIA_DIR="$ROOT/media" HIBI_VIDEO_LIBRARY_DIR="$ROOT/library"
+# The reminder scenario's webhook receiver listens on loopback.
+export HIBI_WEBHOOK_ALLOW_NETWORKS=127.0.0.1/32
 HIBI_MASTER_KEY=$(python3 -c 'import os,base64; print(base64.b64encode(os.urandom(32)).decode())'); export HIBI_MASTER_KEY
 mkdir -p "$HIBI_MEDIA_DIR" "$HIBI_VIDEO_LIBRARY_DIR"
 ffmpeg -loglevel error -f lavfi -i testsrc=duration=2:size=160x120:rate=10 -pix_fmt yuv420p "$ROOT/clip.mp4"

@@ -141,7 +141,37 @@ rows = sql("SELECT COUNT(*) FROM videos WHERE owner_id IS NULL")
 paths = sql("SELECT COUNT(DISTINCT file_path) FROM videos WHERE owner_id IS NULL")
 check(rows == "2" and paths == "2", f"the two library files are indexed once each ({rows} rows, {paths} paths)")
 
-# 6. A health import whose instance is killed with SIGKILL is finished by the other, exactly once.
+# 6. A reminder due now is sent once, though both instances check every 20 seconds.
+import http.server
+import socketserver
+
+hooks = []
+
+
+class Hook(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        hooks.append(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *a):
+        pass
+
+
+receiver = socketserver.TCPServer(("127.0.0.1", 0), Hook)
+threading.Thread(target=receiver.serve_forever, daemon=True).start()
+now = time.gmtime()
+r = API.post(BASE + "/api/v1/health/reminders", json={"time": f"{now.tm_hour:02d}:{now.tm_min:02d}", "message": "Stretch",
+                                                      "webhookURL": f"http://127.0.0.1:{receiver.server_address[1]}/hook"})
+check(r.status_code == 201, f"reminder created ({r.status_code} {r.text[:160] if r.status_code != 201 else ''})")
+deadline = time.time() + 60
+while time.time() < deadline and not hooks:
+    time.sleep(0.5)
+time.sleep(25)  # a whole check interval of both instances after the first send
+check(len(hooks) == 1, f"the due reminder was sent once ({len(hooks)} webhook calls)")
+receiver.shutdown()
+
+# 7. A health import whose instance is killed with SIGKILL is finished by the other, exactly once.
 n = args.records
 lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<HealthData locale="en_US">']
 for i in range(n):
