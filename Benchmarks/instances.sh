@@ -16,7 +16,9 @@ is_count "$DURATION" || die "seconds must be a positive whole number"
 is_count "$CONNECTIONS" || die "connections must be a positive whole number"
 
 ensure_apt wrk curl python3 nginx postgresql
-ensure_app
+# Only what `hibi serve` needs (the face models and web assets), not the face fixtures ensure_app adds.
+[ -f models/dlib_face_recognition_resnet_model_v1.dat ] && [ -f vendor/web/pico/pico.min.css ] \
+  || { log "running scripts/setup.sh run (models, web assets)"; scripts/setup.sh run >&2 || die "scripts/setup.sh run failed"; }
 HIBI=$(hibi_bin)
 WORK=$(bench_tmpdir)
 chmod 755 "$BENCH_TMP" "$WORK"  # the postgres user must reach its data dir inside
