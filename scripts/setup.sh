@@ -7,7 +7,7 @@ MODE="${1:-run}"
 
 APT_RUN=(libsqlite3-dev ffmpeg libjs-chart.js libjs-leaflet libjs-leaflet.markercluster unzip librsvg2-bin)
 # Fonts let headless Chromium draw Japanese text and emoji in the screenshots we look at.
-APT_TEST=(postgresql chromium chromium-driver wrk fonts-noto-cjk fonts-noto-color-emoji)
+APT_TEST=(postgresql chromium chromium-driver wrk fonts-noto-cjk fonts-noto-color-emoji nginx)
 
 missing=()
 want=("${APT_RUN[@]}")

@@ -39,6 +39,9 @@ HIBI_TEST_POSTGRES_URL="postgres://hibi@127.0.0.1:$PGPORT/postgres?sslmode=disab
 
 HIBI=$(swift build --show-bin-path)/hibi
 
+stage "two instances on one PostgreSQL behind nginx"
+scripts/instances-test.sh "$HIBI" "$PGPORT" "$WORK"
+
 start_server() { # data-dir port [database-url]
   local url=${3:-}
   env HIBI_DATA_DIR="$1" HIBI_PORT="$2" HIBI_LOG_LEVEL=warning ${url:+HIBI_DATABASE_URL=$url} "$HIBI" serve >"$1/server.log" 2>&1 &

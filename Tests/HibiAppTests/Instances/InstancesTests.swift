@@ -207,6 +207,7 @@ enum TwoInstances {
             let job = try await serviceA.importer.prepare(path: path, fileName: "export.xml", user: user, uploadPath: path, now: Date())
             try await serviceA.health.jobs.startAttempt(job.id)
             #expect(await serviceB.resumeInterrupted().isEmpty, "B leaves a job whose holder's lease is still live")
+            #expect(await serviceA.resumeInterrupted().isEmpty, "A does not start a second run of a job it holds")
             try await Task.sleep(for: .seconds(3))
             async let launchedA = serviceA.resumeInterrupted()
             async let launchedB = serviceB.resumeInterrupted()
@@ -222,6 +223,70 @@ enum TwoInstances {
             #expect(finished?.inserted == 3)
             let count = try await b.database.sql.raw("SELECT COUNT(*) AS n FROM health_records").first()?.decode(column: "n", as: Int.self)
             #expect(count == 3)
+        }
+    }
+
+    @Test func aDiaryEditThroughOneInstanceIsFoundBySearchOnTheOtherInTheSameSecond() async throws {
+        try await TwoInstances.run { a, b in
+            let user = try await a.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
+                                                       language: nil, now: Date())
+            func diary(_ core: AppCore) -> DiaryService {
+                DiaryService(store: DiaryStore(database: core.database, box: core.box), photos: PhotoStore(dataDirectory: core.config.mediaDirectory, box: core.box),
+                             search: DiarySearchIndex(), moods: nil, logger: TestApp.quietLogger)
+            }
+            let diaryA = diary(a), diaryB = diary(b)
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let page = PageRequest(page: 1, perPage: 20)
+            let entry = try await diaryA.create(userID: user.id, draft: .init(date: now, text: "a kingfisher by the river", tags: [], confirmedMood: nil, photo: nil), now: now)
+            // B builds its index, then the entry is edited through A with the very same clock second.
+            #expect(try await diaryB.list(userID: user.id, query: "kingfisher", filter: .init(), paging: page).total == 1)
+            _ = try await diaryA.update(userID: user.id, id: entry.id, change: .init(text: "a heron by the river"), now: now)
+            #expect(try await diaryB.list(userID: user.id, query: "kingfisher", filter: .init(), paging: page).total == 0)
+            #expect(try await diaryB.list(userID: user.id, query: "heron", filter: .init(), paging: page).total == 1)
+            // A delete through B is seen by A's index too.
+            #expect(try await diaryA.list(userID: user.id, query: "heron", filter: .init(), paging: page).total == 1)
+            try await diaryB.delete(userID: user.id, id: entry.id)
+            #expect(try await diaryA.list(userID: user.id, query: "heron", filter: .init(), paging: page).total == 0)
+        }
+    }
+
+    @Test func orphanMediaFilesAreSweptByOneInstanceAndOwnedOrYoungFilesStay() async throws {
+        try await TwoInstances.run { a, b in
+            let user = try await a.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
+                                                       language: nil, now: Date())
+            let photos = PhotoStore(dataDirectory: a.config.mediaDirectory, box: a.box)
+            let diary = DiaryService(store: DiaryStore(database: a.database, box: a.box), photos: photos, search: DiarySearchIndex(), moods: nil,
+                                     logger: TestApp.quietLogger)
+            let owned = try await diary.create(userID: user.id, draft: .init(date: Date(), text: "kept", tags: [], confirmedMood: nil, photo: TestImages.png), now: Date())
+            let media = a.config.mediaDirectory as NSString
+            let ownedPath = try #require(photos.path(userID: user.id, entryID: owned.id))
+            let orphanPhoto = try #require(photos.path(userID: user.id, entryID: UUID().uuidString.lowercased()))
+            let youngPhoto = try #require(photos.path(userID: user.id, entryID: UUID().uuidString.lowercased()))
+            let thumbs = media.appendingPathComponent("videos/thumbs")
+            try FileManager.default.createDirectory(atPath: thumbs, withIntermediateDirectories: true)
+            let orphanThumb = (thumbs as NSString).appendingPathComponent(UUID().uuidString.lowercased() + ".jpg")
+            let spools = media.appendingPathComponent("health-imports")
+            try FileManager.default.createDirectory(atPath: spools, withIntermediateDirectories: true)
+            let orphanSpool = (spools as NSString).appendingPathComponent(UUID().uuidString + ".upload")
+            for path in [orphanPhoto, youngPhoto, orphanThumb, orphanSpool] {
+                #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
+            }
+            let old = Date().addingTimeInterval(-2 * 3600)
+            for path in [ownedPath, orphanPhoto, orphanThumb, orphanSpool] {
+                try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
+            }
+            func sweeper(_ core: AppCore) -> MediaOrphanSweeper {
+                MediaOrphanSweeper(database: core.database, mediaDirectory: core.config.mediaDirectory,
+                                   leases: JobLeases(database: core.database, holder: core.instanceID), logger: TestApp.quietLogger)
+            }
+            async let sweptA = sweeper(a).sweep()
+            async let sweptB = sweeper(b).sweep()
+            let results = try await [sweptA, sweptB]
+            let removed = Set(results.compactMap { $0 }.flatMap { $0 })
+            #expect(removed == [orphanPhoto, orphanThumb, orphanSpool])
+            #expect(results.compactMap { $0 }.map(\.count).reduce(0, +) == 3, "each file removed by one instance only")
+            #expect(FileManager.default.fileExists(atPath: ownedPath))
+            #expect(FileManager.default.fileExists(atPath: youngPhoto))
         }
     }
 

@@ -22,9 +22,12 @@ public struct VideosFeature: Feature {
         }
     }
 
-    /// The shared-folder scanner.
+    /// The shared-folder scanner, and the hourly sweep of media files no row owns (claimed by one instance).
     public func backgroundServices() -> [any Service] {
-        [VideoLibraryScanService(videos: service, interval: platform.config.videos.scanInterval)]
+        [VideoLibraryScanService(videos: service, interval: platform.config.videos.scanInterval),
+         MediaOrphanSweepService(sweeper: MediaOrphanSweeper(database: platform.database, mediaDirectory: platform.config.mediaDirectory,
+                                                             leases: service.leases ?? JobLeases(database: platform.database, holder: platform.instanceID),
+                                                             logger: platform.logger))]
     }
 
     /// Creates the video folders and removes uploads a previous run left unfinished.

@@ -4,9 +4,11 @@ import SQLKit
 
 enum JobLeaseSchema {
     /// The lease table of scheduled backups (migration 12) becomes the one claim mechanism of all
-    /// background work; the heartbeat says when the holder last showed it is alive.
-    static let heartbeat = Migration(version: 14, name: "job-lease-heartbeat") { sql, _ in
+    /// background work; the heartbeat says when the holder last showed it is alive. Change counters let
+    /// per-instance caches check themselves against the database.
+    static let heartbeat = Migration(version: 14, name: "job-lease-heartbeat-change-counters") { sql, _ in
         try await sql.alter(table: "job_leases").column("heartbeat_at", type: .bigint, .notNull, .default(SQLLiteral.numeric("0"))).run()
+        try await ChangeCounters.createTable(sql)
     }
 }
 

@@ -16,7 +16,12 @@ public actor DiarySearchIndex {
     public struct Fingerprint: Equatable, Sendable {
         public let count: Int
         public let latestUpdate: Int64
+        /// The diary's change counter (`ChangeCounters`): differs after any write through any instance.
+        public var version: Int64 = 0
     }
+
+    /// Edits from another instance may carry a slightly earlier clock: a refresh looks this far back.
+    static let clockSkewAllowance: Int64 = 300
 
     /// Normalised text kept as UTF-8 bytes for `DiarySearch.matches(normalizedBytes:terms:)`.
     struct Entry: Sendable {
@@ -122,7 +127,7 @@ public actor DiarySearchIndex {
     /// is read from the database first; the held index is then taken out of `users` and changed in
     /// place with no suspension in between, so its 100k entries are never copied.
     private func refreshed(userID: String, from held: Fingerprint, to fingerprint: Fingerprint, store: DiaryStore) async throws -> UserIndex {
-        let changed = try await store.searchRecords(userID: userID, editedSince: held.latestUpdate).map(Entry.init)
+        let changed = try await store.searchRecords(userID: userID, editedSince: held.latestUpdate - Self.clockSkewAllowance).map(Entry.init)
         let newCount = changed.filter { users[userID]?.entries[$0.id] == nil }.count
         let heldCount = users[userID]?.entries.count ?? 0
         let present = heldCount + newCount == fingerprint.count ? nil : Set(try await store.entryIDs(userID: userID))

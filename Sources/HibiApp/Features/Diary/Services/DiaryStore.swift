@@ -52,6 +52,7 @@ public struct DiaryStore: Sendable {
                     .run()
                 try await Self.writeTags(sql, entryID: entry.id, userID: entry.userID, tags: entry.tags)
             }
+            for userID in Set(rows.map(\.0.userID)) { try await ChangeCounters.bump(ChangeCounters.diary(userID), on: sql) }
         }
     }
 
@@ -70,6 +71,7 @@ public struct DiaryStore: Sendable {
                 .run()
             try await sql.delete(from: "diary_tags").where("entry_id", .equal, entry.id).run()
             try await Self.writeTags(sql, entryID: entry.id, userID: entry.userID, tags: entry.tags)
+            try await ChangeCounters.bump(ChangeCounters.diary(entry.userID), on: sql)
         }
     }
 
@@ -82,7 +84,10 @@ public struct DiaryStore: Sendable {
 
     public func delete(id: String, userID: String) async throws -> Bool {
         guard try await find(id: id, userID: userID) != nil else { return false }
-        try await database.sql.delete(from: "diary_entries").where("id", .equal, id).where("user_id", .equal, userID).run()
+        try await database.transaction { sql in
+            try await sql.delete(from: "diary_entries").where("id", .equal, id).where("user_id", .equal, userID).run()
+            try await ChangeCounters.bump(ChangeCounters.diary(userID), on: sql)
+        }
         return true
     }
 
@@ -195,12 +200,16 @@ public struct DiaryStore: Sendable {
     }
 
     /// A cheap fingerprint of a user's diary, read from an index alone: it changes whenever an entry is
-    /// added or removed, and when one is edited (an edit always moves `updated_at` forward).
+    /// added or removed, and when one is edited: the diary's change counter moves with every write, whichever
+    /// instance made it and however close in time.
     public func searchFingerprint(userID: String) async throws -> DiarySearchIndex.Fingerprint {
         let row = try await database.sql.raw("""
-            SELECT COUNT(*) AS n, COALESCE(MAX(updated_at), 0) AS u FROM diary_entries WHERE user_id = \(bind: userID)
+            SELECT COUNT(*) AS n, COALESCE(MAX(updated_at), 0) AS u,
+                   COALESCE((SELECT version FROM change_counters WHERE key = \(bind: ChangeCounters.diary(userID))), 0) AS v
+            FROM diary_entries WHERE user_id = \(bind: userID)
             """).first()
-        return .init(count: try row?.decode(column: "n", as: Int.self) ?? 0, latestUpdate: try row?.decode(column: "u", as: Int64.self) ?? 0)
+        return .init(count: try row?.decode(column: "n", as: Int.self) ?? 0, latestUpdate: try row?.decode(column: "u", as: Int64.self) ?? 0,
+                     version: try row?.decode(column: "v", as: Int64.self) ?? 0)
     }
 
     public func tags(userID: String) async throws -> [(tag: String, count: Int)] {

@@ -31,12 +31,16 @@ public struct PhotoStore: Sendable {
         try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         // Written to a temporary name and renamed, so a crash never leaves half a photo under the real name.
+        // A name of its own: two instances saving the same entry at once never write into one file.
         let temporary = target + "." + UUID().uuidString.lowercased() + ".tmp"
         guard FileManager.default.createFile(atPath: temporary, contents: sealed, attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteUnknown)
         }
-        _ = try? FileManager.default.removeItem(atPath: target)
-        try FileManager.default.moveItem(atPath: temporary, toPath: target)
+        // rename(2) replaces the old photo in one step: a reader sees the old file or the new, never none.
+        guard rename(temporary, target) == 0 else {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw CocoaError(.fileWriteUnknown)
+        }
     }
 
     public func load(userID: String, entryID: String) throws -> Data? {

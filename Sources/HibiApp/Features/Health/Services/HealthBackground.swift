@@ -68,6 +68,8 @@ struct HealthBackgroundService: Service {
         for job in (try? await health.jobs.interruptedUploads()) ?? [] {
             guard let path = job.uploadPath else { continue }
             let lease = HealthImportLauncher.leaseName(uploadPath: path)
+            // A live lease, this instance's own included: the job is running (or about to), leave it.
+            guard (try? await launcher.leases.isHeld(lease)) == false else { continue }
             // Claimed before anything is decided, so two instances never both fail or both resume a job.
             guard (try? await launcher.leases.claim(lease, lease: launcher.lease)) == true else { continue }
             guard FileManager.default.fileExists(atPath: path), let user = try? await users.find(id: job.userID) else {
