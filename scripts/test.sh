@@ -34,7 +34,9 @@ PGPORT=$(free_port)
 mkdir -p "$WORK/pg" && chown postgres "$WORK/pg"
 PGDATA="$WORK/pg/data"
 runuser -u postgres -- /usr/lib/postgresql/15/bin/initdb -D "$PGDATA" -A trust -U hibi >/dev/null
-runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$PGDATA" -o "-k $WORK/pg -h 127.0.0.1 -p $PGPORT" -l "$WORK/pg/log" -w start >/dev/null
+# Tests run in parallel and each opens its own pool (two per test for the instance tests): the default
+# 100 connections ran out with 344 tests ("too many clients already").
+runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$PGDATA" -o "-k $WORK/pg -h 127.0.0.1 -p $PGPORT -c max_connections=600" -l "$WORK/pg/log" -w start >/dev/null
 HIBI_TEST_POSTGRES_URL="postgres://hibi@127.0.0.1:$PGPORT/postgres?sslmode=disable" swift test --skip-build --filter HibiAppTests
 
 HIBI=$(swift build --show-bin-path)/hibi
