@@ -64,10 +64,10 @@ import Testing
     }
 
     @Test func sendNowSaysDeliveredOrFailedInWordsNotTheReceiversText() {
-        #expect(VS.webhookOutcome("delivered").en == "delivered")
-        #expect(VS.webhookOutcome("failed").en.hasPrefix("failed"))
-        #expect(VS.webhookOutcome("refused").en.contains("own network"))
+        #expect(VisitStrings.webhookOutcome("delivered").en == "delivered")
+        #expect(VisitStrings.webhookOutcome("failed").en.hasPrefix("failed"))
+        #expect(VisitStrings.webhookOutcome("refused").en.contains("own network"))
         // A status stored by an older Hibi ("failed: Connection refused (127.0.0.1:22)") is not echoed back.
-        #expect(!VS.webhookOutcome("failed: Connection refused").en.contains("Connection refused"))
+        #expect(!VisitStrings.webhookOutcome("failed: Connection refused").en.contains("Connection refused"))
     }
 }

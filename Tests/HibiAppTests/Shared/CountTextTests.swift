@@ -8,7 +8,7 @@ struct CountTextTests {
         #expect(days(.en, 0) == "0 days")
         #expect(days(.en, 2) == "2 days")
         #expect(days(.ja, 1) == "1 日")
-        #expect(VS.visitsCount(.en, 1) == "1 visit")
-        #expect(HS.daysCount(.en, 1) == "1 day")
+        #expect(VisitStrings.visitsCount(.en, 1) == "1 visit")
+        #expect(HealthStrings.daysCount(.en, 1) == "1 day")
     }
 }

@@ -7,11 +7,11 @@ public struct NavItem: Sendable {
 
 public enum Layout {
     public static let navigation: [NavItem] = [
-        NavItem(path: "/", title: S.today, icon: "☀"),
-        NavItem(path: "/diary", title: S.diary, icon: "📔"),
-        NavItem(path: "/health", title: S.health, icon: "♥"),
-        NavItem(path: "/visits", title: S.visits, icon: "📍"),
-        NavItem(path: "/videos", title: S.videos, icon: "▶"),
+        NavItem(path: "/", title: CommonStrings.today, icon: "☀"),
+        NavItem(path: "/diary", title: CommonStrings.diary, icon: "📔"),
+        NavItem(path: "/health", title: CommonStrings.health, icon: "♥"),
+        NavItem(path: "/visits", title: CommonStrings.visits, icon: "📍"),
+        NavItem(path: "/videos", title: CommonStrings.videos, icon: "▶"),
     ]
 
     public static func page(title: String, context: HibiRequestContext, current: String? = nil,
@@ -24,7 +24,7 @@ public enum Layout {
                 meta(.name("viewport"), .init("content", "width=device-width, initial-scale=1"))
                 meta(.name("color-scheme"), .init("content", "light dark"))
                 meta(.name("csrf-token"), .init("content", context.csrfToken))
-                el("title") { "\(title) · \(S.appName(language))" }
+                el("title") { "\(title) · \(CommonStrings.appName(language))" }
                 link(.init("rel", "stylesheet"), .href("/vendor/pico/pico.min.css"))
                 link(.init("rel", "stylesheet"), .href("/static/app.css"))
                 link(.init("rel", "icon"), .href("/static/icon.svg"), .type("image/svg+xml"))
@@ -36,7 +36,7 @@ public enum Layout {
                 el("script", .src("/static/theme.js")) { "" }
             }
             el("body") {
-                el("a", .class("skip"), .href("#main")) { S.skipToContent(language) }
+                el("a", .class("skip"), .href("#main")) { CommonStrings.skipToContent(language) }
                 header(context: context, current: current)
                 el("main", .class("container"), .id("main")) { content() }
                 footer(context: context)
@@ -54,7 +54,7 @@ public enum Layout {
                     el("li") {
                         el("a", .href("/"), .class("brand")) {
                             el("span", .class("brand-mark"), .aria("hidden", "true")) { "日" }
-                            el("strong") { S.appName(language) }
+                            el("strong") { CommonStrings.appName(language) }
                         }
                     }
                 }
@@ -70,17 +70,17 @@ public enum Layout {
                         }
                         el("li") {
                             el("details", .class("dropdown user-menu")) {
-                                el("summary", .aria("label", S.userMenu(language, user.displayName))) { user.displayName }
+                                el("summary", .aria("label", CommonStrings.userMenu(language, user.displayName))) { user.displayName }
                                 // A menu of its own (app.css), not dir=rtl: that reversed the items and left them inline.
                                 el("ul", .class("user-menu-items")) {
-                                    el("li") { el("a", .href("/settings")) { S.settings(language) } }
+                                    el("li") { el("a", .href("/settings")) { CommonStrings.settings(language) } }
                                     if user.isAdmin {
-                                        el("li") { el("a", .href("/admin/users")) { S.admin(language) } }
+                                        el("li") { el("a", .href("/admin/users")) { CommonStrings.admin(language) } }
                                     }
                                     el("li") {
                                         el("form", .method("post"), .action("/logout"), .class("inline")) {
                                             csrfField(context)
-                                            el("button", .type("submit"), .class("linklike"), .id("sign-out")) { S.signOut(language) }
+                                            el("button", .type("submit"), .class("linklike"), .id("sign-out")) { CommonStrings.signOut(language) }
                                         }
                                     }
                                 }
@@ -97,23 +97,23 @@ public enum Layout {
         return el("footer", .class("container site-footer")) {
             el("form", .method("post"), .action("/language"), .class("language-switch")) {
                 csrfField(context)
-                el("label", .for("language-select")) { S.language(language) }
+                el("label", .for("language-select")) { CommonStrings.language(language) }
                 el("select", .name("language"), .id("language-select"), .data("autosubmit", "true")) {
                     for option in Language.allCases {
                         el("option", [.value(option.rawValue)] + (option == language ? [.selected] : [])) { option.nativeName }
                     }
                 }
-                el("button", .type("submit"), .class("secondary outline"), .id("language-apply")) { S.save(language) }
+                el("button", .type("submit"), .class("secondary outline"), .id("language-apply")) { CommonStrings.save(language) }
             }
             el("div", .class("theme-switch")) {
-                el("label", .for("theme-select")) { S.appearance(language) }
+                el("label", .for("theme-select")) { CommonStrings.appearance(language) }
                 el("select", .id("theme-select")) {
-                    el("option", .value("system")) { S.themeSystem(language) }
-                    el("option", .value("light")) { S.themeLight(language) }
-                    el("option", .value("dark")) { S.themeDark(language) }
+                    el("option", .value("system")) { CommonStrings.themeSystem(language) }
+                    el("option", .value("light")) { CommonStrings.themeLight(language) }
+                    el("option", .value("dark")) { CommonStrings.themeDark(language) }
                 }
             }
-            el("small", .class("muted")) { S.tagline(language) }
+            el("small", .class("muted")) { CommonStrings.tagline(language) }
         }
     }
 

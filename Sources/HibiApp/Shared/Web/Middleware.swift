@@ -18,7 +18,7 @@ struct RequestLogMiddleware: RouterMiddleware {
             // Errors should have been mapped inside; reaching here means an internal fault.
             context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error).prefix(500))"])
             response = ErrorRenderer.render(status: .internalServerError, code: "internal_error",
-                                            message: S.errorTitle(context.language), path: request.uri.path,
+                                            message: CommonStrings.errorTitle(context.language), path: request.uri.path,
                                             context: context)
         }
         let elapsed = ContinuousClock.now - start
@@ -265,7 +265,7 @@ struct ErrorMiddleware: RouterMiddleware {
             }
             if error.status.code >= 500 {
                 context.logger.error("request failed", metadata: ["status": "\(error.status.code)"])
-                return ErrorRenderer.render(status: error.status, code: "internal_error", message: S.errorTitle(context.language),
+                return ErrorRenderer.render(status: error.status, code: "internal_error", message: CommonStrings.errorTitle(context.language),
                                             path: request.uri.path, context: context)
             }
             return ErrorRenderer.render(status: error.status, code: "bad_request",
@@ -300,13 +300,13 @@ enum ErrorRenderer {
             return Response(status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
                             body: .init(byteBuffer: ByteBuffer(bytes: body)))
         }
-        let page = Layout.page(title: status == .notFound ? S.notFoundTitle(context.language) : S.errorTitle(context.language),
+        let page = Layout.page(title: status == .notFound ? CommonStrings.notFoundTitle(context.language) : CommonStrings.errorTitle(context.language),
                                context: context) {
             el("article", .class("error-page")) {
-                el("h1") { status == .notFound ? S.notFoundTitle(context.language) : S.errorTitle(context.language) }
+                el("h1") { status == .notFound ? CommonStrings.notFoundTitle(context.language) : CommonStrings.errorTitle(context.language) }
                 el("p", .class("error-message"), .role("alert")) { message }
                 el("p", .class("muted")) { "HTTP \(status.code)" }
-                el("a", .href("/"), .role("button")) { S.backHome(context.language) }
+                el("a", .href("/"), .role("button")) { CommonStrings.backHome(context.language) }
             }
         }
         return Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],

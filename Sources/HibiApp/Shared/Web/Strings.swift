@@ -1,5 +1,5 @@
 /// Strings of the shell (layout, accounts, errors). Features keep their own next to their views.
-public enum S {
+public enum CommonStrings {
     public static let appName = Text(en: "Hibi", ja: "日々")
     public static let tagline = Text(en: "Your private journal, day after day", ja: "あなただけの日々の記録")
     public static let today = Text(en: "Today", ja: "今日")

@@ -170,7 +170,7 @@ struct AccountWebRoutes: Sendable {
                                                            language: form["language"], timeZone: form["time_zone"])
             if let language = updated.language { context.language = language }
             if let credential = context.identity?.credential { context.identity = Identity(user: updated, credential: credential) }
-            var response = try HTMLPage(try await settingsView(context, user: updated, notices: .init(profile: (S.saved(context.language), .success))))
+            var response = try HTMLPage(try await settingsView(context, user: updated, notices: .init(profile: (CommonStrings.saved(context.language), .success))))
                 .response(from: request, context: context)
             if let language = updated.language { response.setCookie(SessionCookies.language(language, secure: secureCookies)) }
             return response
@@ -191,7 +191,7 @@ struct AccountWebRoutes: Sendable {
         do {
             try await accounts.changePassword(user: user, current: form["current_password"] ?? "", new: form["new_password"] ?? "",
                                               confirmation: form["new_password_confirm"] ?? "", keepSession: keep, now: context.now)
-            notice = (S.passwordChanged(context.language), .success)
+            notice = (CommonStrings.passwordChanged(context.language), .success)
         } catch let error as AccountError {
             notice = (error.message(context.language), .error)
             status = error.status

@@ -26,7 +26,7 @@ struct AdminWebRoutes: Sendable {
             _ = try await accounts.createUser(username: form["username"] ?? "", displayName: form["display_name"],
                                               password: form["password"] ?? "", isAdmin: form.bool("is_admin"),
                                               language: nil, timeZone: me.timeZone, now: context.now)
-            notice = (S.userAdded(context.language), .success)
+            notice = (CommonStrings.userAdded(context.language), .success)
         } catch let error as AccountError {
             notice = (error.message(context.language), .error)
             status = error.status

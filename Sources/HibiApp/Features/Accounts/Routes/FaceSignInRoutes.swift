@@ -49,7 +49,7 @@ struct FaceSignInRoutes: Sendable {
     func offer(deviceToken: String, context: HibiRequestContext, next: String) async throws -> Node? {
         guard faces.engine != nil, let (_, user) = try await devices.find(token: deviceToken, now: context.now), !user.disabled,
               try await faces.templates.count(userID: user.id) > 0 else { return nil }
-        return UnlockViews.faceBox(context: context, title: S.signInWithFace, next: next,
+        return UnlockViews.faceBox(context: context, title: CommonStrings.signInWithFace, next: next,
                                    challengeURL: "/api/v1/auth/face/challenge", verifyURL: "/api/v1/auth/face/frame")
     }
 }

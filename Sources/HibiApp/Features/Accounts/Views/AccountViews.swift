@@ -3,25 +3,25 @@ import Foundation
 enum AccountViews {
     static func setup(context: HibiRequestContext, error: String? = nil, username: String = "", displayName: String = "") -> Node {
         let l = context.language
-        return Layout.page(title: S.setupTitle(l), context: context) {
+        return Layout.page(title: CommonStrings.setupTitle(l), context: context) {
             el("article", .class("narrow card")) {
                 el("hgroup") {
-                    el("h1") { S.setupTitle(l) }
-                    el("p") { S.setupIntro(l) }
+                    el("h1") { CommonStrings.setupTitle(l) }
+                    el("p") { CommonStrings.setupIntro(l) }
                 }
                 if let error { Layout.notice(error, kind: .error) }
                 el("form", .method("post"), .action("/setup"), .id("setup-form")) {
                     Layout.csrfField(context)
-                    Layout.field(label: S.username(l), id: "username", .name("username"), .value(username), .autocomplete("username"), .required, .autofocus,
+                    Layout.field(label: CommonStrings.username(l), id: "username", .name("username"), .value(username), .autocomplete("username"), .required, .autofocus,
                                  .minlength(3), .maxlength(32))
-                    Layout.field(label: S.displayName(l), id: "display_name", .name("display_name"), .value(displayName), .maxlength(64))
-                    Layout.field(label: S.password(l), id: "password", .name("password"), .type("password"), .autocomplete("new-password"), .required,
+                    Layout.field(label: CommonStrings.displayName(l), id: "display_name", .name("display_name"), .value(displayName), .maxlength(64))
+                    Layout.field(label: CommonStrings.password(l), id: "password", .name("password"), .type("password"), .autocomplete("new-password"), .required,
                                  .minlength(AccountRules.minimumPasswordLength), .aria("describedby", "password-rules"))
                     passwordRules(l)
-                    Layout.field(label: S.passwordConfirm(l), id: "password_confirm", .name("password_confirm"), .type("password"),
+                    Layout.field(label: CommonStrings.passwordConfirm(l), id: "password_confirm", .name("password_confirm"), .type("password"),
                                  .autocomplete("new-password"), .required, .minlength(AccountRules.minimumPasswordLength))
                     input(.type("hidden"), .name("time_zone"), .value("UTC"), .data("browser-time-zone", "true"))
-                    el("button", .type("submit")) { S.createAccount(l) }
+                    el("button", .type("submit")) { CommonStrings.createAccount(l) }
                 }
             }
         }
@@ -31,33 +31,33 @@ enum AccountViews {
     /// The rules next to the field, not only in the browser's popup after a refused submit.
     static func passwordRules(_ l: Language) -> Node {
         el("small", .id("password-rules"), .class("field-help")) {
-            S.passwordRules(l, String(AccountRules.minimumPasswordLength))
+            CommonStrings.passwordRules(l, String(AccountRules.minimumPasswordLength))
         }
     }
 
     static func login(context: HibiRequestContext, error: String? = nil, username: String = "", next: String = "/", face: Node? = nil) -> Node {
         let l = context.language
-        return Layout.page(title: S.signIn(l), context: context) {
+        return Layout.page(title: CommonStrings.signIn(l), context: context) {
             el("article", .class("narrow card")) {
                 el("hgroup") {
-                    el("h1") { S.signIn(l) }
-                    el("p") { S.tagline(l) }
+                    el("h1") { CommonStrings.signIn(l) }
+                    el("p") { CommonStrings.tagline(l) }
                 }
                 if let error { Layout.notice(error, kind: .error) }
                 if let face {
                     face
-                    el("h2") { S.orWithPassword(l) }
+                    el("h2") { CommonStrings.orWithPassword(l) }
                 }
                 el("form", .method("post"), .action("/login"), .id("login-form")) {
                     Layout.csrfField(context)
                     input(.type("hidden"), .name("next"), .value(next))
-                    Layout.field(label: S.username(l), id: "username", .name("username"), .value(username), .autocomplete("username"), .required, .autofocus)
-                    Layout.field(label: S.password(l), id: "password", .name("password"), .type("password"), .autocomplete("current-password"), .required)
+                    Layout.field(label: CommonStrings.username(l), id: "username", .name("username"), .value(username), .autocomplete("username"), .required, .autofocus)
+                    Layout.field(label: CommonStrings.password(l), id: "password", .name("password"), .type("password"), .autocomplete("current-password"), .required)
                     el("label", .class("inline-check")) {
                         input(.type("checkbox"), .name("remember_device"), .value("on"), .id("remember-device"))
-                        S.rememberDevice(l)
+                        CommonStrings.rememberDevice(l)
                     }
-                    el("button", .type("submit")) { S.signIn(l) }
+                    el("button", .type("submit")) { CommonStrings.signIn(l) }
                 }
             }
             if face != nil { el("script", .src("/static/face.js"), .init("defer", nil)) }
@@ -68,9 +68,9 @@ enum AccountViews {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let date = now.formatted(Date.FormatStyle(date: .complete, time: .omitted, locale: Locale(identifier: l == .ja ? "ja_JP" : "en_US"), timeZone: zone))
-        return Layout.page(title: S.today(l), context: context, current: "/") {
+        return Layout.page(title: CommonStrings.today(l), context: context, current: "/") {
             el("hgroup") {
-                el("h1") { S.goodMorning(l, user.displayName) }
+                el("h1") { CommonStrings.goodMorning(l, user.displayName) }
                 el("p", .id("today-date")) { date }
             }
             if let checklist, !checklist.isComplete {
@@ -78,8 +78,8 @@ enum AccountViews {
             } else {
                 el("section", .class("empty-state card")) {
                     el("p", .class("empty-icon"), .aria("hidden", "true")) { "🌱" }
-                    el("h2") { S.comingSoon(l) }
-                    el("p") { S.todayEmpty(l) }
+                    el("h2") { CommonStrings.comingSoon(l) }
+                    el("p") { CommonStrings.todayEmpty(l) }
                 }
             }
         }
@@ -88,9 +88,9 @@ enum AccountViews {
     /// First steps, each ticked off by what the user has done (read through the features' stores).
     static func gettingStarted(_ checklist: GettingStarted, language l: Language) -> Node {
         el("section", .class("card getting-started"), .id("getting-started"), .aria("labelledby", "getting-started-title")) {
-            el("h2", .id("getting-started-title")) { S.gettingStarted(l) }
+            el("h2", .id("getting-started-title")) { CommonStrings.gettingStarted(l) }
             el("p", .class("muted"), .id("getting-started-progress")) {
-                S.gettingStartedProgress(l).replacingOccurrences(of: "%1", with: String(checklist.doneCount))
+                CommonStrings.gettingStartedProgress(l).replacingOccurrences(of: "%1", with: String(checklist.doneCount))
                     .replacingOccurrences(of: "%2", with: String(checklist.steps.count))
             }
             el("ol", .class("checklist")) {
@@ -100,7 +100,7 @@ enum AccountViews {
                         el("div") {
                             if step.done {
                                 el("s") { step.title(l) }
-                                el("span", .class("visually-hidden")) { " (" + S.done(l) + ")" }
+                                el("span", .class("visually-hidden")) { " (" + CommonStrings.done(l) + ")" }
                             } else {
                                 el("a", .href(step.href)) { step.title(l) }
                             }
@@ -124,17 +124,17 @@ enum AccountViews {
         let l = context.language
         // Foundation's list lacks "UTC", the default for accounts made from the shell.
         let zones = Set(TimeZone.knownTimeZoneIdentifiers + ["UTC", user.timeZone]).sorted()
-        return Layout.page(title: S.settings(l), context: context) {
-            el("h1") { S.settings(l) }
+        return Layout.page(title: CommonStrings.settings(l), context: context) {
+            el("h1") { CommonStrings.settings(l) }
             el("section", .class("card"), .id("profile")) {
-                el("h2") { S.profile(l) }
+                el("h2") { CommonStrings.profile(l) }
                 if let (text, kind) = notices.profile { Layout.notice(text, kind: kind) }
                 el("form", .method("post"), .action("/settings/profile")) {
                     Layout.csrfField(context)
-                    Layout.field(label: S.displayName(l), id: "display_name", .name("display_name"), .value(user.displayName), .maxlength(64), .required)
+                    Layout.field(label: CommonStrings.displayName(l), id: "display_name", .name("display_name"), .value(user.displayName), .maxlength(64), .required)
                     el("div", .class("grid")) {
                         el("label", .for("pref_language")) {
-                            S.language(l)
+                            CommonStrings.language(l)
                             el("select", .name("language"), .id("pref_language")) {
                                 for option in Language.allCases {
                                     el("option", [.value(option.rawValue)] + (option == l ? [.selected] : [])) { option.nativeName }
@@ -142,7 +142,7 @@ enum AccountViews {
                             }
                         }
                         el("label", .for("time_zone")) {
-                            S.timeZone(l)
+                            CommonStrings.timeZone(l)
                             el("select", .name("time_zone"), .id("time_zone")) {
                                 for zone in zones {
                                     el("option", [.value(zone)] + (zone == user.timeZone ? [.selected] : [])) { zone }
@@ -150,21 +150,21 @@ enum AccountViews {
                             }
                         }
                     }
-                    el("button", .type("submit")) { S.save(l) }
+                    el("button", .type("submit")) { CommonStrings.save(l) }
                 }
             }
             el("section", .class("card"), .id("password-section")) {
-                el("h2") { S.changePassword(l) }
+                el("h2") { CommonStrings.changePassword(l) }
                 if let (text, kind) = notices.password { Layout.notice(text, kind: kind) }
                 el("form", .method("post"), .action("/settings/password")) {
                     Layout.csrfField(context)
-                    Layout.field(label: S.currentPassword(l), id: "current_password", .name("current_password"), .type("password"), .autocomplete("current-password"), .required)
-                    Layout.field(label: S.newPassword(l), id: "new_password", .name("new_password"), .type("password"), .autocomplete("new-password"), .required,
+                    Layout.field(label: CommonStrings.currentPassword(l), id: "current_password", .name("current_password"), .type("password"), .autocomplete("current-password"), .required)
+                    Layout.field(label: CommonStrings.newPassword(l), id: "new_password", .name("new_password"), .type("password"), .autocomplete("new-password"), .required,
                                  .minlength(AccountRules.minimumPasswordLength), .aria("describedby", "password-rules"))
                     passwordRules(l)
-                    Layout.field(label: S.passwordConfirm(l), id: "new_password_confirm", .name("new_password_confirm"), .type("password"),
+                    Layout.field(label: CommonStrings.passwordConfirm(l), id: "new_password_confirm", .name("new_password_confirm"), .type("password"),
                                  .autocomplete("new-password"), .required)
-                    el("button", .type("submit")) { S.changePassword(l) }
+                    el("button", .type("submit")) { CommonStrings.changePassword(l) }
                 }
             }
             el("section", .class("card"), .id("takeout")) {
@@ -173,27 +173,27 @@ enum AccountViews {
                 el("a", .href("/settings/export.zip"), .role("button"), .id("download-all"), .init("download", nil)) { TakeoutStrings.download(l) }
             }
             el("section", .class("card"), .id("tokens")) {
-                el("h2") { S.apiTokens(l) }
-                el("p", .class("muted")) { S.apiTokensIntro(l) }
+                el("h2") { CommonStrings.apiTokens(l) }
+                el("p", .class("muted")) { CommonStrings.apiTokensIntro(l) }
                 if let (text, kind) = notices.tokens { Layout.notice(text, kind: kind) }
                 if let token = notices.newToken {
                     el("div", .class("notice success")) {
-                        el("p") { S.tokenCreated(l) }
+                        el("p") { CommonStrings.tokenCreated(l) }
                         el("code", .id("new-token"), .class("token")) { token }
                     }
                 }
                 if tokens.isEmpty {
-                    el("p", .class("empty")) { S.noTokens(l) }
+                    el("p", .class("empty")) { CommonStrings.noTokens(l) }
                 } else {
                     el("div", .class("overflow-auto")) {
                         el("table") {
                             el("thead") {
                                 el("tr") {
-                                    el("th") { S.tokenName(l) }
+                                    el("th") { CommonStrings.tokenName(l) }
                                     el("th") { "ID" }
-                                    el("th") { S.tokenScopes(l) }
-                                    el("th") { S.created(l) }
-                                    el("th") { S.lastUsed(l) }
+                                    el("th") { CommonStrings.tokenScopes(l) }
+                                    el("th") { CommonStrings.created(l) }
+                                    el("th") { CommonStrings.lastUsed(l) }
                                     el("th") { "" }
                                 }
                             }
@@ -204,11 +204,11 @@ enum AccountViews {
                                         el("td") { el("code") { token.prefix + "…" } }
                                         el("td", .class("token-scopes")) { token.scopes.text }
                                         el("td") { formatDate(token.createdAt, user: user, language: l) }
-                                        el("td") { token.lastUsedAt.map { formatDate($0, user: user, language: l) } ?? S.never(l) }
+                                        el("td") { token.lastUsedAt.map { formatDate($0, user: user, language: l) } ?? CommonStrings.never(l) }
                                         el("td") {
                                             el("form", .method("post"), .action("/settings/tokens/\(token.id)/revoke"), .class("inline")) {
                                                 Layout.csrfField(context)
-                                                el("button", .type("submit"), .class("secondary outline small")) { S.revoke(l) }
+                                                el("button", .type("submit"), .class("secondary outline small")) { CommonStrings.revoke(l) }
                                             }
                                         }
                                     }
@@ -219,32 +219,32 @@ enum AccountViews {
                 }
                 el("form", .method("post"), .action("/settings/tokens"), .id("token-form")) {
                     Layout.csrfField(context)
-                    Layout.field(label: S.tokenName(l), id: "token-name", .name("name"), .required, .maxlength(64))
+                    Layout.field(label: CommonStrings.tokenName(l), id: "token-name", .name("name"), .required, .maxlength(64))
                     el("fieldset") {
-                        el("legend") { S.tokenScopes(l) }
-                        el("label", .class("inline-check")) { input(.type("checkbox"), .name("scope_read"), .checked, .disabled); S.scopeRead(l) }
-                        el("label", .class("inline-check")) { input(.type("checkbox"), .name("scope_write"), .id("scope-write")); S.scopeWrite(l) }
-                        el("label", .class("inline-check")) { input(.type("checkbox"), .name("scope_diary"), .id("scope-diary")); S.scopeDiary(l) }
+                        el("legend") { CommonStrings.tokenScopes(l) }
+                        el("label", .class("inline-check")) { input(.type("checkbox"), .name("scope_read"), .checked, .disabled); CommonStrings.scopeRead(l) }
+                        el("label", .class("inline-check")) { input(.type("checkbox"), .name("scope_write"), .id("scope-write")); CommonStrings.scopeWrite(l) }
+                        el("label", .class("inline-check")) { input(.type("checkbox"), .name("scope_diary"), .id("scope-diary")); CommonStrings.scopeDiary(l) }
                     }
-                    Layout.field(label: S.tokenPasswordHint(l), id: "token-password", .name("password"), .type("password"),
+                    Layout.field(label: CommonStrings.tokenPasswordHint(l), id: "token-password", .name("password"), .type("password"),
                                  .autocomplete("current-password"))
-                    el("button", .type("submit")) { S.createToken(l) }
-                    el("p", .class("muted")) { S.tokensRevokedWithSessions(l) }
+                    el("button", .type("submit")) { CommonStrings.createToken(l) }
+                    el("p", .class("muted")) { CommonStrings.tokensRevokedWithSessions(l) }
                 }
             }
             el("section", .class("card"), .id("devices")) {
-                el("h2") { S.devices(l) }
-                el("p", .class("muted")) { S.devicesIntro(l) }
+                el("h2") { CommonStrings.devices(l) }
+                el("p", .class("muted")) { CommonStrings.devicesIntro(l) }
                 if devices.isEmpty {
-                    el("p", .class("empty")) { S.noDevices(l) }
+                    el("p", .class("empty")) { CommonStrings.noDevices(l) }
                 } else {
                     el("div", .class("overflow-auto")) {
                         el("table") {
                             el("thead") {
                                 el("tr") {
-                                    el("th") { S.device(l) }
-                                    el("th") { S.created(l) }
-                                    el("th") { S.lastUsed(l) }
+                                    el("th") { CommonStrings.device(l) }
+                                    el("th") { CommonStrings.created(l) }
+                                    el("th") { CommonStrings.lastUsed(l) }
                                     el("th") { "" }
                                 }
                             }
@@ -253,11 +253,11 @@ enum AccountViews {
                                     el("tr", .data("device", device.id)) {
                                         el("td") { device.label }
                                         el("td") { formatDate(device.createdAt, user: user, language: l) }
-                                        el("td") { device.lastUsedAt.map { formatDate($0, user: user, language: l) } ?? S.never(l) }
+                                        el("td") { device.lastUsedAt.map { formatDate($0, user: user, language: l) } ?? CommonStrings.never(l) }
                                         el("td") {
                                             el("form", .method("post"), .action("/settings/devices/\(device.id)/revoke"), .class("inline")) {
                                                 Layout.csrfField(context)
-                                                el("button", .type("submit"), .class("secondary outline small")) { S.forget(l) }
+                                                el("button", .type("submit"), .class("secondary outline small")) { CommonStrings.forget(l) }
                                             }
                                         }
                                     }
@@ -268,11 +268,11 @@ enum AccountViews {
                 }
             }
             el("section", .class("card"), .id("sessions")) {
-                el("h2") { S.dangerZone(l) }
-                el("p") { S.sessionsIntro(l) }
+                el("h2") { CommonStrings.dangerZone(l) }
+                el("p") { CommonStrings.sessionsIntro(l) }
                 el("form", .method("post"), .action("/logout/all")) {
                     Layout.csrfField(context)
-                    el("button", .type("submit"), .class("secondary")) { S.signOutEverywhere(l) }
+                    el("button", .type("submit"), .class("secondary")) { CommonStrings.signOutEverywhere(l) }
                 }
             }
         }
@@ -281,13 +281,13 @@ enum AccountViews {
     static func admin(context: HibiRequestContext, users: [User], me: User, notice: (String, Layout.NoticeKind)? = nil,
                       temporary: (String, String)? = nil) -> Node {
         let l = context.language
-        return Layout.page(title: S.admin(l), context: context) {
-            el("h1") { S.users(l) }
+        return Layout.page(title: CommonStrings.admin(l), context: context) {
+            el("h1") { CommonStrings.users(l) }
             el("p") { el("a", .href("/admin/backups"), .id("admin-backups-link")) { BackupStrings.title(l) } }
             if let (text, kind) = notice { Layout.notice(text, kind: kind) }
             if let (name, password) = temporary {
                 el("div", .class("notice success"), .role("status")) {
-                    el("p") { S.temporaryPassword(l, name) }
+                    el("p") { CommonStrings.temporaryPassword(l, name) }
                     el("code", .id("temporary-password"), .class("token")) { password }
                 }
             }
@@ -295,10 +295,10 @@ enum AccountViews {
                 el("table", .id("users")) {
                     el("thead") {
                         el("tr") {
-                            el("th") { S.username(l) }
-                            el("th") { S.displayName(l) }
-                            el("th") { S.status(l) }
-                            el("th") { S.actions(l) }
+                            el("th") { CommonStrings.username(l) }
+                            el("th") { CommonStrings.displayName(l) }
+                            el("th") { CommonStrings.status(l) }
+                            el("th") { CommonStrings.actions(l) }
                         }
                     }
                     el("tbody") {
@@ -306,21 +306,21 @@ enum AccountViews {
                             el("tr", .data("username", user.username)) {
                                 el("td") {
                                     user.username
-                                    if user.isAdmin { el("span", .class("badge")) { S.administrator(l) } }
-                                    if user.id == me.id { el("span", .class("badge muted")) { S.you(l) } }
+                                    if user.isAdmin { el("span", .class("badge")) { CommonStrings.administrator(l) } }
+                                    if user.id == me.id { el("span", .class("badge muted")) { CommonStrings.you(l) } }
                                 }
                                 el("td") { user.displayName }
-                                el("td") { user.disabled ? S.disabledLabel(l) : S.activeLabel(l) }
+                                el("td") { user.disabled ? CommonStrings.disabledLabel(l) : CommonStrings.activeLabel(l) }
                                 el("td", .class("actions")) {
                                     if user.id != me.id {
                                         el("form", .method("post"), .action("/admin/users/\(user.id)/\(user.disabled ? "enable" : "disable")"), .class("inline")) {
                                             Layout.csrfField(context)
-                                            el("button", .type("submit"), .class("secondary outline small")) { user.disabled ? S.enable(l) : S.disable(l) }
+                                            el("button", .type("submit"), .class("secondary outline small")) { user.disabled ? CommonStrings.enable(l) : CommonStrings.disable(l) }
                                         }
                                     }
                                     el("form", .method("post"), .action("/admin/users/\(user.id)/reset"), .class("inline")) {
                                         Layout.csrfField(context)
-                                        el("button", .type("submit"), .class("secondary outline small")) { S.resetPassword(l) }
+                                        el("button", .type("submit"), .class("secondary outline small")) { CommonStrings.resetPassword(l) }
                                     }
                                 }
                             }
@@ -329,20 +329,20 @@ enum AccountViews {
                 }
             }
             el("section", .class("card")) {
-                el("h2") { S.addUser(l) }
+                el("h2") { CommonStrings.addUser(l) }
                 el("form", .method("post"), .action("/admin/users"), .id("add-user")) {
                     Layout.csrfField(context)
                     el("div", .class("grid")) {
-                        Layout.field(label: S.username(l), id: "new_username", .name("username"), .required, .minlength(3), .maxlength(32))
-                        Layout.field(label: S.displayName(l), id: "new_display_name", .name("display_name"), .maxlength(64))
+                        Layout.field(label: CommonStrings.username(l), id: "new_username", .name("username"), .required, .minlength(3), .maxlength(32))
+                        Layout.field(label: CommonStrings.displayName(l), id: "new_display_name", .name("display_name"), .maxlength(64))
                     }
-                    Layout.field(label: S.password(l), id: "new_password", .name("password"), .type("password"), .autocomplete("new-password"),
+                    Layout.field(label: CommonStrings.password(l), id: "new_password", .name("password"), .type("password"), .autocomplete("new-password"),
                                  .required, .minlength(AccountRules.minimumPasswordLength))
                     el("label") {
                         input(.type("checkbox"), .name("is_admin"), .init("role", "switch"))
-                        S.administrator(l)
+                        CommonStrings.administrator(l)
                     }
-                    el("button", .type("submit")) { S.addUser(l) }
+                    el("button", .type("submit")) { CommonStrings.addUser(l) }
                 }
             }
         }

@@ -22,7 +22,7 @@ struct DiaryWebRoutes: Sendable {
         router.get("/diary/entries/:id") { request, context in
             let user = try await lock.require(context, request)
             let entry = try await diary.entry(userID: user.id, id: try context.parameters.require("id"))
-            let notice: (String, Layout.NoticeKind)? = request.uri.formQuery.get("saved") != nil ? (DS.saved(context.language), .success) : nil
+            let notice: (String, Layout.NoticeKind)? = request.uri.formQuery.get("saved") != nil ? (DiaryStrings.saved(context.language), .success) : nil
             return HTMLPage(DiaryViews.detail(context: context, user: user, entry: entry, notice: notice))
         }
         router.get("/diary/entries/:id/edit") { request, context in
@@ -90,7 +90,7 @@ struct DiaryWebRoutes: Sendable {
                     guard let file = form.file("file") else { throw RequestError.missingField("file") }
                     return try await transfer.importExport(file.data, userID: user.id, now: context.now)
                 }
-                return try HTMLPage(DiaryDataViews.page(context: context, notice: (DS.imported(context.language, added), .success)))
+                return try HTMLPage(DiaryDataViews.page(context: context, notice: (DiaryStrings.imported(context.language, added), .success)))
                     .response(from: request, context: context)
             } catch let error as DiaryError {
                 return try HTMLPage(DiaryDataViews.page(context: context, notice: (error.message(context.language), .error)), status: error.status)
@@ -114,7 +114,7 @@ struct DiaryWebRoutes: Sendable {
         let q = query.get("q") ?? ""
         let (entries, total) = try await diary.list(userID: user.id, query: q, filter: filter, paging: paging)
         var notice: (String, Layout.NoticeKind)?
-        if query.get("deleted") != nil { notice = (DS.deleted(context.language), .success) }
+        if query.get("deleted") != nil { notice = (DiaryStrings.deleted(context.language), .success) }
         return try HTMLPage(DiaryViews.list(context: context, user: user, state: .init(
             entries: entries, total: total, page: paging.page, perPage: paging.perPage, query: q, mood: mood, tag: query.get("tag") ?? "",
             from: from, to: to, allTags: try await diary.store.tags(userID: user.id).map(\.tag), notice: notice)))

@@ -16,8 +16,8 @@ struct FaceRoutes: Sendable {
             return HTMLPage(FaceViews.settings(context: context, lockMinutes: try await lock.lockMinutes(userID: user.id),
                                                enrolled: try await faces.templates.count(userID: user.id), available: faces.engine != nil,
                                                moodBaseline: try await faces.moodBaselines.baseline(userID: user.id)?.enabled,
-                                               notice: request.uri.formQuery.get("deleted") != nil ? (US.faceDeleted(context.language), .success)
-                                                   : request.uri.formQuery.get("saved") != nil ? (DS.saved(context.language), .success) : nil))
+                                               notice: request.uri.formQuery.get("deleted") != nil ? (UnlockStrings.faceDeleted(context.language), .success)
+                                                   : request.uri.formQuery.get("saved") != nil ? (DiaryStrings.saved(context.language), .success) : nil))
         }
         router.post("/diary/settings/lock") { request, context in
             let user = try await lock.require(context, request)

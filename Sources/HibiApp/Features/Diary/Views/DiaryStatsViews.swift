@@ -5,37 +5,37 @@ enum DiaryStatsViews {
                       trendStart: Date, now: Date, onThisDay: [DiaryEntry]) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        return Layout.page(title: DS.statistics(l), context: context, current: "/diary") {
+        return Layout.page(title: DiaryStrings.statistics(l), context: context, current: "/diary") {
             DiaryViews.head(context)
             DiaryViews.subnav(context, current: "/diary/stats")
             el("section", .class("stat-tiles"), .id("stat-tiles")) {
-                tile(DS.total(l), "\(statistics.totalEntries)", id: "stat-total")
-                tile(DS.mostFrequent(l), statistics.mostFrequentMood.map { "\($0.emoji) \($0.label(l))" } ?? "—", id: "stat-most")
-                tile(DS.perDay(l), String(format: "%.2f", statistics.averageEntriesPerDay), id: "stat-per-day")
-                tile(DS.range(l), statistics.dateRange.map { "\(shortDate($0.start, zone, l)) – \(shortDate($0.end, zone, l))" } ?? "—", id: "stat-range")
+                tile(DiaryStrings.total(l), "\(statistics.totalEntries)", id: "stat-total")
+                tile(DiaryStrings.mostFrequent(l), statistics.mostFrequentMood.map { "\($0.emoji) \($0.label(l))" } ?? "—", id: "stat-most")
+                tile(DiaryStrings.perDay(l), String(format: "%.2f", statistics.averageEntriesPerDay), id: "stat-per-day")
+                tile(DiaryStrings.range(l), statistics.dateRange.map { "\(shortDate($0.start, zone, l)) – \(shortDate($0.end, zone, l))" } ?? "—", id: "stat-range")
             }
             el("section", .class("card")) {
-                el("h2") { DS.distribution(l) }
+                el("h2") { DiaryStrings.distribution(l) }
                 distributionChart(statistics, language: l)
             }
             el("section", .class("card"), .id("trend")) {
-                el("h2") { DS.trend(l) }
+                el("h2") { DiaryStrings.trend(l) }
                 el("nav", .class("segmented")) {
-                    for (value, title) in [(AnalyticsPeriod.week, DS.week), (.month, DS.month), (.year, DS.year)] {
+                    for (value, title) in [(AnalyticsPeriod.week, DiaryStrings.week), (.month, DiaryStrings.month), (.year, DiaryStrings.year)] {
                         el("a", [.href("/diary/stats?period=\(value.rawValue)"), .role("button")] + (value == period ? [.aria("current", "true")] : [.class("secondary outline")])) { title(l) }
                     }
                 }
                 if trend.isEmpty {
-                    el("p", .class("muted")) { DS.noData(l) }
+                    el("p", .class("muted")) { DiaryStrings.noData(l) }
                 } else {
                     trendChart(trend, start: trendStart, end: now, timeZone: zone, language: l)
                 }
-                el("p", .class("muted small-text")) { DS.trendRule(l) }
+                el("p", .class("muted small-text")) { DiaryStrings.trendRule(l) }
             }
             el("section", .class("card"), .id("on-this-day")) {
-                el("h2") { DS.onThisDay(l) }
+                el("h2") { DiaryStrings.onThisDay(l) }
                 if onThisDay.isEmpty {
-                    el("p", .class("muted")) { DS.onThisDayEmpty(l) }
+                    el("p", .class("muted")) { DiaryStrings.onThisDayEmpty(l) }
                 } else {
                     el("ol", .class("entry-list")) { for entry in onThisDay { DiaryViews.entryCard(entry, user: user, language: l) } }
                 }
@@ -54,7 +54,7 @@ enum DiaryStatsViews {
     static func distributionChart(_ statistics: MoodStatistics, language l: Language) -> Node {
         let maximum = max(1, Mood.allCases.map { statistics.count($0) }.max() ?? 1)
         let rowHeight = 30
-        var svg = #"<svg class="chart" id="distribution-chart" viewBox="0 0 400 \#(Mood.allCases.count * rowHeight)" role="img" aria-label="\#(escapeHTML(DS.distribution(l)))">"#
+        var svg = #"<svg class="chart" id="distribution-chart" viewBox="0 0 400 \#(Mood.allCases.count * rowHeight)" role="img" aria-label="\#(escapeHTML(DiaryStrings.distribution(l)))">"#
         for (index, mood) in Mood.allCases.enumerated() {
             let count = statistics.count(mood)
             let width = Int(Double(count) / Double(maximum) * 250)
@@ -77,7 +77,7 @@ enum DiaryStatsViews {
         let columns = total > 62 ? 53 : total
         let rows = total > 62 ? 7 : 1
         let cell = total > 62 ? 12 : max(12, min(40, 600 / total))
-        var svg = #"<svg class="chart trend-chart" id="trend-chart" viewBox="0 0 \#(columns * (cell + 2)) \#(rows * (cell + 2) + 16)" role="img" aria-label="\#(escapeHTML(DS.trend(l)))">"#
+        var svg = #"<svg class="chart trend-chart" id="trend-chart" viewBox="0 0 \#(columns * (cell + 2)) \#(rows * (cell + 2) + 16)" role="img" aria-label="\#(escapeHTML(DiaryStrings.trend(l)))">"#
         for offset in 0..<total {
             guard let date = calendar.date(byAdding: .day, value: offset, to: calendar.startOfDay(for: start)) else { continue }
             let key = MoodAnalytics.dayKey(date, timeZone: timeZone)
@@ -113,17 +113,17 @@ enum DiaryStatsViews {
         let title = l == .ja ? "\(grid.year)年\(grid.month)月" : monthName(grid.month) + " \(grid.year)"
         let previous = grid.month == 1 ? (grid.year - 1, 12) : (grid.year, grid.month - 1)
         let next = grid.month == 12 ? (grid.year + 1, 1) : (grid.year, grid.month + 1)
-        return Layout.page(title: DS.calendar(l), context: context, current: "/diary") {
+        return Layout.page(title: DiaryStrings.calendar(l), context: context, current: "/diary") {
             DiaryViews.head(context)
             DiaryViews.subnav(context, current: "/diary/calendar")
             el("section", .class("card calendar")) {
                 el("header", .class("calendar-head")) {
-                    el("a", .href("/diary/calendar?month=\(String(format: "%04d-%02d", previous.0, previous.1))"), .aria("label", DS.previous(l))) { "←" }
+                    el("a", .href("/diary/calendar?month=\(String(format: "%04d-%02d", previous.0, previous.1))"), .aria("label", DiaryStrings.previous(l))) { "←" }
                     el("h1", .id("calendar-title")) { title }
-                    el("a", .href("/diary/calendar?month=\(String(format: "%04d-%02d", next.0, next.1))"), .aria("label", DS.next(l))) { "→" }
+                    el("a", .href("/diary/calendar?month=\(String(format: "%04d-%02d", next.0, next.1))"), .aria("label", DiaryStrings.next(l))) { "→" }
                 }
                 el("table", .class("month"), .id("month")) {
-                    el("thead") { el("tr") { for day in DS.weekdays { el("th") { day(l) } } } }
+                    el("thead") { el("tr") { for day in DiaryStrings.weekdays { el("th") { day(l) } } } }
                     el("tbody") {
                         for week in grid.weeks {
                             el("tr") {

@@ -1,4 +1,4 @@
-enum DS {
+enum DiaryStrings {
     static let newEntry = Text(en: "New entry", ja: "新しい日記")
     static let editEntry = Text(en: "Edit entry", ja: "日記を編集")
     static let entries = Text(en: "Entries", ja: "日記一覧")

@@ -21,13 +21,13 @@ enum DiaryViews {
 
     static func subnav(_ context: HibiRequestContext, current: String) -> Node {
         let l = context.language
-        let items: [(String, Text)] = [("/diary", DS.entries), ("/diary/stats", DS.statistics), ("/diary/calendar", DS.calendar), ("/diary/data", DS.export), ("/diary/settings", US.settings)]
-        return el("nav", .class("subnav section-nav"), .aria("label", S.diary(l))) {
+        let items: [(String, Text)] = [("/diary", DiaryStrings.entries), ("/diary/stats", DiaryStrings.statistics), ("/diary/calendar", DiaryStrings.calendar), ("/diary/data", DiaryStrings.export), ("/diary/settings", UnlockStrings.settings)]
+        return el("nav", .class("subnav section-nav"), .aria("label", CommonStrings.diary(l))) {
             el("ul") {
                 for (path, title) in items {
                     el("li") { el("a", [.href(path)] + (current == path ? [.aria("current", "page")] : [])) { title(l) } }
                 }
-                el("li", .class("push")) { el("a", .href("/diary/new"), .role("button"), .id("new-entry")) { "＋ " + DS.newEntry(l) } }
+                el("li", .class("push")) { el("a", .href("/diary/new"), .role("button"), .id("new-entry")) { "＋ " + DiaryStrings.newEntry(l) } }
             }
         }
     }
@@ -35,39 +35,39 @@ enum DiaryViews {
     static func list(context: HibiRequestContext, user: User, state: ListState) -> Node {
         let l = context.language
         let filtered = !state.query.isEmpty || state.mood != nil || !state.tag.isEmpty || !state.from.isEmpty || !state.to.isEmpty
-        return Layout.page(title: S.diary(l), context: context, current: "/diary") {
+        return Layout.page(title: CommonStrings.diary(l), context: context, current: "/diary") {
             head(context)
-            el("h1") { S.diary(l) }
+            el("h1") { CommonStrings.diary(l) }
             subnav(context, current: "/diary")
             if let (text, kind) = state.notice { Layout.notice(text, kind: kind) }
             el("form", .method("get"), .action("/diary"), .class("diary-filters card"), .role("search")) {
-                input(.type("search"), .name("q"), .value(state.query), .placeholder(DS.searchPlaceholder(l)), .aria("label", DS.search(l)), .id("search"))
+                input(.type("search"), .name("q"), .value(state.query), .placeholder(DiaryStrings.searchPlaceholder(l)), .aria("label", DiaryStrings.search(l)), .id("search"))
                 el("div", .class("grid")) {
-                    el("select", .name("mood"), .aria("label", DS.mood(l))) {
-                        el("option", .value("")) { DS.anyMood(l) }
+                    el("select", .name("mood"), .aria("label", DiaryStrings.mood(l))) {
+                        el("option", .value("")) { DiaryStrings.anyMood(l) }
                         for mood in Mood.allCases {
                             el("option", [.value(mood.rawValue)] + (state.mood == mood ? [.selected] : [])) { "\(mood.emoji) \(mood.label(l))" }
                         }
                     }
-                    el("select", .name("tag"), .aria("label", DS.tag(l))) {
-                        el("option", .value("")) { DS.tags(l) }
+                    el("select", .name("tag"), .aria("label", DiaryStrings.tag(l))) {
+                        el("option", .value("")) { DiaryStrings.tags(l) }
                         for tag in state.allTags {
                             el("option", [.value(tag)] + (state.tag.lowercased() == tag.lowercased() ? [.selected] : [])) { "#" + tag }
                         }
                     }
-                    input(.type("date"), .name("from"), .value(state.from), .aria("label", DS.from(l)))
-                    input(.type("date"), .name("to"), .value(state.to), .aria("label", DS.to(l)))
+                    input(.type("date"), .name("from"), .value(state.from), .aria("label", DiaryStrings.from(l)))
+                    input(.type("date"), .name("to"), .value(state.to), .aria("label", DiaryStrings.to(l)))
                 }
                 el("div", .class("filter-actions")) {
-                    el("button", .type("submit")) { DS.filter(l) }
-                    if filtered { el("a", .href("/diary"), .role("button"), .class("secondary outline")) { DS.clear(l) } }
+                    el("button", .type("submit")) { DiaryStrings.filter(l) }
+                    if filtered { el("a", .href("/diary"), .role("button"), .class("secondary outline")) { DiaryStrings.clear(l) } }
                 }
             }
             if state.entries.isEmpty {
                 el("section", .class("empty-state card")) {
                     el("p", .class("empty-icon"), .aria("hidden", "true")) { "📔" }
-                    el("p") { filtered ? DS.noResults(l) : DS.emptyDiary(l) }
-                    if !filtered { el("a", .href("/diary/new"), .role("button")) { DS.newEntry(l) } }
+                    el("p") { filtered ? DiaryStrings.noResults(l) : DiaryStrings.emptyDiary(l) }
+                    if !filtered { el("a", .href("/diary/new"), .role("button")) { DiaryStrings.newEntry(l) } }
                 }
             } else {
                 el("ol", .class("entry-list"), .id("entries")) {
@@ -91,7 +91,7 @@ enum DiaryViews {
                         el("p", .class("tags")) { for tag in entry.tags { el("span", .class("tag")) { "#" + tag } } }
                     }
                 }
-                if entry.hasPhoto { el("span", .class("photo-flag"), .aria("label", DS.photo(l))) { "📷" } }
+                if entry.hasPhoto { el("span", .class("photo-flag"), .aria("label", DiaryStrings.photo(l))) { "📷" } }
             }
         }
     }
@@ -110,9 +110,9 @@ enum DiaryViews {
             return "/diary" + (components.string ?? "")
         }
         return el("nav", .class("pagination"), .aria("label", "pagination")) {
-            if state.page > 1 { el("a", .href(link(state.page - 1)), .init("rel", "prev")) { "← " + DS.previous(l) } } else { el("span") { "" } }
-            el("span", .class("muted")) { DS.pageOf(l, "\(state.page) / \(pages)") + " · \(state.total)" }
-            if state.page < pages { el("a", .href(link(state.page + 1)), .init("rel", "next")) { DS.next(l) + " →" } } else { el("span") { "" } }
+            if state.page > 1 { el("a", .href(link(state.page - 1)), .init("rel", "prev")) { "← " + DiaryStrings.previous(l) } } else { el("span") { "" } }
+            el("span", .class("muted")) { DiaryStrings.pageOf(l, "\(state.page) / \(pages)") + " · \(state.total)" }
+            if state.page < pages { el("a", .href(link(state.page + 1)), .init("rel", "next")) { DiaryStrings.next(l) + " →" } } else { el("span") { "" } }
         }
     }
 
@@ -130,40 +130,40 @@ enum DiaryViews {
         let l = context.language
         let editing = state.entry != nil
         let action = state.entry.map { "/diary/entries/\($0.id)/edit" } ?? "/diary/new"
-        return Layout.page(title: editing ? DS.editEntry(l) : DS.newEntry(l), context: context, current: "/diary") {
+        return Layout.page(title: editing ? DiaryStrings.editEntry(l) : DiaryStrings.newEntry(l), context: context, current: "/diary") {
             head(context)
             el("article", .class("card entry-form")) {
-                el("h1") { editing ? DS.editEntry(l) : DS.newEntry(l) }
+                el("h1") { editing ? DiaryStrings.editEntry(l) : DiaryStrings.newEntry(l) }
                 if let error = state.error { Layout.notice(error, kind: .error) }
                 el("form", .method("post"), .action(action), .init("enctype", "multipart/form-data"), .id("entry-form"),
-               .data("draft-offline", DS.draftOffline(l)), .data("draft-restored", DS.draftRestored(l))) {
+               .data("draft-offline", DiaryStrings.draftOffline(l)), .data("draft-restored", DiaryStrings.draftRestored(l))) {
                     Layout.csrfField(context)
                     el("div", .class("grid")) {
-                        Layout.field(label: DS.date(l), id: "date", .name("date"), .type("date"), .value(state.date), .required)
-                        Layout.field(label: DS.time(l), id: "time", .name("time"), .type("time"), .value(state.time))
+                        Layout.field(label: DiaryStrings.date(l), id: "date", .name("date"), .type("date"), .value(state.date), .required)
+                        Layout.field(label: DiaryStrings.time(l), id: "time", .name("time"), .type("time"), .value(state.time))
                     }
                     el("label", .for("text")) {
-                        DS.text(l)
+                        DiaryStrings.text(l)
                         el("textarea", .id("text"), .name("text"), .init("rows", "8"), .maxlength(DiaryRules.maxTextLength)) { state.text }
                     }
-                    Layout.field(label: DS.tags(l), id: "tags", .name("tags"), .value(state.tags), .placeholder(DS.tagsHint(l)))
+                    Layout.field(label: DiaryStrings.tags(l), id: "tags", .name("tags"), .value(state.tags), .placeholder(DiaryStrings.tagsHint(l)))
                     el("label", .for("photo")) {
-                        DS.photo(l)
+                        DiaryStrings.photo(l)
                         input(.type("file"), .id("photo"), .name("photo"), .init("accept", "image/jpeg,image/png,image/webp"), .init("capture", "user"))
-                        el("small", .class("muted")) { DS.photoHint(l) }
+                        el("small", .class("muted")) { DiaryStrings.photoHint(l) }
                     }
                     if let entry = state.entry, entry.hasPhoto {
-                        el("img", .src("/diary/entries/\(entry.id)/photo"), .class("entry-photo small"), .init("alt", DS.photo(l)))
+                        el("img", .src("/diary/entries/\(entry.id)/photo"), .class("entry-photo small"), .init("alt", DiaryStrings.photo(l)))
                         el("label") {
                             input(.type("checkbox"), .name("remove_photo"))
-                            DS.removePhoto(l)
+                            DiaryStrings.removePhoto(l)
                         }
                     }
-                    el("p", .id("mood-suggestion"), .class("notice info"), .init("hidden", nil), .aria("live", "polite"), .data("no-face", DS.noFaceFound(l))) { "" }
+                    el("p", .id("mood-suggestion"), .class("notice info"), .init("hidden", nil), .aria("live", "polite"), .data("no-face", DiaryStrings.noFaceFound(l))) { "" }
                     moodPicker(selected: state.mood, language: l, name: "mood")
                     el("div", .class("form-actions")) {
-                        el("button", .type("submit"), .id("save-entry")) { DS.save(l) }
-                        el("a", .href(state.entry.map { "/diary/entries/\($0.id)" } ?? "/diary"), .role("button"), .class("secondary outline")) { DS.cancel(l) }
+                        el("button", .type("submit"), .id("save-entry")) { DiaryStrings.save(l) }
+                        el("a", .href(state.entry.map { "/diary/entries/\($0.id)" } ?? "/diary"), .role("button"), .class("secondary outline")) { DiaryStrings.cancel(l) }
                     }
                 }
             }
@@ -173,10 +173,10 @@ enum DiaryViews {
 
     static func moodPicker(selected: Mood?, language l: Language, name: String) -> Node {
         el("fieldset", .class("mood-picker")) {
-            el("legend") { DS.mood(l) }
+            el("legend") { DiaryStrings.mood(l) }
             el("label", .class("mood-option none")) {
                 Node.void("input", [.type("radio"), .name(name), .value("")] + (selected == nil ? [.checked] : []))
-                el("span") { DS.noMood(l) }
+                el("span") { DiaryStrings.noMood(l) }
             }
             for mood in Mood.allCases {
                 el("label", .class("mood-option"), .init("style", "--mood: \(mood.color)")) {
@@ -198,14 +198,14 @@ enum DiaryViews {
                     el("time", .init("datetime", ISO8601DateFormatter().string(from: entry.date))) { formatDate(entry.date, user: user, language: l) }
                     if let mood = entry.confirmedMood {
                         el("p", .class("confirmed-mood"), .id("confirmed-mood"), .init("style", "--mood: \(mood.color)")) {
-                            DS.confirmed(l) + ": \(mood.emoji) \(mood.label(l))"
+                            DiaryStrings.confirmed(l) + ": \(mood.emoji) \(mood.label(l))"
                         }
                     } else {
-                        el("p", .class("muted"), .id("confirmed-mood")) { DS.notConfirmed(l) }
+                        el("p", .class("muted"), .id("confirmed-mood")) { DiaryStrings.notConfirmed(l) }
                     }
                 }
                 if entry.hasPhoto {
-                    el("img", .src("/diary/entries/\(entry.id)/photo"), .class("entry-photo"), .init("alt", DS.photo(l)))
+                    el("img", .src("/diary/entries/\(entry.id)/photo"), .class("entry-photo"), .init("alt", DiaryStrings.photo(l)))
                 }
                 el("div", .class("entry-text")) {
                     for paragraph in entry.text.components(separatedBy: "\n") { el("p") { paragraph } }
@@ -215,10 +215,10 @@ enum DiaryViews {
                 }
                 if entry.hasPhoto { moodConfirmation(context: context, entry: entry) }
                 el("footer", .class("form-actions")) {
-                    el("a", .href("/diary/entries/\(entry.id)/edit"), .role("button"), .class("secondary")) { DS.edit(l) }
-                    el("form", .method("post"), .action("/diary/entries/\(entry.id)/delete"), .class("inline"), .data("confirm", DS.deleteConfirm(l))) {
+                    el("a", .href("/diary/entries/\(entry.id)/edit"), .role("button"), .class("secondary")) { DiaryStrings.edit(l) }
+                    el("form", .method("post"), .action("/diary/entries/\(entry.id)/delete"), .class("inline"), .data("confirm", DiaryStrings.deleteConfirm(l))) {
                         Layout.csrfField(context)
-                        el("button", .type("submit"), .class("secondary outline danger")) { DS.delete(l) }
+                        el("button", .type("submit"), .class("secondary outline danger")) { DiaryStrings.delete(l) }
                     }
                 }
             }
@@ -230,26 +230,26 @@ enum DiaryViews {
     static func moodConfirmation(context: HibiRequestContext, entry: DiaryEntry) -> Node {
         let l = context.language
         guard let scores = entry.moodScores, let top = scores.top else {
-            return el("p", .class("muted")) { DS.noFaceFound(l) }
+            return el("p", .class("muted")) { DiaryStrings.noFaceFound(l) }
         }
         return el("section", .class("mood-estimate"), .id("mood-estimate")) {
-            el("h2") { DS.estimate(l) }
+            el("h2") { DiaryStrings.estimate(l) }
             el("p", .id("suggestion")) {
-                DS.suggested(l, "\(top.mood.emoji) " + MoodCalibration.wording(top.mood, confidence: top.confidence, language: l))
+                DiaryStrings.suggested(l, "\(top.mood.emoji) " + MoodCalibration.wording(top.mood, confidence: top.confidence, language: l))
             }
             moodBars(scores: scores, language: l)
             // A mood the user chose (in the form or here) is settled: no request to confirm the suggestion,
             // only a way to change it, folded away.
             if let confirmed = entry.confirmedMood {
                 el("details", .class("change-mood")) {
-                    el("summary") { DS.changeMood(l) }
+                    el("summary") { DiaryStrings.changeMood(l) }
                     moodButtons(context: context, entry: entry, except: confirmed)
                 }
             } else {
                 el("form", .method("post"), .action("/diary/entries/\(entry.id)/mood"), .id("confirm-mood")) {
                     Layout.csrfField(context)
-                    el("button", .type("submit"), .name("mood"), .value(top.mood.rawValue), .id("confirm-suggestion")) { DS.confirmMood(l) }
-                    el("p", .class("muted")) { DS.pickAnother(l) }
+                    el("button", .type("submit"), .name("mood"), .value(top.mood.rawValue), .id("confirm-suggestion")) { DiaryStrings.confirmMood(l) }
+                    el("p", .class("muted")) { DiaryStrings.pickAnother(l) }
                     buttons(except: top.mood, language: l)
                 }
             }

@@ -1,4 +1,4 @@
-enum FS {
+enum FaceStrings {
     static let enrollTitle = Text(en: "Enroll your face", ja: "顔を登録")
     static let enrollIntro = Text(en: "Take at least 3 photos looking straight at the camera, in good light. Each one is checked before it counts. The photos are not kept; only a numeric template, encrypted.",
                                   ja: "明るい場所でカメラを正面から見て、3枚以上撮影してください。1枚ずつ確認します。写真は保存されず、暗号化された数値のテンプレートだけを保存します。")
@@ -17,34 +17,34 @@ enum FaceViews {
     static func settings(context: HibiRequestContext, lockMinutes: Int, enrolled: Int, available: Bool, moodBaseline: Bool? = nil,
                          notice: (String, Layout.NoticeKind)?) -> Node {
         let l = context.language
-        return Layout.page(title: US.settings(l), context: context, current: "/diary") {
+        return Layout.page(title: UnlockStrings.settings(l), context: context, current: "/diary") {
             DiaryViews.head(context)
             DiaryViews.subnav(context, current: "/diary/settings")
             if let (text, kind) = notice { Layout.notice(text, kind: kind) }
             el("section", .class("card")) {
-                el("h2") { US.settings(l) }
+                el("h2") { UnlockStrings.settings(l) }
                 el("form", .method("post"), .action("/diary/settings/lock"), .id("lock-form")) {
                     Layout.csrfField(context)
-                    Layout.field(label: US.lockAfter(l), id: "lock_minutes", .name("lock_minutes"), .type("number"), .init("min", "1"),
+                    Layout.field(label: UnlockStrings.lockAfter(l), id: "lock_minutes", .name("lock_minutes"), .type("number"), .init("min", "1"),
                                  .init("max", "1440"), .value(String(lockMinutes)), .required)
-                    el("button", .type("submit")) { S.save(l) }
+                    el("button", .type("submit")) { CommonStrings.save(l) }
                 }
                 el("form", .method("post"), .action("/diary/lock")) {
                     Layout.csrfField(context)
-                    el("button", .type("submit"), .class("secondary outline"), .id("lock-now")) { "🔒 " + US.lockNow(l) }
+                    el("button", .type("submit"), .class("secondary outline"), .id("lock-now")) { "🔒 " + UnlockStrings.lockNow(l) }
                 }
             }
             el("section", .class("card"), .id("face-settings")) {
-                el("h2") { US.face(l) }
+                el("h2") { UnlockStrings.face(l) }
                 if !available {
-                    el("p", .class("muted")) { FS.unavailable(l) }
+                    el("p", .class("muted")) { FaceStrings.unavailable(l) }
                 } else if enrolled > 0 {
-                    el("p", .id("face-status")) { US.enrolled(l, String(enrolled)) }
+                    el("p", .id("face-status")) { UnlockStrings.enrolled(l, String(enrolled)) }
                     el("div", .class("form-actions")) {
-                        el("a", .href("/diary/enroll"), .role("button"), .class("secondary")) { US.reenroll(l) }
+                        el("a", .href("/diary/enroll"), .role("button"), .class("secondary")) { UnlockStrings.reenroll(l) }
                         el("form", .method("post"), .action("/diary/face/delete"), .class("inline")) {
                             Layout.csrfField(context)
-                            el("button", .type("submit"), .class("secondary outline danger"), .id("delete-face")) { US.deleteFace(l) }
+                            el("button", .type("submit"), .class("secondary outline danger"), .id("delete-face")) { UnlockStrings.deleteFace(l) }
                         }
                     }
                     if let moodBaseline {
@@ -53,15 +53,15 @@ enum FaceViews {
                             el("label") {
                                 moodBaseline ? input(.type("checkbox"), .name("enabled"), .id("mood-baseline"), .init("checked", nil))
                                              : input(.type("checkbox"), .name("enabled"), .id("mood-baseline"))
-                                " " + FS.moodBaseline(l)
+                                " " + FaceStrings.moodBaseline(l)
                             }
-                            el("p", .class("muted")) { FS.moodBaselineHelp(l) }
-                            el("button", .type("submit"), .class("secondary")) { S.save(l) }
+                            el("p", .class("muted")) { FaceStrings.moodBaselineHelp(l) }
+                            el("button", .type("submit"), .class("secondary")) { CommonStrings.save(l) }
                         }
                     }
                 } else {
-                    el("p", .id("face-status")) { US.notEnrolled(l) }
-                    el("a", .href("/diary/enroll"), .role("button"), .id("enroll-link")) { US.enroll(l) }
+                    el("p", .id("face-status")) { UnlockStrings.notEnrolled(l) }
+                    el("a", .href("/diary/enroll"), .role("button"), .id("enroll-link")) { UnlockStrings.enroll(l) }
                 }
             }
         }
@@ -69,25 +69,25 @@ enum FaceViews {
 
     static func enroll(context: HibiRequestContext, available: Bool) -> Node {
         let l = context.language
-        return Layout.page(title: FS.enrollTitle(l), context: context, current: "/diary") {
+        return Layout.page(title: FaceStrings.enrollTitle(l), context: context, current: "/diary") {
             DiaryViews.head(context)
             el("article", .class("card narrow unlock"), .id("enroll"), .data("minimum", String(FaceAuthService.minimumEnrollmentPhotos))) {
-                el("h1") { FS.enrollTitle(l) }
+                el("h1") { FaceStrings.enrollTitle(l) }
                 if !available {
-                    Layout.notice(FS.unavailable(l), kind: .error)
+                    Layout.notice(FaceStrings.unavailable(l), kind: .error)
                 } else {
-                    el("p") { FS.enrollIntro(l) }
+                    el("p") { FaceStrings.enrollIntro(l) }
                     el("div", .class("camera")) {
                         el("video", .id("camera"), .init("autoplay", nil), .init("playsinline", nil), .init("muted", nil)) { "" }
                     }
-                    el("p", .id("face-status"), .class("status"), .role("status"), .data("state", "ready")) { US.ready(l) }
+                    el("p", .id("face-status"), .class("status"), .role("status"), .data("state", "ready")) { UnlockStrings.ready(l) }
                     el("ol", .class("enroll-shots"), .id("shots")) { "" }
                     el("div", .class("form-actions")) {
-                        el("button", .type("button"), .id("take-photo")) { "📸 " + FS.takePhoto(l) }
-                        el("button", .type("button"), .id("finish-enroll"), .disabled) { FS.finish(l) }
+                        el("button", .type("button"), .id("take-photo")) { "📸 " + FaceStrings.takePhoto(l) }
+                        el("button", .type("button"), .id("finish-enroll"), .disabled) { FaceStrings.finish(l) }
                     }
                     el("script", .type("application/json"), .id("unlock-strings")) {
-                        Node.raw(UnlockScriptStrings.json(l, extra: [("accepted", FS.accepted), ("done", FS.enrolledDone)]))
+                        Node.raw(UnlockScriptStrings.json(l, extra: [("accepted", FaceStrings.accepted), ("done", FaceStrings.enrolledDone)]))
                     }
                 }
             }

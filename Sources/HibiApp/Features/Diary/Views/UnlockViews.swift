@@ -1,6 +1,6 @@
 import Foundation
 
-enum US {
+enum UnlockStrings {
     static let title = Text(en: "Unlock your diary", ja: "日記のロックを解除")
     static let intro = Text(en: "Your diary is locked. Look at the camera, or use your password.", ja: "日記はロックされています。カメラを見るか、パスワードを使ってください。")
     static let withPassword = Text(en: "Unlock with password", ja: "パスワードで解除")
@@ -35,27 +35,27 @@ enum US {
 enum UnlockViews {
     static func unlock(context: HibiRequestContext, next: String, enrolled: Bool, faceAvailable: Bool, error: String? = nil) -> Node {
         let l = context.language
-        return Layout.page(title: US.title(l), context: context, current: "/diary") {
+        return Layout.page(title: UnlockStrings.title(l), context: context, current: "/diary") {
             DiaryViews.head(context)
             el("article", .class("card narrow unlock")) {
                 el("hgroup") {
-                    el("h1") { "🔒 " + US.title(l) }
-                    el("p") { US.intro(l) }
+                    el("h1") { "🔒 " + UnlockStrings.title(l) }
+                    el("p") { UnlockStrings.intro(l) }
                 }
                 if let error { Layout.notice(error, kind: .error) }
                 if enrolled && faceAvailable {
-                    faceBox(context: context, title: US.withFace, next: next,
+                    faceBox(context: context, title: UnlockStrings.withFace, next: next,
                             challengeURL: "/api/v1/diary/face/challenge", verifyURL: "/api/v1/diary/face/frame")
                 } else if !enrolled {
-                    el("p", .class("muted"), .id("not-enrolled")) { US.notEnrolled(l) }
+                    el("p", .class("muted"), .id("not-enrolled")) { UnlockStrings.notEnrolled(l) }
                 }
                 el("section") {
-                    el("h2") { US.withPassword(l) }
+                    el("h2") { UnlockStrings.withPassword(l) }
                     el("form", .method("post"), .action("/diary/unlock"), .id("unlock-password")) {
                         Layout.csrfField(context)
                         input(.type("hidden"), .name("next"), .value(next))
-                        Layout.field(label: S.password(l), id: "password", .name("password"), .type("password"), .autocomplete("current-password"), .required)
-                        el("button", .type("submit")) { US.withPassword(l) }
+                        Layout.field(label: CommonStrings.password(l), id: "password", .name("password"), .type("password"), .autocomplete("current-password"), .required)
+                        el("button", .type("submit")) { UnlockStrings.withPassword(l) }
                     }
                 }
             }
@@ -78,9 +78,9 @@ extension UnlockViews {
                 el("video", .id("camera"), .init("autoplay", nil), .init("playsinline", nil), .init("muted", nil), .aria("label", title(l))) { "" }
                 el("p", .class("camera-prompt"), .id("prompt"), .aria("live", "assertive")) { "" }
             }
-            el("p", .id("face-status"), .class("status"), .role("status"), .data("state", "ready")) { US.ready(l) }
-            el("button", .type("button"), .id("face-start")) { US.startCamera(l) }
-            el("p", .class("muted"), .id("face-honesty")) { US.honesty(l) }
+            el("p", .id("face-status"), .class("status"), .role("status"), .data("state", "ready")) { UnlockStrings.ready(l) }
+            el("button", .type("button"), .id("face-start")) { UnlockStrings.startCamera(l) }
+            el("p", .class("muted"), .id("face-honesty")) { UnlockStrings.honesty(l) }
             el("script", .type("application/json"), .id("unlock-strings")) {
                 Node.raw(UnlockScriptStrings.json(l))
             }
@@ -91,9 +91,9 @@ extension UnlockViews {
 /// Strings the unlock script shows, handed over as JSON so the page stays bilingual without a script-side dictionary.
 enum UnlockScriptStrings {
     static func json(_ l: Language, extra: [(String, Text)] = []) -> String {
-        let pairs: [(String, Text)] = extra + [("ready", US.ready), ("scanning", US.scanning), ("processing", US.processing), ("success", US.success),
-                                       ("left", US.turnLeft), ("right", US.turnRight), ("up", US.turnUp), ("down", US.turnDown), ("straight", US.lookStraight),
-                                       ("cameraDenied", US.cameraDenied), ("retry", US.retry)]
+        let pairs: [(String, Text)] = extra + [("ready", UnlockStrings.ready), ("scanning", UnlockStrings.scanning), ("processing", UnlockStrings.processing), ("success", UnlockStrings.success),
+                                       ("left", UnlockStrings.turnLeft), ("right", UnlockStrings.turnRight), ("up", UnlockStrings.turnUp), ("down", UnlockStrings.turnDown), ("straight", UnlockStrings.lookStraight),
+                                       ("cameraDenied", UnlockStrings.cameraDenied), ("retry", UnlockStrings.retry)]
         let object = Dictionary(uniqueKeysWithValues: pairs.map { ($0.0, $0.1(l)) })
         let data = (try? JSONCoding.encoder.encode(object)) ?? Data("{}".utf8)
         // "</" inside a script element would end it early.

@@ -32,7 +32,7 @@ struct HealthWebRoutes: Sendable {
             var status = HTTPResponse.Status.ok
             do {
                 let result = try await health.importCSV(form["csv"] ?? "", user: user, now: context.now)
-                notice = (HS.fill(HS.importDone(context.language), String(result.inserted), String(result.duplicates)), .success)
+                notice = (HealthStrings.fill(HealthStrings.importDone(context.language), String(result.inserted), String(result.duplicates)), .success)
             } catch let error as HealthError {
                 notice = (error.message(context.language), .error)
                 status = error.status
@@ -66,7 +66,7 @@ struct HealthWebRoutes: Sendable {
                     target = t * (HealthUnits.factor(from: units.weight.rawValue, for: .weight) ?? 1)
                 }
                 let (_, earned) = try await health.createGoal(user: user, type: form["type"] ?? "", target: target, deadline: deadline, now: context.now)
-                let message = earned.first.map { HS.newBadge(context.language, $0.name(context.language)) } ?? S.saved(context.language)
+                let message = earned.first.map { HealthStrings.newBadge(context.language, $0.name(context.language)) } ?? CommonStrings.saved(context.language)
                 return try await goalsPage(context, notice: (message, .success))
             } catch let error as HealthError {
                 return try await goalsPage(context, notice: (error.message(context.language), .error), status: error.status)
@@ -98,7 +98,7 @@ struct HealthWebRoutes: Sendable {
                 }
                 body.weightUnit = form["weight_unit"]; body.distanceUnit = form["distance_unit"]; body.energyUnit = form["energy_unit"]
                 _ = try await health.updateProfile(user: user, body: body, now: context.now)
-                return try await goalsPage(context, notice: (S.saved(context.language), .success))
+                return try await goalsPage(context, notice: (CommonStrings.saved(context.language), .success))
             } catch let error as HealthError {
                 return try await goalsPage(context, notice: (error.message(context.language), .error), status: error.status)
             }
@@ -124,7 +124,7 @@ struct HealthWebRoutes: Sendable {
             do {
                 _ = try await health.createReminder(user: user, time: form["time"] ?? "", weekdays: (1...7).filter { form.bool("day\($0)") },
                                                     message: form["message"] ?? "", webhookURL: form["webhook_url"], now: context.now)
-                return try await remindersPage(context, notice: (S.saved(context.language), .success))
+                return try await remindersPage(context, notice: (CommonStrings.saved(context.language), .success))
             } catch let error as HealthError {
                 return try await remindersPage(context, notice: (error.message(context.language), .error), status: error.status)
             }
@@ -168,26 +168,26 @@ struct HealthWebRoutes: Sendable {
             let (first, _) = TrendAnalyzer.window(.week, now: now, timeZone: zone)
             let total = try await health.records.sum(userID: user.id, type: HealthDataType.steps.rawValue,
                                                      from: Int64(first) * 86400 - Int64(zone.secondsFromGMT(for: now)), to: Int64(now.timeIntervalSince1970))
-            lines.append((HS.weekSteps(l), HealthFormat.number(total, maxFractionDigits: 0)))
+            lines.append((HealthStrings.weekSteps(l), HealthFormat.number(total, maxFractionDigits: 0)))
         }
         if options.contains("streak") {
             let days = StreakCalculator.localDays(try await health.records.activeQuarterHours(userID: user.id), timeZone: zone)
-            lines.append((HS.streak(l), HS.daysCount(l, StreakCalculator.currentStreak(days: days, today: StreakCalculator.today(now: now, timeZone: zone)))))
+            lines.append((HealthStrings.streak(l), HealthStrings.daysCount(l, StreakCalculator.currentStreak(days: days, today: StreakCalculator.today(now: now, timeZone: zone)))))
         }
         if options.contains("weight") {
             let samples = try await health.records.samples(userID: user.id, type: HealthDataType.weight.rawValue,
                                                            from: Int64(now.timeIntervalSince1970) - 30 * 86400, to: Int64(now.timeIntervalSince1970))
             if let first = samples.first, let last = samples.last {
                 let change = HealthUnits.display(last.value - first.value, type: .weight, preferences: profile.units)
-                lines.append((HS.weightChange(l), (change > 0 ? "+" : "") + HealthFormat.number(change) + " " + profile.units.weight.rawValue))
+                lines.append((HealthStrings.weightChange(l), (change > 0 ? "+" : "") + HealthFormat.number(change) + " " + profile.units.weight.rawValue))
             }
         }
         var badge: BadgeDefinition?
         if options.contains("badge"), let latest = try await health.badges.earned(userID: user.id).last {
             badge = BadgeRules.definition(latest.key)
         }
-        let summary = HealthGraphics.ShareSummary(title: HS.shareTitle(l), lines: lines, badge: badge,
-                                                  name: options.contains("name") ? profile.name : nil, footer: HS.shareFooter(l))
+        let summary = HealthGraphics.ShareSummary(title: HealthStrings.shareTitle(l), lines: lines, badge: badge,
+                                                  name: options.contains("name") ? profile.name : nil, footer: HealthStrings.shareFooter(l))
         return HealthGraphics.shareCard(summary, language: l)
     }
 
@@ -221,9 +221,9 @@ struct HealthWebRoutes: Sendable {
         let days = StreakCalculator.localDays(try await health.records.activeQuarterHours(userID: user.id), timeZone: zone)
         var notice = notice
         if notice == nil {
-            if q.get("saved") != nil { notice = (HS.recordSaved(context.language), .success) }
-            if q.get("deleted") != nil { notice = (HS.recordDeleted(context.language), .success) }
-            if let key = q.get("badge"), let d = BadgeRules.definition(key) { notice = (HS.newBadge(context.language, d.name(context.language)), .success) }
+            if q.get("saved") != nil { notice = (HealthStrings.recordSaved(context.language), .success) }
+            if q.get("deleted") != nil { notice = (HealthStrings.recordDeleted(context.language), .success) }
+            if let key = q.get("badge"), let d = BadgeRules.definition(key) { notice = (HealthStrings.newBadge(context.language, d.name(context.language)), .success) }
         }
         let records = try await health.records.list(userID: user.id, filter: filter)
         var data = HealthViews.Overview(
@@ -242,7 +242,7 @@ struct HealthWebRoutes: Sendable {
 
     func recordInput(_ form: FormData, zone: TimeZone) throws -> HealthService.NewRecord {
         guard let start = form["start"].flatMap({ Self.parseLocal($0, zone: zone) }) else {
-            throw HealthError.invalidField(HS.time(.en), Text(en: "enter a date and time", ja: "日時を入力してください"))
+            throw HealthError.invalidField(HealthStrings.time(.en), Text(en: "enter a date and time", ja: "日時を入力してください"))
         }
         let end = form["end"].flatMap { $0.isEmpty ? nil : Self.parseLocal($0, zone: zone) }
         guard let value = HealthRules.parseNumber(form["value"]) else { throw HealthError.notANumber }

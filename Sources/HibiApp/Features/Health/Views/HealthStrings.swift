@@ -1,4 +1,4 @@
-enum HS {
+enum HealthStrings {
     static let health = Text(en: "Health", ja: "健康")
     static let overview = Text(en: "Overview", ja: "概要")
     static let records = Text(en: "Records", ja: "記録")

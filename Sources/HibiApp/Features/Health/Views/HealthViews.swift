@@ -1,16 +1,16 @@
 import Foundation
 
 enum HealthViews {
-    static let tabs: [(String, Text)] = [("/health", HS.overview), ("/health/trends", HS.trends), ("/health/goals", HS.goals),
-                                         ("/health/badges", HS.badges), ("/health/reminders", HS.reminders), ("/health/import", HS.importTitle),
-                                         ("/health/share", HS.share)]
+    static let tabs: [(String, Text)] = [("/health", HealthStrings.overview), ("/health/trends", HealthStrings.trends), ("/health/goals", HealthStrings.goals),
+                                         ("/health/badges", HealthStrings.badges), ("/health/reminders", HealthStrings.reminders), ("/health/import", HealthStrings.importTitle),
+                                         ("/health/share", HealthStrings.share)]
 
     static func page(_ title: String, context: HibiRequestContext, tab: String, scripts: [String] = [], @NodeBuilder content: () -> [Node]) -> Node {
         let l = context.language
         let body = content()
         return Layout.page(title: title, context: context, current: "/health") {
             link(.init("rel", "stylesheet"), .href("/static/health.css"))
-            el("div", .class("health-tabs section-nav"), .role("navigation"), .aria("label", HS.health(l))) {
+            el("div", .class("health-tabs section-nav"), .role("navigation"), .aria("label", HealthStrings.health(l))) {
                 el("ul") {
                     for (path, name) in tabs {
                         el("li") { el("a", [.href(path)] + (path == tab ? [.aria("current", "page")] : [])) { name(l) } }
@@ -37,7 +37,7 @@ enum HealthViews {
     static func typeOptions(_ l: Language, selected: String?, includeAll: Bool = false, types: [HealthDataType] = HealthDataType.manual,
                             extra: [String] = []) -> [Node] {
         var nodes: [Node] = []
-        if includeAll { nodes.append(el("option", [.value("")] + (selected == nil ? [.selected] : [])) { HS.allTypes(l) }) }
+        if includeAll { nodes.append(el("option", [.value("")] + (selected == nil ? [.selected] : [])) { HealthStrings.allTypes(l) }) }
         for type in types {
             nodes.append(el("option", [.value(type.rawValue)] + (selected == type.rawValue ? [.selected] : [])) { type.title(l) })
         }
@@ -76,22 +76,22 @@ enum HealthViews {
             components.queryItems = items
             return "/health" + (components.string ?? "") + "#records-table"
         }
-        return el("nav", .class("pagination"), .id("records-pager"), .aria("label", HS.recordPages(l))) {
-            if data.page > 1 { el("a", .href(link(data.page - 1)), .init("rel", "prev")) { "← " + HS.newer(l) } } else { el("span") { "" } }
-            el("span", .class("muted")) { HS.pageNumber(l, String(data.page)) }
-            if data.hasOlder { el("a", .href(link(data.page + 1)), .init("rel", "next")) { HS.older(l) + " →" } } else { el("span") { "" } }
+        return el("nav", .class("pagination"), .id("records-pager"), .aria("label", HealthStrings.recordPages(l))) {
+            if data.page > 1 { el("a", .href(link(data.page - 1)), .init("rel", "prev")) { "← " + HealthStrings.newer(l) } } else { el("span") { "" } }
+            el("span", .class("muted")) { HealthStrings.pageNumber(l, String(data.page)) }
+            if data.hasOlder { el("a", .href(link(data.page + 1)), .init("rel", "next")) { HealthStrings.older(l) + " →" } } else { el("span") { "" } }
         }
     }
 
     static func overview(context: HibiRequestContext, user: User, data: Overview, now: Date) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        return page(HS.health(l), context: context, tab: "/health", scripts: ["/static/health.js"]) {
-            el("h1") { HS.health(l) }
+        return page(HealthStrings.health(l), context: context, tab: "/health", scripts: ["/static/health.js"]) {
+            el("h1") { HealthStrings.health(l) }
             if let notice = data.notice { Layout.notice(notice.0, kind: notice.1) }
             el("div", .class("health-summary")) {
                 el("div", .class("card stat"), .id("stat-steps")) {
-                    el("small") { HS.stepsToday(l) }
+                    el("small") { HealthStrings.stepsToday(l) }
                     el("strong") { HealthFormat.number(data.todaySteps, maxFractionDigits: 0) }
                 }
                 el("div", .class("card stat"), .id("stat-weight")) {
@@ -99,8 +99,8 @@ enum HealthViews {
                     el("strong") { data.latestWeight.map { HealthFormat.value($0.value, type: $0.type, preferences: data.units) } ?? "—" }
                 }
                 el("div", .class("card stat"), .id("stat-streak")) {
-                    el("small") { HS.streak(l) }
-                    el("strong") { HS.daysCount(l, data.streak) }
+                    el("small") { HealthStrings.streak(l) }
+                    el("strong") { HealthStrings.daysCount(l, data.streak) }
                 }
             }
             if !data.earned.isEmpty {
@@ -114,40 +114,40 @@ enum HealthViews {
             }
             if !data.reminders.isEmpty {
                 el("section", .class("card reminders-today"), .id("reminder-list")) {
-                    el("h2") { HS.reminders(l) }
+                    el("h2") { HealthStrings.reminders(l) }
                     el("ul") {
                         for r in data.reminders {
                             el("li") {
                                 el("strong") { r.time }
                                 " \(r.message)"
-                                if let next = r.nextAt { el("small", .class("muted")) { " · " + HS.next(l, next.formatted(formatter(l, zone))) } }
+                                if let next = r.nextAt { el("small", .class("muted")) { " · " + HealthStrings.next(l, next.formatted(formatter(l, zone))) } }
                             }
                         }
                     }
                 }
             }
             el("section", .class("card")) {
-                el("h2") { HS.addRecord(l) }
-                recordForm(context: context, action: "/health/records", values: data.form, zone: zone, now: now, button: HS.add(l))
+                el("h2") { HealthStrings.addRecord(l) }
+                recordForm(context: context, action: "/health/records", values: data.form, zone: zone, now: now, button: HealthStrings.add(l))
             }
             el("section", .class("card")) {
-                el("h2") { HS.records(l) }
+                el("h2") { HealthStrings.records(l) }
                 el("form", .method("get"), .action("/health"), .class("filter-form"), .id("filter-form")) {
                     el("label") {
-                        HS.type(l)
+                        HealthStrings.type(l)
                         el("select", .name("type"), .id("filter-type")) { typeOptions(l, selected: data.filterType, includeAll: true, extra: data.types) }
                     }
-                    el("label") { HS.from(l); input(.type("date"), .name("from"), .value(data.from)) }
-                    el("label") { HS.to(l); input(.type("date"), .name("to"), .value(data.to)) }
-                    el("button", .type("submit"), .class("secondary")) { HS.filter(l) }
+                    el("label") { HealthStrings.from(l); input(.type("date"), .name("from"), .value(data.from)) }
+                    el("label") { HealthStrings.to(l); input(.type("date"), .name("to"), .value(data.to)) }
+                    el("button", .type("submit"), .class("secondary")) { HealthStrings.filter(l) }
                 }
                 if data.records.isEmpty {
-                    el("p", .class("muted"), .id("no-records")) { HS.noRecords(l) }
+                    el("p", .class("muted"), .id("no-records")) { HealthStrings.noRecords(l) }
                 } else {
                     el("div", .class("table-scroll")) {
                         el("table", .id("records-table")) {
                             el("thead") { el("tr") {
-                                el("th") { HS.type(l) }; el("th") { HS.value(l) }; el("th") { HS.time(l) }; el("th") { HS.source(l) }; el("th") { "" }
+                                el("th") { HealthStrings.type(l) }; el("th") { HealthStrings.value(l) }; el("th") { HealthStrings.time(l) }; el("th") { HealthStrings.source(l) }; el("th") { "" }
                             } }
                             el("tbody") {
                                 for r in data.records {
@@ -157,10 +157,10 @@ enum HealthViews {
                                         el("td") { r.start.formatted(formatter(l, zone)) }
                                         el("td") { r.source.title(l) + (r.device.isEmpty ? "" : " · \(r.device)") }
                                         el("td", .class("actions")) {
-                                            el("a", .href("/health/records/\(r.id)/edit"), .class("small")) { HS.edit(l) }
+                                            el("a", .href("/health/records/\(r.id)/edit"), .class("small")) { HealthStrings.edit(l) }
                                             el("form", .method("post"), .action("/health/records/\(r.id)/delete"), .class("inline")) {
                                                 Layout.csrfField(context)
-                                                el("button", .type("submit"), .class("linklike small danger")) { HS.delete(l) }
+                                                el("button", .type("submit"), .class("linklike small danger")) { HealthStrings.delete(l) }
                                             }
                                         }
                                     }
@@ -182,22 +182,22 @@ enum HealthViews {
             Layout.csrfField(context)
             el("div", .class("grid")) {
                 el("label", .for("record-type")) {
-                    HS.type(l)
+                    HealthStrings.type(l)
                     el("select", .name("type"), .id("record-type")) { typeOptions(l, selected: type) }
                 }
-                Layout.field(label: HS.value(l), id: "record-value", .name("value"), .type("text"), .init("inputmode", "decimal"),
+                Layout.field(label: HealthStrings.value(l), id: "record-value", .name("value"), .type("text"), .init("inputmode", "decimal"),
                              .value(values["value"] ?? ""), .required)
                 el("label", .for("record-unit")) {
-                    HS.unit(l)
+                    HealthStrings.unit(l)
                     el("select", .name("unit"), .id("record-unit"), .data("units", unitMap())) {
                         for unit in units { el("option", [.value(unit)] + (values["unit"] == unit ? [.selected] : [])) { unit } }
                     }
                 }
             }
             el("div", .class("grid")) {
-                Layout.field(label: HS.time(l), id: "record-start", .name("start"), .type("datetime-local"),
+                Layout.field(label: HealthStrings.time(l), id: "record-start", .name("start"), .type("datetime-local"),
                              .value(values["start"] ?? localInput(now, zone: zone)), .required)
-                Layout.field(label: HS.endTime(l), id: "record-end", .name("end"), .type("datetime-local"), .value(values["end"] ?? ""))
+                Layout.field(label: HealthStrings.endTime(l), id: "record-end", .name("end"), .type("datetime-local"), .value(values["end"] ?? ""))
             }
             el("button", .type("submit"), .id("record-submit")) { button }
         }
@@ -213,11 +213,11 @@ enum HealthViews {
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let form = values ?? ["type": record.type, "value": HealthFormat.number(record.value, maxFractionDigits: 4), "unit": record.unit,
                               "start": localInput(record.start, zone: zone), "end": record.end == record.start ? "" : localInput(record.end, zone: zone)]
-        return page(HS.edit(l), context: context, tab: "/health", scripts: ["/static/health.js"]) {
+        return page(HealthStrings.edit(l), context: context, tab: "/health", scripts: ["/static/health.js"]) {
             el("article", .class("card")) {
-                el("h1") { HS.edit(l) + " · " + HealthDataType.title(of: record.type)(l) }
+                el("h1") { HealthStrings.edit(l) + " · " + HealthDataType.title(of: record.type)(l) }
                 if let error { Layout.notice(error, kind: .error) }
-                recordForm(context: context, action: "/health/records/\(record.id)", values: form, zone: zone, now: Date(), button: HS.save(l))
+                recordForm(context: context, action: "/health/records/\(record.id)", values: form, zone: zone, now: Date(), button: HealthStrings.save(l))
             }
         }
     }
@@ -225,42 +225,42 @@ enum HealthViews {
     static func importPage(context: HibiRequestContext, user: User, jobs: [ImportJob], notice: (String, Layout.NoticeKind)?) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        return page(HS.importTitle(l), context: context, tab: "/health/import", scripts: ["/static/health.js"]) {
-            el("h1") { HS.importTitle(l) }
+        return page(HealthStrings.importTitle(l), context: context, tab: "/health/import", scripts: ["/static/health.js"]) {
+            el("h1") { HealthStrings.importTitle(l) }
             if let notice { Layout.notice(notice.0, kind: notice.1) }
             el("section", .class("card"), .id("apple-import")) {
-                el("h2") { HS.appleHealth(l) }
-                el("p") { HS.appleHealthHelp(l) }
-                el("form", .id("apple-upload"), .data("running", HS.importing(l)), .data("done", HS.importDone(l)),
-                   .data("failed", HS.importFailed(l))) {
+                el("h2") { HealthStrings.appleHealth(l) }
+                el("p") { HealthStrings.appleHealthHelp(l) }
+                el("form", .id("apple-upload"), .data("running", HealthStrings.importing(l)), .data("done", HealthStrings.importDone(l)),
+                   .data("failed", HealthStrings.importFailed(l))) {
                     el("label", .for("apple-file")) {
-                        HS.chooseFile(l)
+                        HealthStrings.chooseFile(l)
                         input(.type("file"), .id("apple-file"), .name("file"), .init("accept", ".zip,.xml,application/zip,text/xml"), .required)
                     }
-                    el("button", .type("submit"), .id("apple-submit")) { HS.upload(l) }
+                    el("button", .type("submit"), .id("apple-submit")) { HealthStrings.upload(l) }
                 }
                 el("div", .id("import-status"), .class("import-status"), .aria("live", "polite")) {
                     // progress is not a void element: without its end tag the message below became its (never shown) content.
-                    el("progress", [.id("import-progress"), .value("0"), .init("max", "100"), .init("hidden", nil), .aria("label", HS.importing(l))]) { "" }
+                    el("progress", [.id("import-progress"), .value("0"), .init("max", "100"), .init("hidden", nil), .aria("label", HealthStrings.importing(l))]) { "" }
                     el("p", .id("import-message")) { "" }
                 }
             }
             el("section", .class("card"), .id("csv-section")) {
-                el("h2") { HS.csv(l) }
-                el("p") { el("a", .href("/health/export.csv"), .id("csv-export"), .init("download", "hibi-health.csv")) { HS.csvExport(l) } }
-                el("p", .class("muted")) { HS.csvHelp(l) }
+                el("h2") { HealthStrings.csv(l) }
+                el("p") { el("a", .href("/health/export.csv"), .id("csv-export"), .init("download", "hibi-health.csv")) { HealthStrings.csvExport(l) } }
+                el("p", .class("muted")) { HealthStrings.csvHelp(l) }
                 el("form", .method("post"), .action("/health/import/csv"), .id("csv-form")) {
                     Layout.csrfField(context)
                     el("label", .for("csv-text")) {
-                        HS.csvImport(l)
+                        HealthStrings.csvImport(l)
                         el("textarea", .name("csv"), .id("csv-text"), .init("rows", "4"), .placeholder("weight,64.5,kg,2024-05-01T07:30:00+09:00")) { "" }
                     }
-                    el("button", .type("submit"), .class("secondary"), .id("csv-submit")) { HS.csvImport(l) }
+                    el("button", .type("submit"), .class("secondary"), .id("csv-submit")) { HealthStrings.csvImport(l) }
                 }
             }
             if !jobs.isEmpty {
                 el("section", .class("card")) {
-                    el("h2") { HS.recentImports(l) }
+                    el("h2") { HealthStrings.recentImports(l) }
                     el("ul", .id("job-list")) {
                         for job in jobs {
                             el("li") {
@@ -280,17 +280,17 @@ enum HealthViews {
         let chart = HealthGraphics.chart(points: analysis.trendPoints, unit: unit == "count" ? "" : unit,
                                          display: { HealthUnits.display($0, type: type, preferences: units) }, language: l,
                                          title: "\(type.title(l)) · \(range.title(l))")
-        return page(HS.trends(l), context: context, tab: "/health/trends") {
-            el("h1") { HS.trends(l) }
+        return page(HealthStrings.trends(l), context: context, tab: "/health/trends") {
+            el("h1") { HealthStrings.trends(l) }
             el("form", .method("get"), .action("/health/trends"), .class("filter-form"), .id("trend-form")) {
                 el("label") {
-                    HS.type(l)
+                    HealthStrings.type(l)
                     el("select", .name("type"), .id("trend-type"), .data("autosubmit", "true")) {
                         typeOptions(l, selected: type.rawValue, types: HealthDataType.allCases)
                     }
                 }
                 el("fieldset", .class("range-switch")) {
-                    el("legend") { HS.period(l) }
+                    el("legend") { HealthStrings.period(l) }
                     for r in TrendRange.allCases {
                         el("label") {
                             input(.type("radio"), .name("range"), .value(r.rawValue), r == range ? .checked : .data("x", ""), .data("autosubmit", "true"))
@@ -298,23 +298,23 @@ enum HealthViews {
                         }
                     }
                 }
-                el("button", .type("submit"), .class("secondary")) { HS.filter(l) }
+                el("button", .type("submit"), .class("secondary")) { HealthStrings.filter(l) }
             }
             el("section", .class("card chart-card"), .id("trend-chart")) {
                 Node.raw(chart)
                 el("p", .class("legend muted")) {
-                    el("span", .class("swatch values")) { "" }; " \(HS.dailyValues(l))  "
-                    el("span", .class("swatch average")) { "" }; " \(HS.movingAverage(l))"
+                    el("span", .class("swatch values")) { "" }; " \(HealthStrings.dailyValues(l))  "
+                    el("span", .class("swatch average")) { "" }; " \(HealthStrings.movingAverage(l))"
                 }
             }
             el("section", .id("insights")) {
-                el("h2") { HS.insights(l) }
+                el("h2") { HealthStrings.insights(l) }
                 for insight in analysis.insights {
                     el("article", .class("insight \(insight.type.rawValue)")) {
                         el("strong") { insight.title(l) }
                         el("p") { insight.description(l) }
                         if let confidence = insight.confidence {
-                            el("small", .class("muted")) { "\(HS.confidence(l)) \(Int((confidence * 100).rounded()))%" }
+                            el("small", .class("muted")) { "\(HealthStrings.confidence(l)) \(Int((confidence * 100).rounded()))%" }
                         }
                     }
                 }
@@ -326,68 +326,68 @@ enum HealthViews {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let units = profile.units
-        return page(HS.goals(l), context: context, tab: "/health/goals") {
-            el("h1") { HS.goals(l) }
+        return page(HealthStrings.goals(l), context: context, tab: "/health/goals") {
+            el("h1") { HealthStrings.goals(l) }
             if let notice { Layout.notice(notice.0, kind: notice.1) }
             el("section", .class("card"), .id("goal-list")) {
-                if goals.isEmpty { el("p", .class("muted")) { HS.noGoals(l) } }
+                if goals.isEmpty { el("p", .class("muted")) { HealthStrings.noGoals(l) } }
                 for (goal, progress) in goals {
                     el("article", .class("goal \(progress.status.rawValue)"), .data("goal-id", goal.id)) {
                         el("header") {
                             el("strong") { goal.type.title(l) + " → " + HealthFormat.value(goal.targetValue, type: goal.type.rawValue, preferences: units) }
                             el("span", .class("status-pill \(progress.status.rawValue)")) {
-                                switch progress.status { case .active: HS.active(l); case .achieved: HS.achieved(l); case .missed: HS.missed(l) }
+                                switch progress.status { case .active: HealthStrings.active(l); case .achieved: HealthStrings.achieved(l); case .missed: HealthStrings.missed(l) }
                             }
                         }
                         el("progress", [.value(String(Int((progress.fraction * 100).rounded()))), .init("max", "100"), .aria("label", goal.type.title(l))]) { "\(Int((progress.fraction * 100).rounded()))%" }
                         el("small", .class("muted")) {
-                            "\(Int((progress.fraction * 100).rounded()))% · " + (goal.deadline.map { "\(HS.deadline(l)) \($0.formatted(formatter(l, zone, time: .omitted)))" }
-                                                                     ?? (GoalRules.isDaily(goal) ? HS.everyDay(l) : HS.noDeadline(l)))
+                            "\(Int((progress.fraction * 100).rounded()))% · " + (goal.deadline.map { "\(HealthStrings.deadline(l)) \($0.formatted(formatter(l, zone, time: .omitted)))" }
+                                                                     ?? (GoalRules.isDaily(goal) ? HealthStrings.everyDay(l) : HealthStrings.noDeadline(l)))
                             if let current = progress.currentValue { " · \(HealthFormat.value(current, type: goal.type.rawValue, preferences: units))" }
                         }
                         el("form", .method("post"), .action("/health/goals/\(goal.id)/delete"), .class("inline")) {
                             Layout.csrfField(context)
-                            el("button", .type("submit"), .class("linklike small")) { HS.delete(l) }
+                            el("button", .type("submit"), .class("linklike small")) { HealthStrings.delete(l) }
                         }
                     }
                 }
             }
             el("section", .class("card")) {
-                el("h2") { HS.newGoal(l) }
+                el("h2") { HealthStrings.newGoal(l) }
                 el("form", .method("post"), .action("/health/goals"), .id("goal-form")) {
                     Layout.csrfField(context)
                     el("div", .class("grid")) {
                         el("label", .for("goal-type")) {
-                            HS.type(l)
+                            HealthStrings.type(l)
                             el("select", .name("type"), .id("goal-type")) { typeOptions(l, selected: "steps") }
                         }
-                        Layout.field(label: HS.target(l), id: "goal-target", .name("target"), .type("text"), .init("inputmode", "decimal"), .required)
-                        Layout.field(label: HS.deadlineOptional(l), id: "goal-deadline", .name("deadline"), .type("date"), .aria("describedby", "goal-deadline-help"))
+                        Layout.field(label: HealthStrings.target(l), id: "goal-target", .name("target"), .type("text"), .init("inputmode", "decimal"), .required)
+                        Layout.field(label: HealthStrings.deadlineOptional(l), id: "goal-deadline", .name("deadline"), .type("date"), .aria("describedby", "goal-deadline-help"))
                     }
-                    el("small", .id("goal-deadline-help"), .class("field-help")) { HS.deadlineHelp(l) }
-                    el("button", .type("submit"), .id("goal-submit")) { HS.add(l) }
+                    el("small", .id("goal-deadline-help"), .class("field-help")) { HealthStrings.deadlineHelp(l) }
+                    el("button", .type("submit"), .id("goal-submit")) { HealthStrings.add(l) }
                 }
             }
             el("section", .class("card"), .id("profile")) {
-                el("h2") { HS.profile(l) }
+                el("h2") { HealthStrings.profile(l) }
                 el("form", .method("post"), .action("/health/profile"), .id("profile-form")) {
                     Layout.csrfField(context)
-                    Layout.field(label: HS.name(l), id: "profile-name", .name("name"), .value(profile.name ?? ""), .maxlength(100))
+                    Layout.field(label: HealthStrings.name(l), id: "profile-name", .name("name"), .value(profile.name ?? ""), .maxlength(100))
                     el("div", .class("grid")) {
-                        Layout.field(label: HS.birthDate(l), id: "profile-birth", .name("birth_date"), .type("date"), .value(profile.birthDate ?? ""))
-                        Layout.field(label: HS.height(l), id: "profile-height", .name("height_cm"), .type("text"), .init("inputmode", "decimal"),
+                        Layout.field(label: HealthStrings.birthDate(l), id: "profile-birth", .name("birth_date"), .type("date"), .value(profile.birthDate ?? ""))
+                        Layout.field(label: HealthStrings.height(l), id: "profile-height", .name("height_cm"), .type("text"), .init("inputmode", "decimal"),
                                      .value(profile.heightCm.map { HealthFormat.number($0) } ?? ""))
-                        Layout.field(label: "\(HS.targetWeight(l)) (\(units.weight.rawValue))", id: "profile-target", .name("target_weight"), .type("text"),
+                        Layout.field(label: "\(HealthStrings.targetWeight(l)) (\(units.weight.rawValue))", id: "profile-target", .name("target_weight"), .type("text"),
                                      .init("inputmode", "decimal"),
                                      .value(profile.targetWeightKg.map { HealthFormat.number(HealthUnits.display($0, type: .weight, preferences: units)) } ?? ""))
                     }
                     el("fieldset", .class("grid")) {
-                        el("legend") { HS.units(l) }
+                        el("legend") { HealthStrings.units(l) }
                         unitSelect("weight_unit", UnitPreferences.Weight.allCases.map(\.rawValue), units.weight.rawValue)
                         unitSelect("distance_unit", UnitPreferences.Distance.allCases.map(\.rawValue), units.distance.rawValue)
                         unitSelect("energy_unit", UnitPreferences.Energy.allCases.map(\.rawValue), units.energy.rawValue)
                     }
-                    el("button", .type("submit"), .id("profile-submit")) { HS.save(l) }
+                    el("button", .type("submit"), .id("profile-submit")) { HealthStrings.save(l) }
                 }
             }
         }
@@ -402,8 +402,8 @@ enum HealthViews {
     static func badges(context: HibiRequestContext, user: User, earned: [EarnedBadge], facts: BadgeFacts) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        return page(HS.badges(l), context: context, tab: "/health/badges") {
-            el("h1") { HS.badges(l) }
+        return page(HealthStrings.badges(l), context: context, tab: "/health/badges") {
+            el("h1") { HealthStrings.badges(l) }
             el("div", .class("badge-grid"), .id("badge-grid")) {
                 for d in BadgeRules.all {
                     let got = earned.first { $0.key == d.key }
@@ -413,10 +413,10 @@ enum HealthViews {
                         el("strong") { d.name(l) }
                         el("small") { d.description(l) }
                         if let got {
-                            el("small", .class("earned-date")) { HS.earnedOn(l, got.earnedAt.formatted(formatter(l, zone, time: .omitted))) }
+                            el("small", .class("earned-date")) { HealthStrings.earnedOn(l, got.earnedAt.formatted(formatter(l, zone, time: .omitted))) }
                         } else {
                             el("progress", [.value(String(Int((BadgeRules.progress(d.requirement, facts: facts) * 100).rounded()))), .init("max", "100"), .aria("label", d.name(l))]) { "" }
-                            el("small", .class("muted")) { HS.locked(l) }
+                            el("small", .class("muted")) { HealthStrings.locked(l) }
                         }
                     }
                 }
@@ -427,25 +427,25 @@ enum HealthViews {
     static func reminders(context: HibiRequestContext, reminders: [ReminderResponse], notice: (String, Layout.NoticeKind)?, user: User) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        return page(HS.reminders(l), context: context, tab: "/health/reminders") {
-            el("h1") { HS.reminders(l) }
-            el("p", .class("muted")) { HS.remindersHelp(l) }
+        return page(HealthStrings.reminders(l), context: context, tab: "/health/reminders") {
+            el("h1") { HealthStrings.reminders(l) }
+            el("p", .class("muted")) { HealthStrings.remindersHelp(l) }
             if let notice { Layout.notice(notice.0, kind: notice.1) }
             el("section", .class("card"), .id("reminder-list")) {
-                if reminders.isEmpty { el("p", .class("muted")) { HS.noReminders(l) } }
+                if reminders.isEmpty { el("p", .class("muted")) { HealthStrings.noReminders(l) } }
                 el("ul") {
                     for r in reminders {
                         el("li", .data("reminder-id", r.id)) {
                             el("strong") { r.time }
                             " \(r.message) "
                             el("small", .class("muted")) {
-                                (r.weekdays.isEmpty ? "" : r.weekdays.map { HS.weekdayNames[$0 - 1](l) }.joined(separator: " ") + " · ")
-                                + (r.nextAt.map { HS.next(l, $0.formatted(formatter(l, zone))) } ?? "")
+                                (r.weekdays.isEmpty ? "" : r.weekdays.map { HealthStrings.weekdayNames[$0 - 1](l) }.joined(separator: " ") + " · ")
+                                + (r.nextAt.map { HealthStrings.next(l, $0.formatted(formatter(l, zone))) } ?? "")
                                 + (r.webhookURL == nil ? "" : " · webhook")
                             }
                             el("form", .method("post"), .action("/health/reminders/\(r.id)/delete"), .class("inline")) {
                                 Layout.csrfField(context)
-                                el("button", .type("submit"), .class("linklike small")) { " " + HS.delete(l) }
+                                el("button", .type("submit"), .class("linklike small")) { " " + HealthStrings.delete(l) }
                             }
                         }
                     }
@@ -455,17 +455,17 @@ enum HealthViews {
                 el("form", .method("post"), .action("/health/reminders"), .id("reminder-form")) {
                     Layout.csrfField(context)
                     el("div", .class("grid")) {
-                        Layout.field(label: HS.time(l), id: "reminder-time", .name("time"), .type("time"), .value("21:00"), .required)
-                        Layout.field(label: HS.message(l), id: "reminder-message", .name("message"), .maxlength(200), .required)
+                        Layout.field(label: HealthStrings.time(l), id: "reminder-time", .name("time"), .type("time"), .value("21:00"), .required)
+                        Layout.field(label: HealthStrings.message(l), id: "reminder-message", .name("message"), .maxlength(200), .required)
                     }
                     el("fieldset", .class("weekdays")) {
-                        el("legend") { HS.days(l) }
-                        for (i, name) in HS.weekdayNames.enumerated() {
+                        el("legend") { HealthStrings.days(l) }
+                        for (i, name) in HealthStrings.weekdayNames.enumerated() {
                             el("label") { input(.type("checkbox"), .name("day\(i + 1)")); name(l) }
                         }
                     }
-                    Layout.field(label: HS.webhook(l), id: "reminder-webhook", .name("webhook_url"), .type("url"), .placeholder("https://"))
-                    el("button", .type("submit"), .id("reminder-submit")) { HS.add(l) }
+                    Layout.field(label: HealthStrings.webhook(l), id: "reminder-webhook", .name("webhook_url"), .type("url"), .placeholder("https://"))
+                    el("button", .type("submit"), .id("reminder-submit")) { HealthStrings.add(l) }
                 }
             }
         }
@@ -473,18 +473,18 @@ enum HealthViews {
 
     static func share(context: HibiRequestContext, query: String, options: Set<String>) -> Node {
         let l = context.language
-        return page(HS.share(l), context: context, tab: "/health/share") {
-            el("h1") { HS.share(l) }
-            el("p", .class("muted")) { HS.shareHelp(l) }
+        return page(HealthStrings.share(l), context: context, tab: "/health/share") {
+            el("h1") { HealthStrings.share(l) }
+            el("p", .class("muted")) { HealthStrings.shareHelp(l) }
             el("form", .method("get"), .action("/health/share"), .id("share-form"), .class("card")) {
-                for (key, label) in [("steps", HS.weekSteps), ("streak", HS.streak), ("badge", HS.latestBadge), ("weight", HS.weightChange), ("name", HS.includeName)] {
+                for (key, label) in [("steps", HealthStrings.weekSteps), ("streak", HealthStrings.streak), ("badge", HealthStrings.latestBadge), ("weight", HealthStrings.weightChange), ("name", HealthStrings.includeName)] {
                     el("label") { Node.void("input", [.type("checkbox"), .name(key), .value("1")] + (options.contains(key) ? [.checked] : [])); label(l) }
                 }
-                el("button", .type("submit"), .class("secondary"), .id("share-preview")) { HS.preview(l) }
+                el("button", .type("submit"), .class("secondary"), .id("share-preview")) { HealthStrings.preview(l) }
             }
             el("section", .class("card share-preview")) {
-                Node.void("img", [.src("/health/share/card.svg?\(query)"), .id("share-image"), .init("alt", HS.share(l))])
-                el("p") { el("a", .href("/health/share/card.png?\(query)"), .role("button"), .id("share-download"), .init("download", "hibi-health.png")) { HS.downloadPNG(l) } }
+                Node.void("img", [.src("/health/share/card.svg?\(query)"), .id("share-image"), .init("alt", HealthStrings.share(l))])
+                el("p") { el("a", .href("/health/share/card.png?\(query)"), .role("button"), .id("share-download"), .init("download", "hibi-health.png")) { HealthStrings.downloadPNG(l) } }
             }
         }
     }

@@ -12,9 +12,9 @@ struct VideoWebRoutes: Sendable {
             var notice: (String, Layout.NoticeKind)?
             if let scanned = request.uri.formQuery.get("scanned") {
                 let counts = scanned.split(separator: "-").map(String.init)
-                if counts.count == 3 { notice = (V.scanned(context.language, counts), .success) }
+                if counts.count == 3 { notice = (VideoStrings.scanned(context.language, counts), .success) }
             }
-            if request.uri.formQuery.get("deleted") != nil { notice = (V.deleted(context.language), .success) }
+            if request.uri.formQuery.get("deleted") != nil { notice = (VideoStrings.deleted(context.language), .success) }
             let query = (try? VideoQueryParser.parse(request.uri.formQuery)) ?? VideoQuery()
             let model = VideoViews.LibraryModel(
                 items: try await videos.store.list(userID: user.id, query: query),
@@ -30,7 +30,7 @@ struct VideoWebRoutes: Sendable {
         }
         router.get("/videos/history") { request, context in
             let user = try context.requireUser()
-            let notice = request.uri.formQuery.get("cleared") != nil ? V.historyCleared(context.language) : nil
+            let notice = request.uri.formQuery.get("cleared") != nil ? VideoStrings.historyCleared(context.language) : nil
             return HTMLPage(VideoViews.history(context: context, items: try await videos.store.history(userID: user.id), notice: notice))
         }
         router.post("/videos/history/clear") { _, context in
@@ -107,8 +107,8 @@ struct VideoWebRoutes: Sendable {
                 let items = try await videos.playlistItems(userID: user.id, playlist: playlist)
                 if let index = items.firstIndex(where: { $0.video.id == item.video.id }), index + 1 < items.count { next = items[index + 1] }
             }
-            let notice: (String, Layout.NoticeKind)? = request.uri.formQuery.get("saved") != nil ? (V.saved(context.language), .success)
-                : request.uri.formQuery.get("added") != nil ? (V.added(context.language), .success) : nil
+            let notice: (String, Layout.NoticeKind)? = request.uri.formQuery.get("saved") != nil ? (VideoStrings.saved(context.language), .success)
+                : request.uri.formQuery.get("added") != nil ? (VideoStrings.added(context.language), .success) : nil
             return HTMLPage(VideoViews.player(context: context, model: .init(
                 item: item, playlists: playlists,
                 memberOf: try await videos.store.playlistIDs(containing: item.video.id, userID: user.id),

@@ -1,5 +1,5 @@
 /// Strings of the video pages, in English and Japanese.
-enum V {
+enum VideoStrings {
     static let library = Text(en: "Library", ja: "ライブラリ")
     static let playlists = Text(en: "Playlists", ja: "プレイリスト")
     static let history = Text(en: "History", ja: "履歴")

@@ -12,9 +12,9 @@ enum VideoViews {
 
     static func tabs(_ context: HibiRequestContext, current: String) -> Node {
         let l = context.language
-        return el("nav", .class("video-tabs section-nav"), .aria("label", S.videos(l))) {
+        return el("nav", .class("video-tabs section-nav"), .aria("label", CommonStrings.videos(l))) {
             el("ul") {
-                for (path, title) in [("/videos", V.library), ("/videos/playlists", V.playlists), ("/videos/history", V.history)] {
+                for (path, title) in [("/videos", VideoStrings.library), ("/videos/playlists", VideoStrings.playlists), ("/videos/history", VideoStrings.history)] {
                     el("li") { el("a", [.href(path)] + (path == current ? [.aria("current", "page")] : [])) { title(l) } }
                 }
             }
@@ -37,39 +37,39 @@ enum VideoViews {
     static func library(context: HibiRequestContext, model: LibraryModel) -> Node {
         let l = context.language
         let filtered = model.query != VideoQuery()
-        return page(S.videos(l), context: context) {
+        return page(CommonStrings.videos(l), context: context) {
             el("hgroup") {
-                el("h1") { S.videos(l) }
+                el("h1") { CommonStrings.videos(l) }
                 tabs(context, current: "/videos")
             }
             if let notice = model.notice { Layout.notice(notice.0, kind: notice.1) }
             el("article", .class("card upload-card")) {
-                el("h2") { V.upload(l) }
+                el("h2") { VideoStrings.upload(l) }
                 el("form", .id("upload-form"), .action("/api/v1/videos"), .method("post"), .data("max-bytes", String(model.maxUploadMB * 1_048_576)),
-                   .data("msg-uploading", V.uploading(l)), .data("msg-processing", V.processing(l)), .data("msg-done", V.uploadDone(l)),
-                   .data("msg-failed", V.uploadFailed(l)), .data("msg-aborted", V.uploadAborted(l)),
+                   .data("msg-uploading", VideoStrings.uploading(l)), .data("msg-processing", VideoStrings.processing(l)), .data("msg-done", VideoStrings.uploadDone(l)),
+                   .data("msg-failed", VideoStrings.uploadFailed(l)), .data("msg-aborted", VideoStrings.uploadAborted(l)),
                    .data("msg-too-large", VideoError.tooLarge(limitBytes: model.maxUploadMB * 1_048_576).message(l))) {
                     el("div", .class("upload-row")) {
-                        el("label", .for("upload-file")) { V.chooseFile(l) }
+                        el("label", .for("upload-file")) { VideoStrings.chooseFile(l) }
                         input(.type("file"), .id("upload-file"), .name("file"), .init("accept", "video/*,.mkv,.webm,.mp4,.mov,.m4v"), .required)
-                        el("button", .type("submit"), .id("upload-button")) { V.uploadButton(l) }
+                        el("button", .type("submit"), .id("upload-button")) { VideoStrings.uploadButton(l) }
                     }
                     el("progress", .id("upload-progress"), .init("max", "100"), .value("0"), .init("hidden", nil)) {}
                     el("p", .id("upload-status"), .class("muted"), .role("status"), .aria("live", "polite")) {
-                        V.uploadHint(l, String(model.maxUploadMB))
+                        VideoStrings.uploadHint(l, String(model.maxUploadMB))
                     }
-                    el("noscript") { el("p") { V.needsScript(l) } }
+                    el("noscript") { el("p") { VideoStrings.needsScript(l) } }
                 }
                 if model.isAdmin && model.hasLibrary {
                     el("form", .method("post"), .action("/videos/scan"), .class("inline scan-form")) {
                         Layout.csrfField(context)
-                        el("button", .type("submit"), .class("secondary outline"), .id("scan-button")) { V.scanLibrary(l) }
+                        el("button", .type("submit"), .class("secondary outline"), .id("scan-button")) { VideoStrings.scanLibrary(l) }
                     }
                 }
             }
             if !model.continueWatching.isEmpty {
                 el("section", .class("continue"), .id("continue-watching")) {
-                    el("h2") { V.continueWatching(l) }
+                    el("h2") { VideoStrings.continueWatching(l) }
                     el("div", .class("video-grid")) {
                         for item in model.continueWatching { card(item, context: context, hideButton: true) }
                     }
@@ -77,32 +77,32 @@ enum VideoViews {
             }
             el("section", .id("library")) {
                 el("form", .method("get"), .action("/videos"), .class("video-filter"), .role("search"), .id("filter-form")) {
-                    Node.void("input", [.type("search"), .name("q"), .value(model.query.text ?? ""), .placeholder(V.searchPlaceholder(l)),
-                                        .aria("label", V.search(l)), .id("filter-q")])
-                    el("select", .name("tag"), .aria("label", V.tag(l)), .id("filter-tag")) {
-                        el("option", .value("")) { V.anyTag(l) }
+                    Node.void("input", [.type("search"), .name("q"), .value(model.query.text ?? ""), .placeholder(VideoStrings.searchPlaceholder(l)),
+                                        .aria("label", VideoStrings.search(l)), .id("filter-q")])
+                    el("select", .name("tag"), .aria("label", VideoStrings.tag(l)), .id("filter-tag")) {
+                        el("option", .value("")) { VideoStrings.anyTag(l) }
                         for tag in model.tags {
                             el("option", [.value(tag)] + (model.query.tag == tag ? [.selected] : [])) { tag }
                         }
                     }
-                    el("select", .name("min_rating"), .aria("label", V.minRating(l)), .id("filter-rating")) {
-                        el("option", .value("")) { V.anyRating(l) }
+                    el("select", .name("min_rating"), .aria("label", VideoStrings.minRating(l)), .id("filter-rating")) {
+                        el("option", .value("")) { VideoStrings.anyRating(l) }
                         for stars in 1...5 {
                             el("option", [.value(String(stars))] + (model.query.minimumRating == stars ? [.selected] : [])) {
-                                V.atLeast(l, String(repeating: "★", count: stars))
+                                VideoStrings.atLeast(l, String(repeating: "★", count: stars))
                             }
                         }
                     }
                     el("label", .class("inline-check")) {
                         input(.type("checkbox"), .name("favorite"), .value("true"), .id("filter-favorite"))
                             .with(model.query.favoritesOnly ? [.checked] : [])
-                        V.favoritesOnly(l)
+                        VideoStrings.favoritesOnly(l)
                     }
-                    el("button", .type("submit")) { V.filter(l) }
-                    if filtered { el("a", .href("/videos"), .role("button"), .class("secondary outline")) { V.clearFilter(l) } }
+                    el("button", .type("submit")) { VideoStrings.filter(l) }
+                    if filtered { el("a", .href("/videos"), .role("button"), .class("secondary outline")) { VideoStrings.clearFilter(l) } }
                 }
                 if model.items.isEmpty {
-                    el("p", .class("empty-state muted"), .id("no-videos")) { filtered ? V.noMatches(l) : V.noVideos(l) }
+                    el("p", .class("empty-state muted"), .id("no-videos")) { filtered ? VideoStrings.noMatches(l) : VideoStrings.noVideos(l) }
                 } else {
                     el("div", .class("video-grid"), .id("video-grid")) {
                         for item in model.items { card(item, context: context, hideButton: false) }
@@ -132,19 +132,19 @@ enum VideoViews {
             el("div", .class("video-card-body")) {
                 el("a", .href("/videos/\(video.id)"), .class("video-title")) { item.title }
                 el("p", .class("badges")) {
-                    if video.source == .library { el("span", .class("badge")) { V.shared(l) } }
-                    if item.data.favorite { el("span", .class("badge fav"), .init("title", V.favorite(l))) { "♥ " + V.favorite(l) } }
+                    if video.source == .library { el("span", .class("badge")) { VideoStrings.shared(l) } }
+                    if item.data.favorite { el("span", .class("badge fav"), .init("title", VideoStrings.favorite(l))) { "♥ " + VideoStrings.favorite(l) } }
                     if let rating = item.data.rating {
-                        el("span", .class("badge stars"), .aria("label", "\(V.rating(l)) \(rating)/5")) { String(repeating: "★", count: rating) }
+                        el("span", .class("badge stars"), .aria("label", "\(VideoStrings.rating(l)) \(rating)/5")) { String(repeating: "★", count: rating) }
                     }
-                    if item.data.played { el("span", .class("badge")) { V.watched(l) } }
-                    if !item.playability.isPlayable { el("span", .class("badge warn")) { "⚠ " + V.cannotPlay(l) } }
+                    if item.data.played { el("span", .class("badge")) { VideoStrings.watched(l) } }
+                    if !item.playability.isPlayable { el("span", .class("badge warn")) { "⚠ " + VideoStrings.cannotPlay(l) } }
                     for tag in item.data.tags { el("a", .class("badge tag"), .href("/videos?tag=\(urlEncode(tag))")) { "#" + tag } }
                 }
                 if hideButton {
                     el("form", .method("post"), .action("/videos/\(video.id)/hide"), .class("inline")) {
                         Layout.csrfField(context)
-                        el("button", .type("submit"), .class("linklike small"), .init("title", V.hideFromContinue(l))) { V.hide(l) }
+                        el("button", .type("submit"), .class("linklike small"), .init("title", VideoStrings.hideFromContinue(l))) { VideoStrings.hide(l) }
                     }
                 }
             }
@@ -185,31 +185,31 @@ enum VideoViews {
                     Node.void("source", [.src("/videos/\(video.id)/stream"), .type(VideoRules.mimeType(forExtension: ext))])
                     if video.hasCaptions {
                         Node.void("track", [.init("kind", "captions"), .src("/videos/\(video.id)/captions"), .init("srclang", l.rawValue),
-                                            .init("label", V.captions(l)), .init("default", nil)])
+                                            .init("label", VideoStrings.captions(l)), .init("default", nil)])
                     }
                 }
             }
             el("div", .class("player-controls")) {
-                el("button", .type("button"), .id("play-toggle"), .data("play", V.play(l)), .data("pause", V.pause(l))) { V.play(l) }
-                el("button", .type("button"), .id("restart"), .class("secondary")) { V.restart(l) }
+                el("button", .type("button"), .id("play-toggle"), .data("play", VideoStrings.play(l)), .data("pause", VideoStrings.pause(l))) { VideoStrings.play(l) }
+                el("button", .type("button"), .id("restart"), .class("secondary")) { VideoStrings.restart(l) }
                 el("span", .id("player-status"), .class("muted"), .role("status"), .aria("live", "polite")) {
-                    if let resume = item.resumeAt { V.resumeFrom(l, formatTime(resume)) }
+                    if let resume = item.resumeAt { VideoStrings.resumeFrom(l, formatTime(resume)) }
                 }
             }
             if let playlist = model.playlist {
                 el("p", .class("playlist-next"), .id("playlist-next")) {
                     if let next = model.next {
-                        V.nextInPlaylist(l, playlist.name) + " "
+                        VideoStrings.nextInPlaylist(l, playlist.name) + " "
                         el("a", .href("/videos/\(next.video.id)?playlist=\(playlist.id)")) { next.title }
                     } else {
-                        V.playlistEnd(l, playlist.name)
+                        VideoStrings.playlistEnd(l, playlist.name)
                     }
                 }
             }
             el("details", .class("shortcuts")) {
-                el("summary") { V.shortcuts(l) }
+                el("summary") { VideoStrings.shortcuts(l) }
                 el("dl") {
-                    for (keys, meaning) in V.shortcutList {
+                    for (keys, meaning) in VideoStrings.shortcutList {
                         el("dt") { el("kbd") { keys } }
                         el("dd") { meaning(l) }
                     }
@@ -217,16 +217,16 @@ enum VideoViews {
             }
             el("div", .class("grid player-panels")) {
                 el("article", .class("card")) {
-                    el("h2") { V.details(l) }
+                    el("h2") { VideoStrings.details(l) }
                     el("form", .method("post"), .action("/videos/\(video.id)"), .id("meta-form")) {
                         Layout.csrfField(context)
-                        Layout.field(label: V.title(l), id: "title", .name("title"), .value(item.data.title ?? ""),
+                        Layout.field(label: VideoStrings.title(l), id: "title", .name("title"), .value(item.data.title ?? ""),
                                      .placeholder(VideoRules.defaultTitle(fileName: video.originalName)), .maxlength(200))
-                        Layout.field(label: V.tags(l), id: "tags", .name("tags"), .value(item.data.tags.joined(separator: ", ")))
+                        Layout.field(label: VideoStrings.tags(l), id: "tags", .name("tags"), .value(item.data.tags.joined(separator: ", ")))
                         el("label", .for("rating")) {
-                            V.rating(l)
+                            VideoStrings.rating(l)
                             el("select", .name("rating"), .id("rating")) {
-                                el("option", .value("")) { V.noRating(l) }
+                                el("option", .value("")) { VideoStrings.noRating(l) }
                                 for stars in 1...5 {
                                     el("option", [.value(String(stars))] + (item.data.rating == stars ? [.selected] : [])) {
                                         String(repeating: "★", count: stars) + String(repeating: "☆", count: 5 - stars)
@@ -236,74 +236,74 @@ enum VideoViews {
                         }
                         el("label", .class("inline-check")) {
                             input(.type("checkbox"), .name("favorite"), .value("true"), .id("favorite")).with(item.data.favorite ? [.checked] : [])
-                            V.favorite(l)
+                            VideoStrings.favorite(l)
                         }
                         el("label", .class("inline-check")) {
                             input(.type("checkbox"), .name("played"), .value("true"), .id("played")).with(item.data.played ? [.checked] : [])
-                            V.markWatched(l)
+                            VideoStrings.markWatched(l)
                         }
-                        el("button", .type("submit")) { S.save(l) }
+                        el("button", .type("submit")) { CommonStrings.save(l) }
                     }
                 }
                 el("article", .class("card")) {
-                    el("h2") { V.addToPlaylist(l) }
+                    el("h2") { VideoStrings.addToPlaylist(l) }
                     let available = model.playlists.filter { !model.memberOf.contains($0.id) }
                     if model.playlists.isEmpty {
-                        el("p", .class("muted")) { V.noPlaylistsYet(l) + " " }
-                        el("a", .href("/videos/playlists")) { V.createPlaylistFirst(l) }
+                        el("p", .class("muted")) { VideoStrings.noPlaylistsYet(l) + " " }
+                        el("a", .href("/videos/playlists")) { VideoStrings.createPlaylistFirst(l) }
                     } else if !available.isEmpty {
                         el("form", .method("post"), .action("/videos/\(video.id)/playlists"), .id("add-to-playlist")) {
                             Layout.csrfField(context)
-                            el("select", .name("playlist_id"), .id("playlist-select"), .aria("label", V.playlists(l))) {
+                            el("select", .name("playlist_id"), .id("playlist-select"), .aria("label", VideoStrings.playlists(l))) {
                                 for playlist in available { el("option", .value(playlist.id)) { playlist.name } }
                             }
-                            el("button", .type("submit")) { V.add(l) }
+                            el("button", .type("submit")) { VideoStrings.add(l) }
                         }
                     }
                     let member = model.playlists.filter { model.memberOf.contains($0.id) }
                     if !member.isEmpty {
                         el("p", .id("member-of")) {
-                            V.inPlaylists(l) + " "
+                            VideoStrings.inPlaylists(l) + " "
                             for (index, playlist) in member.enumerated() {
                                 if index > 0 { ", " }
                                 el("a", .href("/videos/playlists/\(playlist.id)")) { playlist.name }
                             }
                         }
                     }
-                    el("h2") { V.about(l) }
+                    el("h2") { VideoStrings.about(l) }
                     el("dl", .class("facts")) {
-                        el("dt") { V.fileName(l) }
+                        el("dt") { VideoStrings.fileName(l) }
                         el("dd") { video.originalName }
-                        el("dt") { V.size(l) }
+                        el("dt") { VideoStrings.size(l) }
                         el("dd") { formatSize(video.sizeBytes) }
                         if let duration = video.media.durationSeconds {
-                            el("dt") { V.length(l) }
+                            el("dt") { VideoStrings.length(l) }
                             el("dd", .id("video-length")) { formatTime(duration) }
                         }
-                        el("dt") { V.codecs(l) }
+                        el("dt") { VideoStrings.codecs(l) }
                         el("dd") {
                             ([video.media.container.map(MediaNames.container)] + [video.media.videoCodec, video.media.audioCodec].map { $0.map(MediaNames.codec) })
                                 .compactMap { $0 }.joined(separator: " · ")
                         }
                         if let width = video.media.width, let height = video.media.height {
-                            el("dt") { V.resolution(l) }
+                            el("dt") { VideoStrings.resolution(l) }
                             el("dd") { "\(width)×\(height)" }
                         }
-                        el("dt") { V.playCount(l) }
+                        el("dt") { VideoStrings.playCount(l) }
                         el("dd", .id("play-count")) { String(item.data.playCount) }
-                        el("dt") { V.lastPlayed(l) }
-                        el("dd") { item.data.lastPlayedAt.map { formatDate($0, context) } ?? V.neverPlayed(l) }
+                        el("dt") { VideoStrings.lastPlayed(l) }
+                        el("dd") { item.data.lastPlayedAt.map { formatDate($0, context) } ?? VideoStrings.neverPlayed(l) }
                     }
                     if item.resumeAt != nil && !item.data.hiddenFromContinue {
                         el("form", .method("post"), .action("/videos/\(video.id)/hide"), .class("inline")) {
                             Layout.csrfField(context)
-                            el("button", .type("submit"), .class("secondary outline")) { V.hideFromContinue(l) }
+                            el("button", .type("submit"), .class("secondary outline")) { VideoStrings.hideFromContinue(l) }
                         }
                     }
                     if video.source == .upload {
-                        el("form", .method("post"), .action("/videos/\(video.id)/delete"), .class("inline"), .data("confirm", V.confirmDelete(l))) {
+                        el("form", .method("post"), .action("/videos/\(video.id)/delete"), .class("inline"), .data("confirm", VideoStrings.confirmDelete(l))) {
                             Layout.csrfField(context)
-                            el("button", .type("submit"), .class("secondary outline danger"), .id("delete-video")) { V.deleteVideo(l) }
+                            el("button", .type("submit"), .class("secondary outline danger"), .id("delete-video")) { VideoStrings.deleteVideo(l) }
                         }
                     }
                 }
@@ -315,15 +315,15 @@ enum VideoViews {
 
     static func history(context: HibiRequestContext, items: [VideoItem], notice: String?) -> Node {
         let l = context.language
-        return page(V.history(l), context: context) {
+        return page(VideoStrings.history(l), context: context) {
             el("hgroup") {
-                el("h1") { V.history(l) }
+                el("h1") { VideoStrings.history(l) }
                 tabs(context, current: "/videos/history")
             }
             if let notice { Layout.notice(notice, kind: .success) }
-            el("p", .class("muted")) { V.historyIntro(l) }
+            el("p", .class("muted")) { VideoStrings.historyIntro(l) }
             if items.isEmpty {
-                el("p", .class("empty-state muted"), .id("history-empty")) { V.historyEmpty(l) }
+                el("p", .class("empty-state muted"), .id("history-empty")) { VideoStrings.historyEmpty(l) }
             } else {
                 el("ol", .class("history-list"), .id("history")) {
                     for item in items {
@@ -338,9 +338,9 @@ enum VideoViews {
                         }
                     }
                 }
-                el("form", .method("post"), .action("/videos/history/clear"), .data("confirm", V.confirmClearHistory(l))) {
+                el("form", .method("post"), .action("/videos/history/clear"), .data("confirm", VideoStrings.confirmClearHistory(l))) {
                     Layout.csrfField(context)
-                    el("button", .type("submit"), .class("secondary outline"), .id("clear-history")) { V.clearHistory(l) }
+                    el("button", .type("submit"), .class("secondary outline"), .id("clear-history")) { VideoStrings.clearHistory(l) }
                 }
             }
         }
@@ -350,26 +350,26 @@ enum VideoViews {
 
     static func playlists(context: HibiRequestContext, playlists: [Playlist], error: String? = nil) -> Node {
         let l = context.language
-        return page(V.playlists(l), context: context) {
+        return page(VideoStrings.playlists(l), context: context) {
             el("hgroup") {
-                el("h1") { V.playlists(l) }
+                el("h1") { VideoStrings.playlists(l) }
                 tabs(context, current: "/videos/playlists")
             }
             if let error { Layout.notice(error, kind: .error) }
             el("form", .method("post"), .action("/videos/playlists"), .id("new-playlist"), .class("inline-form")) {
                 Layout.csrfField(context)
-                el("label", .for("playlist-name")) { V.name(l) }
-                input(.type("text"), .name("name"), .id("playlist-name"), .placeholder(V.newPlaylist(l)), .aria("label", V.newPlaylist(l)), .required, .maxlength(100))
-                el("button", .type("submit")) { V.create(l) }
+                el("label", .for("playlist-name")) { VideoStrings.name(l) }
+                input(.type("text"), .name("name"), .id("playlist-name"), .placeholder(VideoStrings.newPlaylist(l)), .aria("label", VideoStrings.newPlaylist(l)), .required, .maxlength(100))
+                el("button", .type("submit")) { VideoStrings.create(l) }
             }
             if playlists.isEmpty {
-                el("p", .class("empty-state muted")) { V.noPlaylistsYet(l) }
+                el("p", .class("empty-state muted")) { VideoStrings.noPlaylistsYet(l) }
             } else {
                 el("ul", .class("playlist-list"), .id("playlists")) {
                     for playlist in playlists {
                         el("li") {
                             el("a", .href("/videos/playlists/\(playlist.id)")) { playlist.name }
-                            el("small", .class("muted")) { " · " + V.videosCount(l, playlist.videoIDs.count) }
+                            el("small", .class("muted")) { " · " + VideoStrings.videosCount(l, playlist.videoIDs.count) }
                         }
                     }
                 }
@@ -386,17 +386,17 @@ enum VideoViews {
             }
             if let error { Layout.notice(error, kind: .error) }
             if let first = items.first {
-                el("a", .href("/videos/\(first.video.id)?playlist=\(playlist.id)&autoplay=1"), .role("button"), .id("play-all")) { "▶ " + V.playAll(l) }
+                el("a", .href("/videos/\(first.video.id)?playlist=\(playlist.id)&autoplay=1"), .role("button"), .id("play-all")) { "▶ " + VideoStrings.playAll(l) }
             }
             if items.isEmpty {
-                el("p", .class("empty-state muted")) { V.playlistEmpty(l) }
+                el("p", .class("empty-state muted")) { VideoStrings.playlistEmpty(l) }
             } else {
                 el("ol", .class("playlist-items"), .id("playlist-items")) {
                     for (index, item) in items.enumerated() {
                         el("li", .data("video-id", item.video.id)) {
                             el("a", .href("/videos/\(item.video.id)?playlist=\(playlist.id)"), .class("item-title")) { item.title }
                             el("span", .class("item-actions")) {
-                                for (label, action, enabled) in [(V.moveUp(l), "up", index > 0), (V.moveDown(l), "down", index < items.count - 1)] {
+                                for (label, action, enabled) in [(VideoStrings.moveUp(l), "up", index > 0), (VideoStrings.moveDown(l), "down", index < items.count - 1)] {
                                     el("form", .method("post"), .action("/videos/playlists/\(playlist.id)/items/\(item.video.id)/\(action)"), .class("inline")) {
                                         Layout.csrfField(context)
                                         el("button", ([.type("submit"), .class("secondary outline small"), .aria("label", "\(label): \(item.title)")] as [Attribute])
@@ -405,7 +405,7 @@ enum VideoViews {
                                 }
                                 el("form", .method("post"), .action("/videos/playlists/\(playlist.id)/items/\(item.video.id)/remove"), .class("inline")) {
                                     Layout.csrfField(context)
-                                    el("button", .type("submit"), .class("secondary outline small"), .aria("label", "\(V.remove(l)): \(item.title)")) { V.remove(l) }
+                                    el("button", .type("submit"), .class("secondary outline small"), .aria("label", "\(VideoStrings.remove(l)): \(item.title)")) { VideoStrings.remove(l) }
                                 }
                             }
                         }
@@ -415,13 +415,13 @@ enum VideoViews {
             el("div", .class("grid")) {
                 el("form", .method("post"), .action("/videos/playlists/\(playlist.id)/rename"), .id("rename-playlist"), .class("inline-form")) {
                     Layout.csrfField(context)
-                    el("label", .for("rename-name"), .class("visually-hidden")) { V.name(l) }
+                    el("label", .for("rename-name"), .class("visually-hidden")) { VideoStrings.name(l) }
                     input(.type("text"), .name("name"), .id("rename-name"), .value(playlist.name), .required, .maxlength(100))
-                    el("button", .type("submit"), .class("secondary")) { V.rename(l) }
+                    el("button", .type("submit"), .class("secondary")) { VideoStrings.rename(l) }
                 }
-                el("form", .method("post"), .action("/videos/playlists/\(playlist.id)/delete"), .data("confirm", V.confirmDeletePlaylist(l))) {
+                el("form", .method("post"), .action("/videos/playlists/\(playlist.id)/delete"), .data("confirm", VideoStrings.confirmDeletePlaylist(l))) {
                     Layout.csrfField(context)
-                    el("button", .type("submit"), .class("secondary outline danger"), .id("delete-playlist")) { V.deletePlaylist(l) }
+                    el("button", .type("submit"), .class("secondary outline danger"), .id("delete-playlist")) { VideoStrings.deletePlaylist(l) }
                 }
             }
         }

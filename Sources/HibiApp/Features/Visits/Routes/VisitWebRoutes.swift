@@ -18,7 +18,7 @@ struct VisitWebRoutes: Sendable {
                 return HTMLPage(VisitViews.index(context: context, user: user, visits: [], query: query, notice: nil, tileURL: tileURL)
                     .withError(error.message(context.language)), status: .badRequest)
             }
-            let notice = request.uri.formQuery.get("deleted") != nil ? VS.deleted(context.language) : nil
+            let notice = request.uri.formQuery.get("deleted") != nil ? VisitStrings.deleted(context.language) : nil
             let list = try await visits.list(userID: user.id, filter: filter)
             return HTMLPage(VisitViews.index(context: context, user: user, visits: list, query: query, notice: notice, tileURL: tileURL))
         }
@@ -59,7 +59,7 @@ struct VisitWebRoutes: Sendable {
             let form = try await request.form()
             do {
                 let settings = try await visits.setWebhook(userID: user.id, url: form["url"])
-                return HTMLPage(VisitViews.transfer(context: context, user: user, webhook: settings, notice: (S.saved(context.language), .success)))
+                return HTMLPage(VisitViews.transfer(context: context, user: user, webhook: settings, notice: (CommonStrings.saved(context.language), .success)))
             } catch let error as VisitError {
                 let settings = try await visits.webhookSettings(userID: user.id)
                 return HTMLPage(VisitViews.transfer(context: context, user: user, webhook: settings,
@@ -77,7 +77,7 @@ struct VisitWebRoutes: Sendable {
             let id = try context.parameters.require("id")
             let visit = try await visits.get(userID: user.id, id: id)
             let history = try await visits.history(userID: user.id, visitID: id)
-            let notice = request.uri.formQuery.get("saved") != nil ? VS.saved(context.language) : nil
+            let notice = request.uri.formQuery.get("saved") != nil ? VisitStrings.saved(context.language) : nil
             return HTMLPage(VisitViews.detail(context: context, user: user, visit: visit, history: history, notice: notice, tileURL: tileURL))
         }
         router.get("/visits/:id/edit") { _, context in

@@ -1,6 +1,6 @@
 import Foundation
 
-enum VS {
+extension VisitStrings {
     static let title = Text(en: "Visits", ja: "訪問")
     static let intro = Text(en: "Where you have been, on a map. Every change is signed, so any tampering shows.",
                             ja: "訪れた場所を地図に記録します。すべての変更は署名されるので、改ざんがあれば分かります。")
@@ -134,7 +134,7 @@ enum VisitStrings {
                         ja: "ログ自体に矛盾はありません: \(report.records) 件の記録の署名とつながりをすべて確認しました。末尾から削除された記録は、Webhook が受け取った先頭と照らし合わせたときにだけ分かります。")(language)
         }
         let visit = problem.visitId.map { Text(en: " (visit \($0))", ja: "(訪問 \($0))")(language) } ?? ""
-        let reason = VS.reason(problem.reason)(language)
+        let reason = VisitStrings.reason(problem.reason)(language)
         return Text(en: "Record #\(problem.seq)\(visit) \(reason).", ja: "記録 #\(problem.seq)\(visit)が\(reason)。")(language)
     }
 }

@@ -142,21 +142,21 @@ enum VisitViews {
     }
 
     static func subnav(_ l: Language, current: String) -> Node {
-        el("nav", .class("visits-subnav section-nav"), .aria("label", VS.title(l))) {
+        el("nav", .class("visits-subnav section-nav"), .aria("label", VisitStrings.title(l))) {
             el("ul") {
-                for (path, title) in [("/visits", VS.list), ("/visits/places", VS.places), ("/visits/verify", VS.verifyTitle),
-                                      ("/visits/transfer", VS.transfer)] {
+                for (path, title) in [("/visits", VisitStrings.list), ("/visits/places", VisitStrings.places), ("/visits/verify", VisitStrings.verifyTitle),
+                                      ("/visits/transfer", VisitStrings.transfer)] {
                     el("li") { el("a", [.href(path)] + (current == path ? [.aria("current", "page")] : [])) { title(l) } }
                 }
             }
-            el("a", .href("/visits/new"), .role("button"), .id("add-visit")) { "＋ " + VS.add(l) }
+            el("a", .href("/visits/new"), .role("button"), .id("add-visit")) { "＋ " + VisitStrings.add(l) }
         }
     }
 
     static func mapElement(id: String, tileURL: String, l: Language, classes: String = "", attributes: [Attribute] = []) -> Node {
         el("div", [.id(id), .class("visit-map \(classes)"), .data("tile-url", tileURL), .data("outline-url", "/static/world-110m.geojson"),
-                   .data("offline-text", VS.mapOffline(l)), .data("open-text", VS.openVisit(l)), .role("region"),
-                   .aria("label", VS.map(l))] + attributes)
+                   .data("offline-text", VisitStrings.mapOffline(l)), .data("open-text", VisitStrings.openVisit(l)), .role("region"),
+                   .aria("label", VisitStrings.map(l))] + attributes)
     }
 
     static func index(context: HibiRequestContext, user: User, visits: [Visit], query: [String: String], notice: String?,
@@ -164,37 +164,37 @@ enum VisitViews {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let filtered = query.values.contains { !$0.isEmpty }
-        return Layout.page(title: VS.title(l), context: context, current: "/visits") {
+        return Layout.page(title: VisitStrings.title(l), context: context, current: "/visits") {
             assets()
             el("hgroup") {
-                el("h1") { VS.title(l) }
-                el("p") { VS.intro(l) }
+                el("h1") { VisitStrings.title(l) }
+                el("p") { VisitStrings.intro(l) }
             }
             subnav(l, current: "/visits")
             if let notice { Layout.notice(notice, kind: .success) }
             mapElement(id: "visits-map", tileURL: tileURL, l: l, attributes: [.data("points-url", "/api/v1/visits/map")])
             el("details", [.class("card filter")] + (filtered ? [.init("open", nil)] : [])) {
-                el("summary") { VS.filter(l) }
+                el("summary") { VisitStrings.filter(l) }
                 el("form", .method("get"), .action("/visits"), .id("filter-form"), .class("filter-grid")) {
-                    Layout.field(label: VS.from(l), id: "f-from", .name("from"), .type("date"), .value(query["from"] ?? ""))
-                    Layout.field(label: VS.to(l), id: "f-to", .name("to"), .type("date"), .value(query["to"] ?? ""))
-                    Layout.field(label: VS.labels(l), id: "f-label", .name("label"), .value(query["label"] ?? ""))
-                    Layout.field(label: VS.group(l), id: "f-group", .name("group"), .value(query["group"] ?? ""))
-                    Layout.field(label: VS.near(l), id: "f-near", .name("near"), .value(query["near"] ?? ""), .placeholder("35.68,139.76"))
-                    Layout.field(label: VS.radius(l), id: "f-radius", .name("radius"), .value(query["radius"] ?? ""), .init("inputmode", "decimal"))
+                    Layout.field(label: VisitStrings.from(l), id: "f-from", .name("from"), .type("date"), .value(query["from"] ?? ""))
+                    Layout.field(label: VisitStrings.to(l), id: "f-to", .name("to"), .type("date"), .value(query["to"] ?? ""))
+                    Layout.field(label: VisitStrings.labels(l), id: "f-label", .name("label"), .value(query["label"] ?? ""))
+                    Layout.field(label: VisitStrings.group(l), id: "f-group", .name("group"), .value(query["group"] ?? ""))
+                    Layout.field(label: VisitStrings.near(l), id: "f-near", .name("near"), .value(query["near"] ?? ""), .placeholder("35.68,139.76"))
+                    Layout.field(label: VisitStrings.radius(l), id: "f-radius", .name("radius"), .value(query["radius"] ?? ""), .init("inputmode", "decimal"))
                     el("div", .class("filter-actions")) {
-                        el("button", .type("submit")) { VS.filter(l) }
-                        el("a", .href("/visits"), .role("button"), .class("secondary outline")) { VS.clear(l) }
+                        el("button", .type("submit")) { VisitStrings.filter(l) }
+                        el("a", .href("/visits"), .role("button"), .class("secondary outline")) { VisitStrings.clear(l) }
                     }
                 }
             }
             if visits.isEmpty {
                 el("section", .class("empty-state card")) {
                     el("p", .class("empty-icon"), .aria("hidden", "true")) { "📍" }
-                    el("p") { filtered ? VS.noMatch(l) : VS.empty(l) }
+                    el("p") { filtered ? VisitStrings.noMatch(l) : VisitStrings.empty(l) }
                 }
             } else {
-                el("p", .class("muted")) { VS.visitsCount(l, visits.count) }
+                el("p", .class("muted")) { VisitStrings.visitsCount(l, visits.count) }
                 el("ul", .class("visit-list"), .id("visit-list")) {
                     for visit in visits {
                         el("li", .class("visit-item card")) {
@@ -221,61 +221,61 @@ enum VisitViews {
     static func form(context: HibiRequestContext, visit: Visit?, values: VisitFormValues, error: String?, tileURL: String,
                      status: Bool = false) -> Node {
         let l = context.language
-        let title = visit == nil ? VS.add(l) : VS.editTitle(l)
+        let title = visit == nil ? VisitStrings.add(l) : VisitStrings.editTitle(l)
         return Layout.page(title: title, context: context, current: "/visits") {
             assets()
             el("h1") { title }
             if let error { Layout.notice(error, kind: .error) }
             el("form", .method("post"), .action(visit.map { "/visits/\($0.id)" } ?? "/visits"), .id("visit-form"), .class("visit-form")) {
                 Layout.csrfField(context)
-                Layout.field(label: VS.name(l), id: "name", .name("name"), .value(values.name), .required, .maxlength(VisitRules.maxNameLength))
-                Layout.field(label: VS.when(l), id: "visited_at", .name("visited_at"), .type("datetime-local"), .value(values.when),
+                Layout.field(label: VisitStrings.name(l), id: "name", .name("name"), .value(values.name), .required, .maxlength(VisitRules.maxNameLength))
+                Layout.field(label: VisitStrings.when(l), id: "visited_at", .name("visited_at"), .type("datetime-local"), .value(values.when),
                              .data("default-now", visit == nil ? "true" : "false"))
                 el("fieldset", .class("position")) {
-                    el("legend") { VS.map(l) }
-                    el("button", .type("button"), .class("secondary"), .id("use-location"), .data("locating", VS.locating(l)),
-                       .data("failed", VS.locationFailed(l))) { "◎ " + VS.useLocation(l) }
-                    el("small", .class("muted"), .id("location-status"), .role("status")) { VS.pickHint(l) }
+                    el("legend") { VisitStrings.map(l) }
+                    el("button", .type("button"), .class("secondary"), .id("use-location"), .data("locating", VisitStrings.locating(l)),
+                       .data("failed", VisitStrings.locationFailed(l))) { "◎ " + VisitStrings.useLocation(l) }
+                    el("small", .class("muted"), .id("location-status"), .role("status")) { VisitStrings.pickHint(l) }
                     mapElement(id: "picker-map", tileURL: tileURL, l: l, classes: "picker")
                     el("div", .class("grid")) {
-                        Layout.field(label: VS.latitude(l), id: "latitude", .name("latitude"), .value(values.latitude), .required,
+                        Layout.field(label: VisitStrings.latitude(l), id: "latitude", .name("latitude"), .value(values.latitude), .required,
                                      .init("inputmode", "decimal"))
-                        Layout.field(label: VS.longitude(l), id: "longitude", .name("longitude"), .value(values.longitude), .required,
+                        Layout.field(label: VisitStrings.longitude(l), id: "longitude", .name("longitude"), .value(values.longitude), .required,
                                      .init("inputmode", "decimal"))
                     }
                     el("div", .class("grid")) {
-                        Layout.field(label: VS.accuracy(l), id: "accuracy", .name("accuracy"), .value(values.accuracy), .init("inputmode", "decimal"))
-                        Layout.field(label: VS.altitude(l), id: "altitude", .name("altitude"), .value(values.altitude), .init("inputmode", "decimal"))
+                        Layout.field(label: VisitStrings.accuracy(l), id: "accuracy", .name("accuracy"), .value(values.accuracy), .init("inputmode", "decimal"))
+                        Layout.field(label: VisitStrings.altitude(l), id: "altitude", .name("altitude"), .value(values.altitude), .init("inputmode", "decimal"))
                     }
                     el("label", .for("simulated")) {
                         Node.void("input", [.type("checkbox"), .id("simulated"), .name("simulated"), .value("true")] + (values.simulated ? [.checked] : []))
-                        VS.simulated(l)
+                        VisitStrings.simulated(l)
                     }
                 }
                 el("fieldset") {
-                    el("legend") { VS.address(l) }
+                    el("legend") { VisitStrings.address(l) }
                     el("div", .class("grid")) {
-                        Layout.field(label: VS.country(l), id: "country", .name("country"), .value(values.country))
-                        Layout.field(label: VS.postalCode(l), id: "postal_code", .name("postal_code"), .value(values.postalCode))
+                        Layout.field(label: VisitStrings.country(l), id: "country", .name("country"), .value(values.country))
+                        Layout.field(label: VisitStrings.postalCode(l), id: "postal_code", .name("postal_code"), .value(values.postalCode))
                     }
                     el("div", .class("grid")) {
-                        Layout.field(label: VS.region(l), id: "region", .name("region"), .value(values.region))
-                        Layout.field(label: VS.locality(l), id: "locality", .name("locality"), .value(values.locality))
+                        Layout.field(label: VisitStrings.region(l), id: "region", .name("region"), .value(values.region))
+                        Layout.field(label: VisitStrings.locality(l), id: "locality", .name("locality"), .value(values.locality))
                     }
-                    Layout.field(label: VS.street(l), id: "street", .name("street"), .value(values.street))
+                    Layout.field(label: VisitStrings.street(l), id: "street", .name("street"), .value(values.street))
                 }
                 el("div", .class("grid")) {
-                    Layout.field(label: VS.labels(l), id: "labels", .name("labels"), .value(values.labels), .placeholder(VS.labelsHint(l)))
-                    Layout.field(label: VS.group(l), id: "group", .name("group"), .value(values.group))
+                    Layout.field(label: VisitStrings.labels(l), id: "labels", .name("labels"), .value(values.labels), .placeholder(VisitStrings.labelsHint(l)))
+                    Layout.field(label: VisitStrings.group(l), id: "group", .name("group"), .value(values.group))
                 }
-                Layout.field(label: VS.companions(l), id: "companions", .name("companions"), .value(values.companions), .placeholder(VS.labelsHint(l)))
+                Layout.field(label: VisitStrings.companions(l), id: "companions", .name("companions"), .value(values.companions), .placeholder(VisitStrings.labelsHint(l)))
                 el("label", .for("notes")) {
-                    VS.notes(l)
+                    VisitStrings.notes(l)
                     el("textarea", .id("notes"), .name("notes"), .init("rows", "4"), .maxlength(VisitRules.maxNotesLength)) { values.notes }
                 }
                 el("div", .class("form-actions")) {
-                    el("button", .type("submit"), .id("save-visit")) { VS.save(l) }
-                    el("a", .href(visit.map { "/visits/\($0.id)" } ?? "/visits"), .role("button"), .class("secondary outline")) { VS.cancel(l) }
+                    el("button", .type("submit"), .id("save-visit")) { VisitStrings.save(l) }
+                    el("a", .href(visit.map { "/visits/\($0.id)" } ?? "/visits"), .role("button"), .class("secondary outline")) { VisitStrings.cancel(l) }
                 }
             }
             scripts()
@@ -300,29 +300,29 @@ enum VisitViews {
                                attributes: [.data("lat", "\(f.latitude)"), .data("lon", "\(f.longitude)"),
                                             .data("name", f.name)])
                     el("dl", .class("visit-facts")) {
-                        el("dt") { VS.latitude(l) + " / " + VS.longitude(l) }
+                        el("dt") { VisitStrings.latitude(l) + " / " + VisitStrings.longitude(l) }
                         el("dd", .id("visit-coordinates")) { "\(f.latitude), \(f.longitude)" }
-                        if let accuracy = f.accuracy { el("dt") { VS.accuracy(l) }; el("dd") { "±\(accuracy)" } }
-                        if let altitude = f.altitude { el("dt") { VS.altitude(l) }; el("dd") { "\(altitude)" } }
-                        if f.simulated { el("dt") { "⚠" }; el("dd") { VS.simulated(l) } }
+                        if let accuracy = f.accuracy { el("dt") { VisitStrings.accuracy(l) }; el("dd") { "±\(accuracy)" } }
+                        if let altitude = f.altitude { el("dt") { VisitStrings.altitude(l) }; el("dd") { "\(altitude)" } }
+                        if f.simulated { el("dt") { "⚠" }; el("dd") { VisitStrings.simulated(l) } }
                         let address = Geo.formatAddress(f.address, language: l)
-                        if !address.isEmpty { el("dt") { VS.address(l) }; el("dd", .id("visit-address")) { address } }
-                        if f.group != nil || !f.labels.isEmpty { el("dt") { VS.labels(l) }; el("dd") { tags(f) } }
-                        if !f.companions.isEmpty { el("dt") { VS.companions(l) }; el("dd") { f.companions.joined(separator: l == .ja ? "、" : ", ") } }
-                        if !f.notes.isEmpty { el("dt") { VS.notes(l) }; el("dd", .class("notes")) { f.notes } }
+                        if !address.isEmpty { el("dt") { VisitStrings.address(l) }; el("dd", .id("visit-address")) { address } }
+                        if f.group != nil || !f.labels.isEmpty { el("dt") { VisitStrings.labels(l) }; el("dd") { tags(f) } }
+                        if !f.companions.isEmpty { el("dt") { VisitStrings.companions(l) }; el("dd") { f.companions.joined(separator: l == .ja ? "、" : ", ") } }
+                        if !f.notes.isEmpty { el("dt") { VisitStrings.notes(l) }; el("dd", .class("notes")) { f.notes } }
                     }
                     el("div", .class("form-actions")) {
-                        el("a", .href("/visits/\(visit.id)/edit"), .role("button"), .id("edit-visit")) { VS.edit(l) }
-                        el("form", .method("post"), .action("/visits/\(visit.id)/delete"), .class("inline"), .data("confirm", VS.deleteConfirm(l))) {
+                        el("a", .href("/visits/\(visit.id)/edit"), .role("button"), .id("edit-visit")) { VisitStrings.edit(l) }
+                        el("form", .method("post"), .action("/visits/\(visit.id)/delete"), .class("inline"), .data("confirm", VisitStrings.deleteConfirm(l))) {
                             Layout.csrfField(context)
-                            el("button", .type("submit"), .class("secondary outline"), .id("delete-visit")) { VS.delete(l) }
+                            el("button", .type("submit"), .class("secondary outline"), .id("delete-visit")) { VisitStrings.delete(l) }
                         }
                     }
                 }
                 el("section", .class("card"), .id("photos")) {
-                    el("h2") { VS.photos(l) }
+                    el("h2") { VisitStrings.photos(l) }
                     if visit.photos.isEmpty {
-                        el("p", .class("muted")) { VS.noPhotos(l) }
+                        el("p", .class("muted")) { VisitStrings.noPhotos(l) }
                     } else {
                         el("div", .class("photo-grid")) {
                             for photo in visit.photos {
@@ -334,25 +334,25 @@ enum VisitViews {
                         }
                     }
                     el("label", .for("photo-input")) {
-                        VS.addPhoto(l)
+                        VisitStrings.addPhoto(l)
                         Node.void("input", [.type("file"), .id("photo-input"), .init("accept", VisitRules.photoTypes.joined(separator: ",")),
-                                            .data("upload-url", "/api/v1/visits/\(visit.id)/photos"), .data("uploading", VS.uploading(l))])
+                                            .data("upload-url", "/api/v1/visits/\(visit.id)/photos"), .data("uploading", VisitStrings.uploading(l))])
                     }
-                    el("small", .class("muted"), .id("photo-status"), .role("status")) { VS.photoHint(l) }
+                    el("small", .class("muted"), .id("photo-status"), .role("status")) { VisitStrings.photoHint(l) }
                 }
                 el("section", .class("card"), .id("history")) {
-                    el("h2") { VS.history(l) }
-                    el("p", .class("muted")) { VS.historyIntro(l) }
+                    el("h2") { VisitStrings.history(l) }
+                    el("p", .class("muted")) { VisitStrings.historyIntro(l) }
                     el("ol", .class("history")) {
                         for (body, fields) in history {
                             el("li") {
-                                el("strong") { "#\(body.seq) " + VS.action(body.action)(l) }
+                                el("strong") { "#\(body.seq) " + VisitStrings.action(body.action)(l) }
                                 " · " + formatTime(Date(timeIntervalSince1970: Double(body.at)), timeZone: zone, language: l)
                                 if let fields { el("div", .class("muted")) { "\(fields.name) — \(fields.latitude), \(fields.longitude)" } }
                             }
                         }
                     }
-                    el("a", .href("/visits/verify")) { VS.verifyLink(l) }
+                    el("a", .href("/visits/verify")) { VisitStrings.verifyLink(l) }
                 }
             }
             scripts()
@@ -361,22 +361,22 @@ enum VisitViews {
 
     static func verify(context: HibiRequestContext, report: ChainReport, publicKey: String) -> Node {
         let l = context.language
-        return Layout.page(title: VS.verifyTitle(l), context: context, current: "/visits") {
+        return Layout.page(title: VisitStrings.verifyTitle(l), context: context, current: "/visits") {
             link(.init("rel", "stylesheet"), .href("/static/visits.css"))
             el("hgroup") {
-                el("h1") { VS.verifyTitle(l) }
-                el("p") { VS.verifyIntro(l) }
+                el("h1") { VisitStrings.verifyTitle(l) }
+                el("p") { VisitStrings.verifyIntro(l) }
             }
             subnav(l, current: "/visits/verify")
             el("section", .class("card verify \(report.intact ? "intact" : "broken")"), .id("verify-result")) {
-                el("h2", .id("verify-status")) { (report.intact ? "✓ " : "✗ ") + (report.intact ? VS.intact(l) : VS.broken(l)) }
+                el("h2", .id("verify-status")) { (report.intact ? "✓ " : "✗ ") + (report.intact ? VisitStrings.intact(l) : VisitStrings.broken(l)) }
                 el("p", .id("verify-message"), .role(report.intact ? "status" : "alert")) { VisitStrings.verifyMessage(report, language: l) }
                 el("dl", .class("visit-facts")) {
-                    el("dt") { VS.records(l) }
+                    el("dt") { VisitStrings.records(l) }
                     el("dd", .id("verify-records")) { String(report.records) }
-                    el("dt") { VS.head(l) }
+                    el("dt") { VisitStrings.head(l) }
                     el("dd") { el("code", .class("hash")) { report.head ?? "—" } }
-                    el("dt") { VS.publicKey(l) }
+                    el("dt") { VisitStrings.publicKey(l) }
                     el("dd") { el("code", .class("hash"), .id("public-key")) { publicKey } }
                 }
             }
@@ -386,16 +386,16 @@ enum VisitViews {
     static func places(context: HibiRequestContext, stats: PlaceStats) -> Node {
         let l = context.language
         let peak = max(1, stats.perMonth.map(\.count).max() ?? 1)
-        return Layout.page(title: VS.places(l), context: context, current: "/visits") {
+        return Layout.page(title: VisitStrings.places(l), context: context, current: "/visits") {
             link(.init("rel", "stylesheet"), .href("/static/visits.css"))
-            el("h1") { VS.places(l) }
+            el("h1") { VisitStrings.places(l) }
             subnav(l, current: "/visits/places")
             if stats.total == 0 {
-                el("section", .class("empty-state card")) { el("p") { VS.empty(l) } }
+                el("section", .class("empty-state card")) { el("p") { VisitStrings.empty(l) } }
             } else {
                 el("div", .class("grid places-grid")) {
                     el("section", .class("card"), .id("top-places")) {
-                        el("h2") { VS.mostVisited(l) }
+                        el("h2") { VisitStrings.mostVisited(l) }
                         el("ol", .class("top-places")) {
                             for place in stats.topPlaces {
                                 el("li") {
@@ -406,9 +406,9 @@ enum VisitViews {
                         }
                     }
                     el("section", .class("card"), .id("per-month")) {
-                        el("h2") { VS.perMonth(l) }
+                        el("h2") { VisitStrings.perMonth(l) }
                         el("table", .class("months")) {
-                            el("thead") { el("tr") { el("th") { VS.month(l) }; el("th") { VS.count(l) } } }
+                            el("thead") { el("tr") { el("th") { VisitStrings.month(l) }; el("th") { VisitStrings.count(l) } } }
                             el("tbody") {
                                 for month in stats.perMonth {
                                     el("tr") {
@@ -436,51 +436,51 @@ enum VisitViews {
     static func transfer(context: HibiRequestContext, user: User, webhook: WebhookSettings, notice: (String, Layout.NoticeKind)?) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        return Layout.page(title: VS.transfer(l), context: context, current: "/visits") {
+        return Layout.page(title: VisitStrings.transfer(l), context: context, current: "/visits") {
             link(.init("rel", "stylesheet"), .href("/static/visits.css"))
-            el("h1") { VS.transfer(l) }
+            el("h1") { VisitStrings.transfer(l) }
             subnav(l, current: "/visits/transfer")
             if let notice { Layout.notice(notice.0, kind: notice.1) }
             el("div", .class("grid")) {
                 el("section", .class("card"), .id("export")) {
-                    el("h2") { VS.exportTitle(l) }
-                    el("p", .class("muted")) { VS.exportNote(l) }
-                    el("p") { el("a", .href("/api/v1/visits/export?format=geojson"), .role("button"), .id("export-geojson")) { VS.exportGeoJSON(l) } }
-                    el("p") { el("a", .href("/api/v1/visits/export?format=gpx"), .role("button"), .class("secondary"), .id("export-gpx")) { VS.exportGPX(l) } }
+                    el("h2") { VisitStrings.exportTitle(l) }
+                    el("p", .class("muted")) { VisitStrings.exportNote(l) }
+                    el("p") { el("a", .href("/api/v1/visits/export?format=geojson"), .role("button"), .id("export-geojson")) { VisitStrings.exportGeoJSON(l) } }
+                    el("p") { el("a", .href("/api/v1/visits/export?format=gpx"), .role("button"), .class("secondary"), .id("export-gpx")) { VisitStrings.exportGPX(l) } }
                 }
                 el("section", .class("card"), .id("import")) {
-                    el("h2") { VS.importTitle(l) }
-                    el("p", .class("muted")) { VS.importNote(l) }
-                    el("form", .id("import-form"), .data("import-url", "/api/v1/visits/import"), .data("done", VS.imported(l))) {
+                    el("h2") { VisitStrings.importTitle(l) }
+                    el("p", .class("muted")) { VisitStrings.importNote(l) }
+                    el("form", .id("import-form"), .data("import-url", "/api/v1/visits/import"), .data("done", VisitStrings.imported(l))) {
                         el("label", .for("import-file")) {
-                            VS.file(l)
+                            VisitStrings.file(l)
                             Node.void("input", [.type("file"), .id("import-file"), .init("accept", ".geojson,.json,.gpx,application/geo+json,application/gpx+xml"), .required])
                         }
-                        el("button", .type("submit"), .id("import-button")) { VS.importButton(l) }
+                        el("button", .type("submit"), .id("import-button")) { VisitStrings.importButton(l) }
                     }
                     el("div", .id("import-result"), .role("status"))
                 }
             }
             el("section", .class("card"), .id("webhook")) {
-                el("h2") { VS.webhook(l) }
-                el("p", .class("muted")) { VS.webhookIntro(l) }
+                el("h2") { VisitStrings.webhook(l) }
+                el("p", .class("muted")) { VisitStrings.webhookIntro(l) }
                 el("form", .method("post"), .action("/visits/webhook"), .class("inline-form")) {
                     Layout.csrfField(context)
                     el("fieldset") {
                         Node.void("input", [.type("url"), .name("url"), .id("webhook-url"), .value(webhook.url ?? ""),
-                                            .placeholder("https://example.org/hibi-head"), .aria("label", VS.webhookURL(l))])
-                        el("button", .type("submit")) { VS.save(l) }
+                                            .placeholder("https://example.org/hibi-head"), .aria("label", VisitStrings.webhookURL(l))])
+                        el("button", .type("submit")) { VisitStrings.save(l) }
                     }
                 }
                 if webhook.url != nil {
                     el("form", .method("post"), .action("/visits/webhook/send")) {
                         Layout.csrfField(context)
-                        el("button", .type("submit"), .class("secondary outline small")) { VS.sendNow(l) }
+                        el("button", .type("submit"), .class("secondary outline small")) { VisitStrings.sendNow(l) }
                     }
                 }
                 if let status = webhook.lastStatus, let at = webhook.lastSentAt {
                     el("p", .class("muted"), .id("webhook-status")) {
-                        VS.lastSent(l, "\(formatTime(at, timeZone: zone, language: l)) — \(VS.webhookOutcome(status)(l))")
+                        VisitStrings.lastSent(l, "\(formatTime(at, timeZone: zone, language: l)) — \(VisitStrings.webhookOutcome(status)(l))")
                     }
                 }
             }
