@@ -17,31 +17,14 @@ struct DiaryExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-        guard let account = try await core.users.find(username: user) else {
-            printError("No user named \(user).")
-            await core.database.shutdown()
-            throw ExitCode.failure
-        }
+        let account = try await account(named: user, in: core)
         let transfer = core.features.diary.transfer
         do {
             let plan = try await transfer.planExport(userID: account.id)
-            // Written beside the target and renamed at the end, so a failed export never looks like a finished one.
-            let temporary = output.map { $0 + ".partial" }
-            if let temporary {
-                guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                    throw Fatal("Cannot write \(temporary).")
-                }
-            }
-            let handle = try temporary.map { try FileHandle(forWritingTo: URL(fileURLWithPath: $0)) } ?? FileHandle.standardOutput
-            try await transfer.writeArchive(plan, now: Date()) { try handle.write(contentsOf: $0) }
-            if let temporary, let output {
-                try handle.close()
-                _ = try? FileManager.default.removeItem(atPath: output)
-                try FileManager.default.moveItem(atPath: temporary, toPath: output)
-                printError("Exported \(plan.entryCount) entries to \(output).")
-            }
-        } catch let error as DiaryError {
-            printError(error.message(.en))
+            try await writeArchive(to: output) { emit in try await transfer.writeArchive(plan, now: Date(), to: emit) }
+            if let output { printError("Exported \(plan.entryCount) entries to \(output).") }
+        } catch {
+            printError((error as? DiaryError)?.message(.en) ?? (error as? Fatal)?.description ?? "Export failed: \(error)")
             await core.database.shutdown()
             throw ExitCode.failure
         }
@@ -59,11 +42,7 @@ struct DiaryImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-        guard let account = try await core.users.find(username: user) else {
-            printError("No user named \(user).")
-            await core.database.shutdown()
-            throw ExitCode.failure
-        }
+        let account = try await account(named: user, in: core)
         let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue
         guard let size, let data = try? Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped) else {
             printError("Cannot read \(file).")

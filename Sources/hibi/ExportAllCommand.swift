@@ -12,23 +12,11 @@ struct ExportAllCommand: AsyncParsableCommand {
 
     func run() async throws {
         let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-        guard let account = try await core.users.find(username: user) else {
-            printError("No user named \(user).")
-            await core.database.shutdown()
-            throw ExitCode.failure
-        }
-        let temporary = output + ".partial"
+        let account = try await account(named: user, in: core)
         do {
-            guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw Fatal("Cannot write \(temporary).")
-            }
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
-            try await core.features.accounts.takeout.write(user: account, now: Date()) { try handle.write(contentsOf: $0) }
-            try handle.close()
-            guard rename(temporary, output) == 0 else { throw Fatal("Cannot rename \(temporary) to \(output).") }
+            try await writeArchive(to: output) { emit in try await core.features.accounts.takeout.write(user: account, now: Date(), to: emit) }
             printError("Exported all of \(user)'s data to \(output).")
         } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
             printError((error as? DiaryError)?.message(.en) ?? (error as? Fatal)?.description ?? "Export failed: \(error)")
             await core.database.shutdown()
             throw ExitCode.failure
@@ -47,11 +35,7 @@ struct ImportAllCommand: AsyncParsableCommand {
 
     func run() async throws {
         let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-        guard let account = try await core.users.find(username: user) else {
-            printError("No user named \(user).")
-            await core.database.shutdown()
-            throw ExitCode.failure
-        }
+        let account = try await account(named: user, in: core)
         let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0
         guard size <= DiaryTransfer.maxImportBytes, let data = try? Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped) else {
             printError("Cannot read \(file), or it is larger than \(DiaryTransfer.maxImportBytes / 1024 / 1024) MB.")

@@ -17,11 +17,7 @@ struct ImportCommand: AsyncParsableCommand {
 
         func run() async throws {
             let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-            guard let account = try await core.users.find(username: user) else {
-                printError("No user named \(user).")
-                await core.database.shutdown()
-                throw ExitCode.failure
-            }
+            let account = try await account(named: user, in: core)
             guard FileManager.default.isReadableFile(atPath: file) else {
                 printError("Cannot read \(file).")
                 await core.database.shutdown()

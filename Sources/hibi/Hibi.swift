@@ -124,6 +124,39 @@ func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
 
+/// The account a command acts for; an unknown name ends the command with one line (the database closed first).
+func account(named username: String, in core: AppCore) async throws -> User {
+    guard let account = try await core.users.find(username: username) else {
+        printError("No user named \(username).")
+        await core.database.shutdown()
+        throw ExitCode.failure
+    }
+    return account
+}
+
+/// Streams an archive to `output`, or to stdout without one. A file is written beside the target as
+/// `FILE.partial` (mode 0600) and renamed only when complete, so a failed export never looks finished and
+/// leaves nothing behind.
+func writeArchive(to output: String?, _ body: (_ emit: (Data) async throws -> Void) async throws -> Void) async throws {
+    guard let output else {
+        try await body { FileHandle.standardOutput.write($0) }
+        return
+    }
+    let temporary = output + ".partial"
+    guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+        throw Fatal("Cannot write \(temporary).")
+    }
+    do {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
+        try await body { try handle.write(contentsOf: $0) }
+        try handle.close()
+        guard rename(temporary, output) == 0 else { throw Fatal("Cannot rename \(temporary) to \(output).") }
+    } catch {
+        try? FileManager.default.removeItem(atPath: temporary)
+        throw error
+    }
+}
+
 /// Runs `body`; a `Fatal` becomes its one line on stderr and exit status 1 instead of a stack of context.
 func runReportingFatal<T>(_ body: () async throws -> T) async throws -> T {
     do {
