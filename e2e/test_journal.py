@@ -25,7 +25,12 @@ def test_a_day_shows_the_entry_rates_the_day_and_search_finds_it(server, browser
     unlock_with_password(browser, base)
     today = write_entry(browser, base, "Picnic under the ginkgo trees")
 
-    browser.get(base + f"/day/{today}")
+    # The first page leads to today's page.
+    browser.get(base + "/")
+    old = browser.find_element(By.TAG_NAME, "html")
+    browser.find_element(By.ID, "open-today").click()
+    settle(browser, old)
+    assert browser.current_url.endswith(f"/day/{today}")
     wait_text(browser, "#day-diary", "Picnic under the ginkgo trees")
     # The confirmed happy mood suggests "Good"; choosing "Great" keeps the person's word.
     assert browser.find_element(By.ID, "rating-4").is_selected()

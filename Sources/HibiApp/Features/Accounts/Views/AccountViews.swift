@@ -75,11 +75,16 @@ enum AccountViews {
             }
             if let checklist, !checklist.isComplete {
                 gettingStarted(checklist, language: l)
-            } else {
-                el("section", .class("empty-state card")) {
-                    el("p", .class("empty-icon"), .aria("hidden", "true")) { "🌱" }
-                    el("h2") { CommonStrings.comingSoon(l) }
-                    el("p") { CommonStrings.todayEmpty(l) }
+            }
+            // The journal: today's page across every feature, and one search over all of them.
+            el("section", .class("card"), .id("today-journal")) {
+                el("p") {
+                    el("a", .href("/day/\(DayKey(now, timeZone: zone))"), .role("button"), .id("open-today")) { CommonStrings.openToday(l) }
+                }
+                el("form", .method("get"), .action("/search"), .role("search")) {
+                    el("label", .for("home-search")) { CommonStrings.searchEverything(l) }
+                    input(.type("search"), .name("q"), .id("home-search"), .init("maxlength", "200"))
+                    el("button", .type("submit")) { CommonStrings.search(l) }
                 }
             }
         }

@@ -27,8 +27,8 @@ enum JournalStrings {
     static func yearsAgo(_ language: Language, _ years: Int) -> String {
         language == .ja ? "\(years)年前" : (years == 1 ? "1 year ago" : "\(years) years ago")
     }
-    static let search = Text(en: "Search", ja: "検索")
-    static let searchEverything = Text(en: "Search diary, visits and videos", ja: "日記・訪問・動画を検索")
+    static let search = CommonStrings.search
+    static let searchEverything = CommonStrings.searchEverything
     static let noResults = Text(en: "Nothing found.", ja: "見つかりませんでした。")
     static let searchLockedNote = Text(en: "Diary entries are searched when the diary is unlocked.", ja: "日記はロックを解除すると検索されます。")
     static func records(_ language: Language, _ count: Int) -> String {
