@@ -45,35 +45,44 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   }
 
+  // The diary's filters are folded on a phone; on a wider screen they are simply shown.
+  const fold = document.getElementById("diary-filter-fold");
+  if (fold && window.matchMedia("(min-width: 768px)").matches) fold.open = true;
+
   const photo = document.getElementById("photo");
   const note = document.getElementById("mood-suggestion");
   if (!photo || !note) return;
+  // Any photos may be picked; the mood is suggested from the first one that shows a face, as the server will read it.
   photo.addEventListener("change", async () => {
-    const file = photo.files && photo.files[0];
+    const files = Array.from(photo.files || []);
     document.querySelectorAll(".mood-option.suggested").forEach((el) => el.classList.remove("suggested"));
-    if (!file) { note.hidden = true; return; }
+    if (files.length === 0) { note.hidden = true; return; }
     note.hidden = false;
+    note.className = "notice info";
     note.textContent = "…";
-    const data = await new Promise((resolve) => {
-      const reader = new FileReader();
-      reader.onload = () => resolve(reader.result);
-      reader.readAsDataURL(file);
-    });
     try {
-      const response = await window.hibiFetch("/api/v1/diary/mood-estimate", {
-        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ photo: data }),
-      });
-      const body = await response.json();
-      if (!response.ok) { note.className = "notice error"; note.textContent = body.error.message; return; }
-      note.className = "notice info";
-      if (!body.faceFound) { note.textContent = note.dataset.noFace || "—"; return; }
-      const option = document.getElementById("mood-" + body.suggestedMood);
-      if (option) {
-        option.checked = true;
-        option.closest(".mood-option").classList.add("suggested");
-        const label = option.nextElementSibling.textContent;
-        note.textContent = `${label} · ${Math.round(body.confidence * 100)}%`;
+      for (const file of files) {
+        const data = await new Promise((resolve) => {
+          const reader = new FileReader();
+          reader.onload = () => resolve(reader.result);
+          reader.readAsDataURL(file);
+        });
+        const response = await window.hibiFetch("/api/v1/diary/mood-estimate", {
+          method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ photo: data }),
+        });
+        const body = await response.json();
+        if (!response.ok) { note.className = "notice error"; note.textContent = `${file.name}: ${body.error.message}`; return; }
+        if (!body.faceFound) continue;
+        const option = document.getElementById("mood-" + body.suggestedMood);
+        if (option) {
+          option.checked = true;
+          option.closest(".mood-option").classList.add("suggested");
+          const label = option.nextElementSibling.textContent;
+          note.textContent = `${label} · ${Math.round(body.confidence * 100)}%`;
+        }
+        return;
       }
+      note.textContent = note.dataset.noFace || "—";
     } catch (error) {
       note.className = "notice error";
       note.textContent = String(error);

@@ -111,13 +111,16 @@ import Testing
             #expect(export.status == .ok, "\(export.body)")
             #expect(export.headers[.contentType] == "application/zip")
             let archive = try ZipReader(data: export.data, maxTotalBytes: 1 << 30)
-            #expect(Set(archive.entries.keys) == ["diary.json", "photos/\(jpegEntry.id).jpg", "photos/\(pngEntry.id).png"])
-            #expect(try archive.contents(of: "photos/\(jpegEntry.id).jpg") == TestImages.jpeg)
+            // Each photo a file named by its photo id (an entry may have several).
+            let jpegPhoto = try #require(jpegEntry.photos.first).id, pngPhoto = try #require(pngEntry.photos.first).id
+            #expect(Set(archive.entries.keys) == ["diary.json", "photos/\(jpegPhoto).jpg", "photos/\(pngPhoto).png"])
+            #expect(try archive.contents(of: "photos/\(jpegPhoto).jpg") == TestImages.jpeg)
             let manifest = try JSONCoding.decoder.decode(DiaryExport.self, from: try #require(try archive.contents(of: "diary.json")))
-            #expect(manifest.version == 2)
+            #expect(manifest.version == 3)
             #expect(manifest.entries.map(\.text) == ["first", "with photo", ""])
-            #expect(manifest.entries[1].photo?.path == "photos/\(jpegEntry.id).jpg")
-            #expect(manifest.entries[1].photo?.base64 == nil)
+            #expect(manifest.entries[1].photos?.map(\.path) == ["photos/\(jpegPhoto).jpg"])
+            #expect(manifest.entries[1].photos?.first?.base64 == nil)
+            #expect(manifest.entries[1].photos?.first?.hasFace == true)
 
             // Importing into the same diary adds nothing.
             #expect(try await importArchive(api, export.data).body.contains(#""imported":0"#))
@@ -165,7 +168,7 @@ import Testing
             let export = try await api.call(.get, "/api/v1/diary/export")
             let json = try #require(try ZipReader(data: export.data, maxTotalBytes: 1 << 30).contents(of: "diary.json"))
             for listed in try await entries(api).entries { _ = try await api.call(.delete, "/api/v1/diary/entries/\(listed.id)") }
-            let photo = "photos/\(entry.id).jpg"
+            let photo = "photos/\(try #require(entry.photos.first).id).jpg"
             let bigPhoto = TestImages.jpeg + Data(count: DiaryRules.maxPhotoBytes)
 
             let cases: [(String, Data, String)] = [

@@ -259,9 +259,10 @@ enum TwoInstances {
                                      logger: TestApp.quietLogger)
             let owned = try await diary.create(userID: user.id, draft: .init(date: Date(), text: "kept", tags: [], confirmedMood: nil, photo: TestImages.png), now: Date())
             let media = a.config.mediaDirectory as NSString
-            let ownedPath = try #require(photos.path(userID: user.id, entryID: owned.id))
-            let orphanPhoto = try #require(photos.path(userID: user.id, entryID: UUID().uuidString.lowercased()))
-            let youngPhoto = try #require(photos.path(userID: user.id, entryID: UUID().uuidString.lowercased()))
+            let ownedPhoto = try #require(owned.photos.first)
+            let ownedPath = try #require(photos.path(userID: user.id, photoID: ownedPhoto.id))
+            let orphanPhoto = try #require(photos.path(userID: user.id, photoID: UUID().uuidString.lowercased()))
+            let youngPhoto = try #require(photos.path(userID: user.id, photoID: UUID().uuidString.lowercased()))
             let thumbs = media.appendingPathComponent("videos/thumbs")
             try FileManager.default.createDirectory(atPath: thumbs, withIntermediateDirectories: true)
             let orphanThumb = (thumbs as NSString).appendingPathComponent(UUID().uuidString.lowercased() + ".jpg")

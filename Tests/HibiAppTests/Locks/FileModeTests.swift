@@ -20,7 +20,7 @@ import Glibc
         let core = try await AppCore.open(config, logger: TestApp.quietLogger)
         let user = try await core.accounts.createUser(username: "aiko", displayName: nil, password: Browser.password, isAdmin: true,
                                                       language: nil, now: Date())
-        try PhotoStore(dataDirectory: directory, box: core.box).save(TestImages.jpeg, userID: user.id, entryID: UUID().uuidString.lowercased())
+        try PhotoStore(dataDirectory: directory, box: core.box).save(TestImages.jpeg, userID: user.id, photoID: UUID().uuidString.lowercased())
         let made = directory + "/made-later.txt"
         FileManager.default.createFile(atPath: made, contents: Data("x".utf8))
         #expect(Self.mode(directory) == 0o700)

@@ -38,7 +38,8 @@ import Testing
             // The photo file copied into Ben's folder does not open for him either.
             let photos = p.core.config.dataDirectory + "/diary-photos/"
             try FileManager.default.createDirectory(atPath: photos + p.ben.id, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: photos + p.aiko.id + "/\(entry.id).sealed", toPath: photos + p.ben.id + "/\(entry.id).sealed")
+            let photoID = try #require(entry.photos.first).id
+            try FileManager.default.copyItem(atPath: photos + p.aiko.id + "/\(photoID).sealed", toPath: photos + p.ben.id + "/\(photoID).sealed")
             await #expect(throws: EncryptionError.self) { _ = try await diary.photo(userID: p.ben.id, id: entry.id) }
         }
     }

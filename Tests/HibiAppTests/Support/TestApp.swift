@@ -243,7 +243,8 @@ enum TestImages {
 extension Browser {
     /// Posts a multipart form with optional files, as a browser's file input does.
     @discardableResult
-    func postMultipart(_ uri: String, fields: [String: String], files: [String: (String, Data)] = [:]) async throws -> Page {
+    func postMultipart(_ uri: String, fields: [String: String], files: [String: (String, Data)] = [:],
+                       several: [(name: String, filename: String, data: Data)] = []) async throws -> Page {
         let boundary = "hibi-test-\(UUID().uuidString)"
         var body = ByteBuffer()
         var all = fields
@@ -252,7 +253,8 @@ extension Browser {
         for (name, value) in all.sorted(by: { ($0.key == "_csrf" ? 0 : 1, $0.key) < ($1.key == "_csrf" ? 0 : 1, $1.key) }) {
             body.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n")
         }
-        for (name, (filename, data)) in files {
+        // Several files under one name, in order, as `<input type=file multiple>` sends them.
+        for (name, (filename, data)) in files.map({ ($0.key, $0.value) }) + several.map({ ($0.name, ($0.filename, $0.data)) }) {
             body.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\nContent-Type: application/octet-stream\r\n\r\n")
             body.writeBytes(data)
             body.writeString("\r\n")

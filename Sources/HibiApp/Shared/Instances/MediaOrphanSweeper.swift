@@ -27,10 +27,10 @@ public struct MediaOrphanSweeper: Sendable {
     public func sweep(now: Date = Date()) async throws -> [String]? {
         try await leases.run(Self.leaseName, lease: 300, logger: logger) {
             var removed: [String] = []
-            // Diary photos: diary-photos/<user>/<entry>.sealed, owned by the entry row.
+            // Diary photos: diary-photos/<user>/<photo>.sealed, owned by the photo's row.
             for (path, name) in Self.files(under: self.path("diary-photos"), depth: 2, olderThan: minimumAge, now: now) where name.hasSuffix(".sealed") {
-                let entryID = String(name.dropLast(".sealed".count))
-                if try await !self.exists("SELECT id FROM diary_entries WHERE id = ", entryID) { removed.append(path) }
+                let photoID = String(name.dropLast(".sealed".count))
+                if try await !self.exists("SELECT id FROM diary_photos WHERE id = ", photoID) { removed.append(path) }
             }
             // Uploaded videos, their captions (videos/uploads/<user>/<id>.<ext>) and thumbnails (videos/thumbs/<id>.jpg).
             let videoFiles = Self.files(under: self.path("videos/uploads"), depth: 2, olderThan: minimumAge, now: now)

@@ -72,7 +72,7 @@ struct OwnerSealing {
                 guard PhotoStore.isPlainName(entry), let sealed = manager.contents(atPath: path),
                       (try? box.open(sealed, context: PhotoStore.context(userID: user, entry))) == nil,
                       let plain = try? box.open(sealed, context: PhotoStore.legacyContext(entry)) else { continue }
-                try photos.save(plain, userID: user, entryID: entry)
+                try photos.save(plain, userID: user, photoID: entry)
                 changed += 1
             }
         }

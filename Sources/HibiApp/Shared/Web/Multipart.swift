@@ -13,6 +13,8 @@ public struct MultipartForm: Sendable {
 
     public private(set) var fields: [String: String] = [:]
     public private(set) var files: [String: File] = [:]
+    /// Every file part in the order sent, with its field name: an `<input type=file multiple>` sends several under one name.
+    public private(set) var orderedFiles: [(name: String, file: File)] = []
 
     public subscript(_ name: String) -> String? { fields[name] }
 
@@ -20,6 +22,11 @@ public struct MultipartForm: Sendable {
     public func file(_ name: String) -> File? {
         guard let file = files[name], !file.data.isEmpty else { return nil }
         return file
+    }
+
+    /// All non-empty files sent under one field name, in order.
+    public func files(_ name: String) -> [File] {
+        orderedFiles.filter { $0.name == name && !$0.file.data.isEmpty }.map(\.file)
     }
 
     public var asForm: FormData { FormData(fields: fields) }
@@ -40,7 +47,9 @@ public struct MultipartForm: Sendable {
             let disposition = headers["content-disposition"] ?? ""
             if let name = Self.parameter("name", in: disposition) {
                 if let filename = Self.parameter("filename", in: disposition) {
-                    form.files[name] = File(filename: filename, contentType: headers["content-type"], data: Data(buffer: body))
+                    let file = File(filename: filename, contentType: headers["content-type"], data: Data(buffer: body))
+                    form.files[name] = file
+                    form.orderedFiles.append((name, file))
                 } else if form.fields[name] == nil {
                     form.fields[name] = String(buffer: body)
                 }

@@ -234,8 +234,8 @@ public struct TakeoutService: Sendable {
         (Settings → Import, POST /api/v1/me/import, or `hibi import all --user NAME FILE`) to carry on there.
 
         profile.json               your account (user name, display name, language, time zone) and health profile
-        diary.json                 every diary entry: date, text, tags, mood scores, confirmed mood (Hibi diary export, version 2)
-        photos/ENTRY-ID.jpg|png    each diary photo, named by its entry's id (diary.json points to it)
+        diary.json                 every diary entry: date, text, tags, mood scores, confirmed mood (Hibi diary export, version 3)
+        photos/PHOTO-ID.jpg|png    each diary photo (an entry may have several; diary.json lists them per entry)
         health/records.csv         every health record: type, value, unit, start, end, source, device (the CSV Hibi imports)
         health/records.json        the same records as JSON objects
         health/goals.json          your health goals

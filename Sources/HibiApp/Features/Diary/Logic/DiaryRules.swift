@@ -7,6 +7,8 @@ public enum DiaryRules {
     public static let maxTextLength = 20_000
     public static let maxTags = 10
     public static let maxPhotoBytes = 8 * 1024 * 1024
+    /// Photos one entry may hold: a day's handful, and a bound on the face analyses one save can ask for.
+    public static let maxPhotosPerEntry = 8
 
     /// Trims, lower-cases for comparison, drops duplicates; keeps the user's spelling of the first occurrence.
     public static func normalizeTags(_ raw: [String]) throws(DiaryError) -> [String] {
@@ -74,6 +76,20 @@ public enum DiaryRules {
         if bytes.starts(with: [0x89, 0x50]) { return "image/png" }
         return "image/webp"
     }
+
+    /// Entries (newest first, as listed) under their day in the person's zone, days in the order met.
+    public static func groupByDay(_ entries: [DiaryEntry], timeZone: TimeZone) -> [(key: String, entries: [DiaryEntry])] {
+        var days: [(key: String, entries: [DiaryEntry])] = []
+        for entry in entries {
+            let key = MoodAnalytics.dayKey(entry.date, timeZone: timeZone)
+            if let last = days.indices.last, days[last].key == key {
+                days[last].entries.append(entry)
+            } else {
+                days.append((key, [entry]))
+            }
+        }
+        return days
+    }
 }
 
 /// Case- and width-insensitive substring match, so "ｈｉｂｉ" finds "Hibi" and "カフェ" finds "かふぇ" is NOT assumed.
@@ -122,4 +138,5 @@ public enum DiarySearch {
     public static func terms(_ query: String) -> [String] {
         query.split(whereSeparator: { $0 == " " || $0 == "　" }).map { normalize(String($0)) }.filter { !$0.isEmpty }
     }
+
 }

@@ -15,10 +15,12 @@ public enum DiaryError: UserFacingError, Equatable {
     case diaryLocked
     case importInvalid(Text)
     case exportTooLarge
+    case photoNotFound
+    case tooManyPhotos(limit: Int)
 
     public var status: HTTPResponse.Status {
         switch self {
-        case .entryNotFound: .notFound
+        case .entryNotFound, .photoNotFound: .notFound
         case .photoTooLarge: .contentTooLarge
         case .exportTooLarge: .unprocessableContent
         case .diaryLocked: .forbidden
@@ -42,6 +44,8 @@ public enum DiaryError: UserFacingError, Equatable {
         case .diaryLocked: "diary_locked"
         case .importInvalid: "import_invalid"
         case .exportTooLarge: "export_too_large"
+        case .photoNotFound: "photo_not_found"
+        case .tooManyPhotos: "too_many_photos"
         }
     }
 
@@ -62,6 +66,8 @@ public enum DiaryError: UserFacingError, Equatable {
         case let .importInvalid(detail): Text(en: "The diary export cannot be imported: \(detail.en)", ja: "日記のエクスポートを読み込めません: \(detail.ja)")
         case .exportTooLarge: Text(en: "The diary is too large for one export archive (at most 65,000 photos and 4 GiB).",
                                    ja: "日記が大きすぎて1つのアーカイブに書き出せません(写真 65,000 枚・4 GiB まで)。")
+        case .photoNotFound: Text(en: "This entry has no such photo.", ja: "この日記にその写真はありません。")
+        case let .tooManyPhotos(limit): Text(en: "At most \(limit) photos per entry.", ja: "写真は1件の日記につき\(limit)枚までです。")
         }
         return text(language)
     }

@@ -27,7 +27,7 @@ struct DiaryAPIRoutes: Sendable {
             let input = try await request.json(DiaryEntryInput.self, limit: maxUpload)
             let entry = try await diary.create(userID: user.id, draft: .init(
                 date: input.date ?? context.now, text: input.text, tags: input.tags ?? [], confirmedMood: input.confirmedMood,
-                photo: try input.photo.map(PhotoPayload.decode)), now: context.now)
+                photo: try input.photo.map(PhotoPayload.decode), photos: try (input.photos ?? []).map(PhotoPayload.decode)), now: context.now)
             return JSONBody(DiaryEntryResponse(entry), status: .created)
         }
         api.get("diary/entries/:id") { request, context in
@@ -40,7 +40,8 @@ struct DiaryAPIRoutes: Sendable {
             let patch = try await request.json(DiaryEntryPatch.self, limit: maxUpload)
             let mood: Mood?? = patch.clearConfirmedMood == true ? .some(nil) : patch.confirmedMood.map { .some($0) }
             let entry = try await diary.update(userID: user.id, id: try context.parameters.require("id"), change: .init(
-                date: patch.date, text: patch.text, tags: patch.tags, confirmedMood: mood), now: context.now)
+                date: patch.date, text: patch.text, tags: patch.tags, confirmedMood: mood,
+                addPhotos: try (patch.addPhotos ?? []).map(PhotoPayload.decode), removePhotoIDs: Set(patch.removePhotoIds ?? [])), now: context.now)
             return JSONBody(DiaryEntryResponse(entry))
         }
         api.delete("diary/entries/:id") { request, context in
@@ -51,6 +52,11 @@ struct DiaryAPIRoutes: Sendable {
         api.get("diary/entries/:id/photo") { request, context in
             let user = try await lock.require(context, request)
             return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id")))
+        }
+        api.get("diary/entries/:id/photos/:photo") { request, context in
+            let user = try await lock.require(context, request)
+            return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id"),
+                                                              photoID: try context.parameters.require("photo")))
         }
         api.get("diary/statistics") { request, context in
             let user = try await lock.require(context, request)

@@ -54,6 +54,11 @@ struct DiaryWebRoutes: Sendable {
             let user = try await lock.require(context, request)
             return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id")))
         }
+        router.get("/diary/entries/:id/photos/:photo") { request, context in
+            let user = try await lock.require(context, request)
+            return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id"),
+                                                              photoID: try context.parameters.require("photo")))
+        }
         router.get("/diary/stats") { request, context in
             let user = try await lock.require(context, request)
             let zone = TimeZone(identifier: user.timeZone) ?? .gmt
@@ -126,11 +131,12 @@ struct DiaryWebRoutes: Sendable {
         let user = try await lock.require(context, request)
         var request = request
         let form: FormData
-        var photo: Data?
+        var added: [Data] = []
         if request.isMultipart {
             let multipart = try await request.multipart(limit: maxUpload)
             form = multipart.asForm
-            photo = multipart.file("photo")?.data
+            // `photos` is the form's field (several at once); `photo` is what older pages and scripts send.
+            added = (multipart.files("photo") + multipart.files("photos")).map(\.data)
         } else {
             form = try await request.form()
         }
@@ -144,12 +150,14 @@ struct DiaryWebRoutes: Sendable {
             let tags = try DiaryRules.parseTagList(form["tags"] ?? "")
             let entry: DiaryEntry
             if let id {
+                // One checkbox per photo (`remove_photo_<id>`); `remove_photo` alone removes them all.
+                let removing = Set((existing?.photos ?? []).map(\.id).filter { form.bool("remove_photo_" + $0) })
                 entry = try await diary.update(userID: user.id, id: id, change: .init(
-                    date: date, text: form["text"] ?? "", tags: tags, confirmedMood: .some(mood), photo: photo,
-                    removePhoto: form.bool("remove_photo")), now: context.now)
+                    date: date, text: form["text"] ?? "", tags: tags, confirmedMood: .some(mood), addPhotos: added,
+                    removePhotoIDs: removing, removeAllPhotos: form.bool("remove_photo")), now: context.now)
             } else {
                 entry = try await diary.create(userID: user.id, draft: .init(date: date, text: form["text"] ?? "", tags: tags,
-                                                                          confirmedMood: mood, photo: photo), now: context.now)
+                                                                          confirmedMood: mood, photos: added), now: context.now)
             }
             return .redirect(to: "/diary/entries/\(entry.id)?saved=1", type: .found)
         } catch let error as any UserFacingError {

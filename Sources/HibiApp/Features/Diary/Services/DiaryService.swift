@@ -21,32 +21,33 @@ public struct DiaryService: Sendable {
         public var text: String
         public var tags: [String]
         public var confirmedMood: Mood?
-        public var photo: Data?
+        /// Any photos, in order; the mood estimate is read from the first that shows a face.
+        public var photos: [Data]
 
-        public init(date: Date, text: String, tags: [String], confirmedMood: Mood?, photo: Data?) {
+        public init(date: Date, text: String, tags: [String], confirmedMood: Mood?, photo: Data? = nil, photos: [Data] = []) {
             self.date = date
             self.text = text
             self.tags = tags
             self.confirmedMood = confirmedMood
-            self.photo = photo
+            self.photos = (photo.map { [$0] } ?? []) + photos
         }
     }
 
     /// Validates everything before writing anything, so a bad photo never leaves a half-made entry.
     public func create(userID: String, draft: Draft, now: Date) async throws -> DiaryEntry {
-        let scores = try await checkAndEstimate(draft.photo, userID: userID)
+        let analysed = try await analyse(draft.photos, userID: userID, existing: [])
         let entry = DiaryEntry(
             id: UUID().uuidString.lowercased(), userID: userID,
             date: try DiaryRules.validateDate(draft.date, now: now),
-            text: try DiaryRules.validateText(draft.text, hasPhoto: draft.photo != nil),
-            tags: try DiaryRules.normalizeTags(draft.tags), moodScores: scores, confirmedMood: draft.confirmedMood,
-            hasPhoto: draft.photo != nil, createdAt: now, updatedAt: now
+            text: try DiaryRules.validateText(draft.text, hasPhoto: !draft.photos.isEmpty),
+            tags: try DiaryRules.normalizeTags(draft.tags), moodScores: analysed.scores, confirmedMood: draft.confirmedMood,
+            hasPhoto: !draft.photos.isEmpty, createdAt: now, updatedAt: now, photos: analysed.photos
         )
-        if let photo = draft.photo { try photos.save(photo, userID: userID, entryID: entry.id) }
+        try save(analysed.new, userID: userID)
         do {
             try await store.insert(entry)
         } catch {
-            photos.delete(userID: userID, entryID: entry.id)
+            for new in analysed.new { photos.delete(userID: userID, photoID: new.photo.id) }
             throw error
         }
         await search.didWrite(userID: userID, record: entry.searchRecord)
@@ -59,46 +60,106 @@ public struct DiaryService: Sendable {
         public var tags: [String]?
         /// `.some(nil)` clears the confirmed mood.
         public var confirmedMood: Mood??
-        public var photo: Data?
-        public var removePhoto: Bool
+        /// Photos added after the ones the entry has.
+        public var addPhotos: [Data]
+        /// Ids of the entry's photos to remove.
+        public var removePhotoIDs: Set<String>
+        /// Removes every photo the entry had before this change (the photos added by it stay).
+        public var removeAllPhotos: Bool
 
         public init(date: Date? = nil, text: String? = nil, tags: [String]? = nil, confirmedMood: Mood?? = nil,
-                    photo: Data? = nil, removePhoto: Bool = false) {
+                    addPhotos: [Data] = [], removePhotoIDs: Set<String> = [], removeAllPhotos: Bool = false) {
             self.date = date
             self.text = text
             self.tags = tags
             self.confirmedMood = confirmedMood
-            self.photo = photo
-            self.removePhoto = removePhoto
+            self.addPhotos = addPhotos
+            self.removePhotoIDs = removePhotoIDs
+            self.removeAllPhotos = removeAllPhotos
         }
     }
 
     public func update(userID: String, id: String, change: Change, now: Date) async throws -> DiaryEntry {
         guard var entry = try await store.find(id: id, userID: userID) else { throw DiaryError.entryNotFound }
-        let newScores = try await checkAndEstimate(change.photo, userID: userID)
+        let unknown = change.removePhotoIDs.subtracting(entry.photos.map(\.id))
+        guard unknown.isEmpty else { throw DiaryError.photoNotFound }
+        let kept = change.removeAllPhotos ? [] : entry.photos.filter { !change.removePhotoIDs.contains($0.id) }
+        let removed = entry.photos.filter { photo in !kept.contains { $0.id == photo.id } }
+        // The estimate stays while the photo it came from stays; otherwise it is read again from the
+        // first remaining or added photo with a face.
+        let keptScores = kept.contains(where: \.moodSource) ? entry.moodScores : nil
+        var analysed = try await analyse(change.addPhotos, userID: userID, existing: kept, currentScores: keptScores)
+        if analysed.scores == nil, let earlier = kept.first(where: \.hasFace),
+           let data = try photos.load(userID: userID, photoID: earlier.id),
+           let scores = try await checkAndEstimate(data, userID: userID) {
+            analysed.scores = scores
+            analysed.photos = analysed.photos.map { DiaryPhoto(id: $0.id, hasFace: $0.hasFace, moodSource: $0.id == earlier.id) }
+        }
+        let hasPhoto = !analysed.photos.isEmpty
         if let date = change.date { entry.date = try DiaryRules.validateDate(date, now: now) }
-        let hasPhoto = change.photo != nil || (entry.hasPhoto && !change.removePhoto)
         if let text = change.text { entry.text = try DiaryRules.validateText(text, hasPhoto: hasPhoto) }
         if let tags = change.tags { entry.tags = try DiaryRules.normalizeTags(tags) }
         if let mood = change.confirmedMood { entry.confirmedMood = mood }
-        if change.photo != nil {
-            entry.moodScores = newScores
-        } else if change.removePhoto {
-            entry.moodScores = nil
-        }
+        entry.moodScores = analysed.scores
+        entry.photos = analysed.photos
         entry.hasPhoto = hasPhoto
         entry.updatedAt = max(now, entry.updatedAt.addingTimeInterval(1))
-        if let photo = change.photo { try photos.save(photo, userID: userID, entryID: id) }
-        try await store.update(entry)
-        if change.removePhoto && change.photo == nil { photos.delete(userID: userID, entryID: id) }
+        try save(analysed.new, userID: userID)
+        do {
+            try await store.update(entry)
+        } catch {
+            for new in analysed.new { photos.delete(userID: userID, photoID: new.photo.id) }
+            throw error
+        }
+        // Files go only after the rows no longer point to them.
+        for photo in removed { photos.delete(userID: userID, photoID: photo.id) }
         await search.didWrite(userID: userID, record: entry.searchRecord)
         return entry
     }
 
     public func delete(userID: String, id: String) async throws {
+        guard let entry = try await store.find(id: id, userID: userID) else { throw DiaryError.entryNotFound }
         guard try await store.delete(id: id, userID: userID) else { throw DiaryError.entryNotFound }
-        photos.delete(userID: userID, entryID: id)
+        for photo in entry.photos { photos.delete(userID: userID, photoID: photo.id) }
         await search.didDelete(userID: userID, id: id)
+    }
+
+    /// Photos checked and read, the new ones given ids: what `create` and `update` write.
+    struct Analysed {
+        var photos: [DiaryPhoto]
+        var new: [(photo: DiaryPhoto, data: Data)]
+        var scores: MoodScores?
+    }
+
+    /// Checks each new photo (size, kind, the per-entry count) before anything is written, and reads
+    /// faces: the mood comes from the first photo with a face, unless `currentScores` already has one.
+    func analyse(_ added: [Data], userID: String, existing: [DiaryPhoto], currentScores: MoodScores? = nil) async throws -> Analysed {
+        guard existing.count + added.count <= DiaryRules.maxPhotosPerEntry else {
+            throw DiaryError.tooManyPhotos(limit: DiaryRules.maxPhotosPerEntry)
+        }
+        var result = Analysed(photos: existing, new: [], scores: currentScores)
+        for data in added {
+            let scores = try await checkAndEstimate(data, userID: userID)
+            let source = result.scores == nil && scores != nil
+            if source { result.scores = scores }
+            let photo = DiaryPhoto(id: UUID().uuidString.lowercased(), hasFace: scores != nil, moodSource: source)
+            result.photos.append(photo)
+            result.new.append((photo, data))
+        }
+        return result
+    }
+
+    private func save(_ new: [(photo: DiaryPhoto, data: Data)], userID: String) throws {
+        var written: [String] = []
+        do {
+            for (photo, data) in new {
+                try photos.save(data, userID: userID, photoID: photo.id)
+                written.append(photo.id)
+            }
+        } catch {
+            for id in written { photos.delete(userID: userID, photoID: id) }
+            throw error
+        }
     }
 
     public func entry(userID: String, id: String) async throws -> DiaryEntry {
@@ -106,9 +167,11 @@ public struct DiaryService: Sendable {
         return entry
     }
 
-    public func photo(userID: String, id: String) async throws -> Data {
+    /// One photo of an entry; without a photo id, the entry's first.
+    public func photo(userID: String, id: String, photoID: String? = nil) async throws -> Data {
         let entry = try await entry(userID: userID, id: id)
-        guard entry.hasPhoto, let data = try photos.load(userID: userID, entryID: entry.id) else { throw DiaryError.entryNotFound }
+        guard let photo = photoID.map({ wanted in entry.photos.first { $0.id == wanted } }) ?? entry.photos.first,
+              let data = try photos.load(userID: userID, photoID: photo.id) else { throw DiaryError.photoNotFound }
         return data
     }
 

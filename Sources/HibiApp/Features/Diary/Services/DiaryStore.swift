@@ -47,10 +47,11 @@ public struct DiaryStore: Sendable {
                 try await sql.insert(into: "diary_entries")
                     .columns("id", "user_id", "entry_at", "text_sealed", "mood_scores", "confirmed_mood", "has_photo", "created_at", "updated_at")
                     .values(SQLBind(entry.id), SQLBind(entry.userID), SQLBind(Int64(entry.date.timeIntervalSince1970)), SQLBind(sealed),
-                            SQLBind(scores), SQLBind(entry.confirmedMood?.rawValue), SQLBind(entry.hasPhoto),
+                            SQLBind(scores), SQLBind(entry.confirmedMood?.rawValue), SQLBind(!entry.photos.isEmpty),
                             SQLBind(Int64(entry.createdAt.timeIntervalSince1970)), SQLBind(Int64(entry.updatedAt.timeIntervalSince1970)))
                     .run()
                 try await Self.writeTags(sql, entryID: entry.id, userID: entry.userID, tags: entry.tags)
+                try await Self.writePhotos(sql, entry: entry)
             }
             for userID in Set(rows.map(\.0.userID)) { try await ChangeCounters.bump(ChangeCounters.diary(userID), on: sql) }
         }
@@ -65,13 +66,29 @@ public struct DiaryStore: Sendable {
                 .set("text_sealed", to: sealed)
                 .set("mood_scores", to: scores)
                 .set("confirmed_mood", to: entry.confirmedMood?.rawValue)
-                .set("has_photo", to: entry.hasPhoto)
+                .set("has_photo", to: !entry.photos.isEmpty)
                 .set("updated_at", to: Int64(entry.updatedAt.timeIntervalSince1970))
                 .where("id", .equal, entry.id).where("user_id", .equal, entry.userID)
                 .run()
             try await sql.delete(from: "diary_tags").where("entry_id", .equal, entry.id).run()
             try await Self.writeTags(sql, entryID: entry.id, userID: entry.userID, tags: entry.tags)
+            try await Self.writePhotos(sql, entry: entry)
             try await ChangeCounters.bump(ChangeCounters.diary(entry.userID), on: sql)
+        }
+    }
+
+    /// The entry's photo rows made to match `entry.photos`: removed ones deleted, the rest upserted in order.
+    static func writePhotos(_ sql: any SQLDatabase, entry: DiaryEntry) async throws {
+        var removal = sql.delete(from: "diary_photos").where("entry_id", .equal, entry.id)
+        if !entry.photos.isEmpty { removal = removal.where("id", .notIn, entry.photos.map(\.id)) }
+        try await removal.run()
+        for (position, photo) in entry.photos.enumerated() {
+            try await sql.insert(into: "diary_photos")
+                .columns("id", "entry_id", "user_id", "position", "has_face", "mood_source", "created_at")
+                .values(SQLBind(photo.id), SQLBind(entry.id), SQLBind(entry.userID), SQLBind(Int64(position)), SQLBind(photo.hasFace),
+                        SQLBind(photo.moodSource), SQLBind(Int64(entry.updatedAt.timeIntervalSince1970)))
+                .onConflict(with: ["id"]) { $0.set(excludedValueOf: "position").set(excludedValueOf: "has_face").set(excludedValueOf: "mood_source") }
+                .run()
         }
     }
 
@@ -243,6 +260,13 @@ public struct DiaryStore: Sendable {
         for row in try await database.sql.select().columns("entry_id", "tag").from("diary_tags").where("entry_id", .in, ids).orderBy("tag").all() {
             tags[try row.decode(column: "entry_id", as: String.self), default: []].append(try row.decode(column: "tag", as: String.self))
         }
+        var photos: [String: [DiaryPhoto]] = [:]
+        for row in try await database.sql.select().columns("id", "entry_id", "has_face", "mood_source").from("diary_photos")
+            .where("entry_id", .in, ids).orderBy("position").all() {
+            photos[try row.decode(column: "entry_id", as: String.self), default: []].append(DiaryPhoto(
+                id: try row.decode(column: "id", as: String.self), hasFace: try row.decode(column: "has_face", as: Bool.self),
+                moodSource: try row.decode(column: "mood_source", as: Bool.self)))
+        }
         return try rows.map { row in
             let id = try row.decode(column: "id", as: String.self)
             let owner = try row.decode(column: "user_id", as: String.self)
@@ -255,7 +279,8 @@ public struct DiaryStore: Sendable {
                 confirmedMood: try row.decode(column: "confirmed_mood", as: String?.self).flatMap(Mood.init(rawValue:)),
                 hasPhoto: try row.decode(column: "has_photo", as: Bool.self),
                 createdAt: try row.date("created_at"),
-                updatedAt: try row.date("updated_at")
+                updatedAt: try row.date("updated_at"),
+                photos: photos[id] ?? []
             )
         }
     }

@@ -39,11 +39,11 @@ public struct DiaryTransfer: Sendable {
         entries.reverse()
         // Sealed files are a little larger than the photos inside, so their sum bounds the archive from above;
         // the text allowance covers headers and each entry's JSON with room to spare.
-        let photoCount = entries.count { $0.hasPhoto }
+        let photoCount = entries.reduce(0) { $0 + $1.photos.count }
         var bytes: UInt64 = 0
         for entry in entries {
             bytes += UInt64(entry.text.utf8.count) * 6 + 2048
-            if entry.hasPhoto { bytes += UInt64(photos.storedSize(userID: userID, entryID: entry.id) ?? 0) }
+            for photo in entry.photos { bytes += UInt64(photos.storedSize(userID: userID, photoID: photo.id) ?? 0) + 256 }
         }
         guard photoCount + 1 < StoredZip.maxEntries, bytes < StoredZip.maxArchiveBytes else { throw DiaryError.exportTooLarge }
         return ExportPlan(userID: userID, entries: entries)
@@ -62,15 +62,17 @@ public struct DiaryTransfer: Sendable {
         var items: [DiaryExport.Entry] = []
         items.reserveCapacity(plan.entries.count)
         for entry in plan.entries {
-            var photo: DiaryExport.Photo?
-            if entry.hasPhoto, let data = try photos.load(userID: plan.userID, entryID: entry.id) {
+            var exported: [DiaryExport.Photo] = []
+            for photo in entry.photos {
+                guard let data = try photos.load(userID: plan.userID, photoID: photo.id) else { continue }
                 let type = DiaryRules.imageContentType(data)
-                let path = "photos/\(entry.id).\(Self.fileExtension(type))"
+                let path = "photos/\(photo.id).\(Self.fileExtension(type))"
                 for chunk in try zip.add(name: path, data: data, modified: entry.updatedAt) { try await write(chunk) }
-                photo = .init(contentType: type, path: path)
+                exported.append(.init(contentType: type, path: path, hasFace: photo.hasFace, moodSource: photo.moodSource))
             }
             items.append(.init(id: entry.id, date: entry.date, text: entry.text, tags: entry.tags, moodScores: entry.moodScores,
-                               confirmedMood: entry.confirmedMood, createdAt: entry.createdAt, updatedAt: entry.updatedAt, photo: photo))
+                               confirmedMood: entry.confirmedMood, createdAt: entry.createdAt, updatedAt: entry.updatedAt,
+                               photos: exported.isEmpty ? nil : exported))
         }
         let export = DiaryExport(format: DiaryExport.formatName, version: DiaryExport.currentVersion, exportedAt: now, entries: items)
         let encoder = JSONCoding.encoder
@@ -122,17 +124,25 @@ public struct DiaryTransfer: Sendable {
         guard export.version <= DiaryExport.currentVersion else {
             throw DiaryError.importInvalid(Text(en: "made by a newer Hibi (version \(export.version))", ja: "新しい Hibi で作られています(バージョン \(export.version))"))
         }
-        var prepared: [(DiaryEntry, Data?)] = []
+        var prepared: [(DiaryEntry, [Data])] = []
         for (index, item) in export.entries.enumerated() {
             do {
-                let photo = try item.photo.map { try Self.photoData($0, in: archive) }
+                let listed = item.allPhotos
+                guard listed.count <= DiaryRules.maxPhotosPerEntry else { throw DiaryError.tooManyPhotos(limit: DiaryRules.maxPhotosPerEntry) }
+                let data = try listed.map { try Self.photoData($0, in: archive) }
+                // Fresh photo ids: the files are new here whatever they were called where they came from.
+                // An export without the flags (versions 1 and 2) had one photo, the estimate's source if there was one.
+                let described = listed.map { photo in
+                    DiaryPhoto(id: UUID().uuidString.lowercased(), hasFace: photo.hasFace ?? (item.moodScores != nil),
+                               moodSource: photo.moodSource ?? (item.moodScores != nil))
+                }
                 let id = UUID(uuidString: item.id) != nil ? item.id.lowercased() : UUID().uuidString.lowercased()
                 let entry = DiaryEntry(id: id, userID: userID, date: try DiaryRules.validateDate(item.date, now: now),
-                                       text: try DiaryRules.validateText(item.text, hasPhoto: photo != nil),
+                                       text: try DiaryRules.validateText(item.text, hasPhoto: !data.isEmpty),
                                        tags: try DiaryRules.normalizeTags(item.tags), moodScores: item.moodScores,
-                                       confirmedMood: item.confirmedMood, hasPhoto: photo != nil,
-                                       createdAt: item.createdAt, updatedAt: item.updatedAt)
-                prepared.append((entry, photo))
+                                       confirmedMood: item.confirmedMood, hasPhoto: !data.isEmpty,
+                                       createdAt: item.createdAt, updatedAt: item.updatedAt, photos: described)
+                prepared.append((entry, data))
             } catch let error as DiaryError {
                 let detail = if case let .importInvalid(detail) = error { detail } else { Text(en: error.message(.en), ja: error.message(.ja)) }
                 throw DiaryError.importInvalid(Text(en: "entry \(index + 1): \(detail.en)", ja: "\(index + 1) 件目: \(detail.ja)"))
@@ -147,24 +157,24 @@ public struct DiaryTransfer: Sendable {
         var fresh: [DiaryEntry] = []
         var photoByID: [String: Data] = [:]
         var taken = Set<String>()
-        for (entry, photo) in prepared {
+        for (entry, data) in prepared {
             if owners[entry.id] == userID { continue }
             var entry = entry
             // An id taken by someone else's entry (a restore into another account) gets a fresh one.
             if owners[entry.id] != nil || taken.contains(entry.id) {
                 entry = DiaryEntry(id: UUID().uuidString.lowercased(), userID: userID, date: entry.date, text: entry.text, tags: entry.tags,
                                    moodScores: entry.moodScores, confirmedMood: entry.confirmedMood, hasPhoto: entry.hasPhoto,
-                                   createdAt: entry.createdAt, updatedAt: entry.updatedAt)
+                                   createdAt: entry.createdAt, updatedAt: entry.updatedAt, photos: entry.photos)
             }
             taken.insert(entry.id)
             fresh.append(entry)
-            if let photo { photoByID[entry.id] = photo }
+            for (photo, bytes) in zip(entry.photos, data) { photoByID[photo.id] = bytes }
         }
         do {
-            for (id, photo) in photoByID { try photos.save(photo, userID: userID, entryID: id) }
+            for (id, photo) in photoByID { try photos.save(photo, userID: userID, photoID: id) }
             try await store.insert(fresh)
         } catch {
-            for id in photoByID.keys { photos.delete(userID: userID, entryID: id) }
+            for id in photoByID.keys { photos.delete(userID: userID, photoID: id) }
             throw error
         }
         return fresh.count

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Diary photos as sealed files under the data directory, one per entry.
+/// Diary photos as sealed files under the media directory, one per photo (`<user>/<photo id>.sealed`).
+/// An entry's first photo from before several photos were allowed has the entry's id as its photo id.
 public struct PhotoStore: Sendable {
     let directory: String
     let box: SealedBoxService
@@ -11,23 +12,23 @@ public struct PhotoStore: Sendable {
     }
 
     /// Bound to the owner as well as the entry: a file moved into another person's folder does not open.
-    static func context(userID: String, _ entryID: String) -> String { "diary-photo:\(userID):\(entryID)" }
-    static func legacyContext(_ entryID: String) -> String { "diary-photo:\(entryID)" }
+    static func context(userID: String, _ photoID: String) -> String { "diary-photo:\(userID):\(photoID)" }
+    static func legacyContext(_ photoID: String) -> String { "diary-photo:\(photoID)" }
 
     /// Both ids are server-made UUIDs; checked anyway so no path can be steered by input. An id that
     /// fails the check names no file (reads find nothing, writes are refused) rather than stopping the process.
-    func path(userID: String, entryID: String) -> String? {
-        guard Self.isPlainName(userID), Self.isPlainName(entryID) else { return nil }
-        return ((directory as NSString).appendingPathComponent(userID) as NSString).appendingPathComponent(entryID + ".sealed")
+    func path(userID: String, photoID: String) -> String? {
+        guard Self.isPlainName(userID), Self.isPlainName(photoID) else { return nil }
+        return ((directory as NSString).appendingPathComponent(userID) as NSString).appendingPathComponent(photoID + ".sealed")
     }
 
     static func isPlainName(_ id: String) -> Bool {
         !id.isEmpty && id.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
     }
 
-    public func save(_ data: Data, userID: String, entryID: String) throws {
-        let sealed = try box.seal(data, context: Self.context(userID: userID, entryID))
-        guard let target = path(userID: userID, entryID: entryID) else { throw DiaryError.entryNotFound }
+    public func save(_ data: Data, userID: String, photoID: String) throws {
+        let sealed = try box.seal(data, context: Self.context(userID: userID, photoID))
+        guard let target = path(userID: userID, photoID: photoID) else { throw DiaryError.entryNotFound }
         try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         // Written to a temporary name and renamed, so a crash never leaves half a photo under the real name.
@@ -43,9 +44,9 @@ public struct PhotoStore: Sendable {
         }
     }
 
-    public func load(userID: String, entryID: String) throws -> Data? {
-        guard let path = path(userID: userID, entryID: entryID), let sealed = FileManager.default.contents(atPath: path) else { return nil }
-        return try box.open(sealed, context: Self.context(userID: userID, entryID))
+    public func load(userID: String, photoID: String) throws -> Data? {
+        guard let path = path(userID: userID, photoID: photoID), let sealed = FileManager.default.contents(atPath: path) else { return nil }
+        return try box.open(sealed, context: Self.context(userID: userID, photoID))
     }
 
     /// Bytes of this person's sealed photos on disk, for the storage quota.
@@ -60,11 +61,11 @@ public struct PhotoStore: Sendable {
     }
 
     /// The sealed file's size, a little more than the photo's: enough to bound an export without opening it.
-    public func storedSize(userID: String, entryID: String) -> Int? {
-        path(userID: userID, entryID: entryID).flatMap { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? NSNumber)?.intValue }
+    public func storedSize(userID: String, photoID: String) -> Int? {
+        path(userID: userID, photoID: photoID).flatMap { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? NSNumber)?.intValue }
     }
 
-    public func delete(userID: String, entryID: String) {
-        if let path = path(userID: userID, entryID: entryID) { try? FileManager.default.removeItem(atPath: path) }
+    public func delete(userID: String, photoID: String) {
+        if let path = path(userID: userID, photoID: photoID) { try? FileManager.default.removeItem(atPath: path) }
     }
 }

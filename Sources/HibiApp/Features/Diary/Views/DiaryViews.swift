@@ -42,6 +42,9 @@ enum DiaryViews {
             if let (text, kind) = state.notice { Layout.notice(text, kind: kind) }
             el("form", .method("get"), .action("/diary"), .class("diary-filters card"), .role("search")) {
                 input(.type("search"), .name("q"), .value(state.query), .placeholder(DiaryStrings.searchPlaceholder(l)), .aria("label", DiaryStrings.search(l)), .id("search"))
+                // Folded on a phone unless a filter is in use (diary.js opens it on wider screens).
+                el("details", [.class("filter-fold"), .id("diary-filter-fold")] + (filtered ? [.init("open", nil)] : [])) {
+                el("summary") { DiaryStrings.filters(l) }
                 el("div", .class("grid")) {
                     el("select", .name("mood"), .aria("label", DiaryStrings.mood(l))) {
                         el("option", .value("")) { DiaryStrings.anyMood(l) }
@@ -58,6 +61,7 @@ enum DiaryViews {
                     input(.type("date"), .name("from"), .value(state.from), .aria("label", DiaryStrings.from(l)))
                     input(.type("date"), .name("to"), .value(state.to), .aria("label", DiaryStrings.to(l)))
                 }
+                }
                 el("div", .class("filter-actions")) {
                     el("button", .type("submit")) { DiaryStrings.filter(l) }
                     if filtered { el("a", .href("/diary"), .role("button"), .class("secondary outline")) { DiaryStrings.clear(l) } }
@@ -70,28 +74,50 @@ enum DiaryViews {
                     if !filtered { el("a", .href("/diary/new"), .role("button")) { DiaryStrings.newEntry(l) } }
                 }
             } else {
-                el("ol", .class("entry-list"), .id("entries")) {
-                    for entry in state.entries { entryCard(entry, user: user, language: l) }
+                el("div", .class("entry-days"), .id("entries")) {
+                    for day in DiaryRules.groupByDay(state.entries, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt) {
+                        el("section", .class("entry-day"), .data("day", day.key)) {
+                            el("h2", .class("day-heading")) {
+                                el("a", .href("/day/\(day.key)"), .init("title", DiaryStrings.openDay(l))) { formatDay(day.entries[0].date, user: user, language: l) }
+                            }
+                            el("ol", .class("entry-list")) {
+                                for entry in day.entries { entryCard(entry, user: user, language: l) }
+                            }
+                        }
+                    }
                 }
                 pagination(state: state, language: l)
             }
+            el("script", .src("/static/diary.js"), .init("defer", nil))
         }
     }
 
+    /// One entry: the time is its one link (stretched over the card by CSS), the text stays text, and a
+    /// photo shows as a thumbnail.
     static func entryCard(_ entry: DiaryEntry, user: User, language l: Language) -> Node {
         el("li", .class("entry-card card"), .data("entry-id", entry.id)) {
-            el("a", .href("/diary/entries/\(entry.id)"), .class("entry-link")) {
+            if let first = entry.photos.first {
+                el("img", .src("/diary/entries/\(entry.id)/photos/\(first.id)"), .class("entry-thumb"), .init("alt", ""),
+                   .init("loading", "lazy"), .init("width", "72"), .init("height", "72"))
+            } else {
                 el("div", .class("entry-mood"), .init("style", "--mood: \(entry.confirmedMood?.color ?? "#ced4da")"), .aria("hidden", "true")) {
                     entry.confirmedMood?.emoji ?? "·"
                 }
-                el("div", .class("entry-body")) {
-                    el("time", .init("datetime", ISO8601DateFormatter().string(from: entry.date))) { formatDate(entry.date, user: user, language: l) }
-                    el("p", .class("entry-excerpt")) { excerpt(entry.text) }
-                    if !entry.tags.isEmpty {
-                        el("p", .class("tags")) { for tag in entry.tags { el("span", .class("tag")) { "#" + tag } } }
+            }
+            el("div", .class("entry-body")) {
+                el("p", .class("entry-meta")) {
+                    el("a", .href("/diary/entries/\(entry.id)"), .class("entry-link")) {
+                        el("time", .init("datetime", ISO8601DateFormatter().string(from: entry.date))) { formatTime(entry.date, user: user, language: l) }
+                    }
+                    if let mood = entry.confirmedMood { el("span", .class("entry-mood-label")) { "\(mood.emoji) \(mood.label(l))" } }
+                    if entry.photos.count > 1 {
+                        el("span", .class("photo-count"), .aria("label", DiaryStrings.photoCount(l, entry.photos.count))) { "📷 \(entry.photos.count)" }
                     }
                 }
-                if entry.hasPhoto { el("span", .class("photo-flag"), .aria("label", DiaryStrings.photo(l))) { "📷" } }
+                if !entry.text.isEmpty { el("p", .class("entry-excerpt")) { excerpt(entry.text) } }
+                if !entry.tags.isEmpty {
+                    el("p", .class("tags")) { for tag in entry.tags { el("span", .class("tag")) { "#" + tag } } }
+                }
             }
         }
     }
@@ -148,15 +174,22 @@ enum DiaryViews {
                     }
                     Layout.field(label: DiaryStrings.tags(l), id: "tags", .name("tags"), .value(state.tags), .placeholder(DiaryStrings.tagsHint(l)))
                     el("label", .for("photo")) {
-                        DiaryStrings.photo(l)
-                        input(.type("file"), .id("photo"), .name("photo"), .init("accept", "image/jpeg,image/png,image/webp"), .init("capture", "user"))
-                        el("small", .class("muted")) { DiaryStrings.photoHint(l) }
+                        DiaryStrings.photos(l)
+                        input(.type("file"), .id("photo"), .name("photos"), .init("accept", "image/jpeg,image/png,image/webp"), .init("multiple", nil))
+                        el("small", .class("muted")) { DiaryStrings.photoHint(l, String(DiaryRules.maxPhotosPerEntry)) }
                     }
-                    if let entry = state.entry, entry.hasPhoto {
-                        el("img", .src("/diary/entries/\(entry.id)/photo"), .class("entry-photo small"), .init("alt", DiaryStrings.photo(l)))
-                        el("label") {
-                            input(.type("checkbox"), .name("remove_photo"))
-                            DiaryStrings.removePhoto(l)
+                    if let entry = state.entry, !entry.photos.isEmpty {
+                        el("ul", .class("photo-edit-list")) {
+                            for (index, photo) in entry.photos.enumerated() {
+                                el("li") {
+                                    el("img", .src("/diary/entries/\(entry.id)/photos/\(photo.id)"), .class("entry-thumb"),
+                                       .init("alt", DiaryStrings.photoNumber(l, String(index + 1))), .init("width", "72"), .init("height", "72"))
+                                    el("label") {
+                                        input(.type("checkbox"), .name("remove_photo_" + photo.id), .id("remove-photo-\(index + 1)"))
+                                        DiaryStrings.removePhoto(l)
+                                    }
+                                }
+                            }
                         }
                     }
                     el("p", .id("mood-suggestion"), .class("notice info"), .init("hidden", nil), .aria("live", "polite"), .data("no-face", DiaryStrings.noFaceFound(l))) { "" }
@@ -204,8 +237,14 @@ enum DiaryViews {
                         el("p", .class("muted"), .id("confirmed-mood")) { DiaryStrings.notConfirmed(l) }
                     }
                 }
-                if entry.hasPhoto {
-                    el("img", .src("/diary/entries/\(entry.id)/photo"), .class("entry-photo"), .init("alt", DiaryStrings.photo(l)))
+                if !entry.photos.isEmpty {
+                    el("div", .class("entry-photos" + (entry.photos.count > 1 ? " several" : "")), .id("entry-photos")) {
+                        for (index, photo) in entry.photos.enumerated() {
+                            el("img", .src("/diary/entries/\(entry.id)/photos/\(photo.id)"), .class("entry-photo"),
+                               .init("alt", DiaryStrings.photoNumber(l, String(index + 1))), .init("loading", index == 0 ? "eager" : "lazy"),
+                               .data("mood-source", photo.moodSource ? "true" : "false"))
+                        }
+                    }
                 }
                 el("div", .class("entry-text")) {
                     for paragraph in entry.text.components(separatedBy: "\n") { el("p") { paragraph } }
@@ -213,7 +252,7 @@ enum DiaryViews {
                 if !entry.tags.isEmpty {
                     el("p", .class("tags")) { for tag in entry.tags { el("a", .href("/diary?tag=\(tag.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"), .class("tag")) { "#" + tag } } }
                 }
-                if entry.hasPhoto { moodConfirmation(context: context, entry: entry) }
+                if !entry.photos.isEmpty { moodConfirmation(context: context, entry: entry) }
                 el("footer", .class("form-actions")) {
                     el("a", .href("/diary/entries/\(entry.id)/edit"), .role("button"), .class("secondary")) { DiaryStrings.edit(l) }
                     el("form", .method("post"), .action("/diary/entries/\(entry.id)/delete"), .class("inline"), .data("confirm", DiaryStrings.deleteConfirm(l))) {
@@ -290,6 +329,16 @@ enum DiaryViews {
     static func excerpt(_ text: String) -> String {
         let line = text.replacingOccurrences(of: "\n", with: " ")
         return line.count > 160 ? String(line.prefix(160)) + "…" : line
+    }
+
+    static func formatDay(_ date: Date, user: User, language: Language) -> String {
+        date.formatted(Date.FormatStyle(date: .complete, time: .omitted, locale: Locale(identifier: language == .ja ? "ja_JP" : "en_US"),
+                                        timeZone: TimeZone(identifier: user.timeZone) ?? .gmt))
+    }
+
+    static func formatTime(_ date: Date, user: User, language: Language) -> String {
+        date.formatted(Date.FormatStyle(date: .omitted, time: .shortened, locale: Locale(identifier: language == .ja ? "ja_JP" : "en_US"),
+                                        timeZone: TimeZone(identifier: user.timeZone) ?? .gmt))
     }
 
     static func formatDate(_ date: Date, user: User, language: Language) -> String {
