@@ -142,6 +142,34 @@ import Testing
         }
     }
 
+    @Test func theListShowsASmallThumbnailKeptSealedAndRemovedWithItsPhoto() async throws {
+        let config = try await TestApp.config()
+        try await TestApp.run(config: config) { browser in
+            let api = try await api(browser)
+            let entry = try APIClient.decode(DiaryEntryResponse.self, try await api.call(.post, "/api/v1/diary/entries",
+                json: #"{"text":"sunset","photos":["\#(TestImages.webp.base64EncodedString())"]}"#))
+            let photo = try #require(entry.photos.first)
+            try await browser.unlockDiary()
+            let thumb = try await browser.get("/diary/entries/\(entry.id)/photos/\(photo.id)/thumbnail")
+            #expect(thumb.status == .ok)
+            // A square JPEG made by ffmpeg, not the photo itself.
+            let info = try #require(ImageHeader.read(thumb.data))
+            #expect(info.format == .jpeg && info.width == PhotoThumbnails.side && info.height == PhotoThumbnails.side)
+            #expect(thumb.headers[.cacheControl] == "private, no-store")
+            // Kept sealed beside the photo: no JPEG bytes on disk.
+            let kept = Self.photoFiles(config).filter { $0.hasSuffix(".thumb.sealed") }
+            #expect(kept.count == 1)
+            let sealed = try #require(FileManager.default.contents(atPath: config.mediaDirectory + "/diary-photos/" + kept[0]))
+            #expect(sealed.range(of: Data([0xFF, 0xD8, 0xFF])) == nil)
+            // Served again from the kept file, the same bytes.
+            #expect(try await browser.get("/diary/entries/\(entry.id)/photos/\(photo.id)/thumbnail").data == thumb.data)
+            // The list points at the thumbnail, not the full photo.
+            #expect(try await browser.get("/diary").body.contains("/diary/entries/\(entry.id)/photos/\(photo.id)/thumbnail"))
+            _ = try await api.call(.patch, "/api/v1/diary/entries/\(entry.id)", json: #"{"removePhotoIds":["\#(photo.id)"]}"#)
+            #expect(Self.photoFiles(config).isEmpty)
+        }
+    }
+
     @Test func entriesAreGroupedByTheirDayInThePersonsZone() throws {
         func entry(_ seconds: TimeInterval) -> DiaryEntry {
             DiaryEntry(id: UUID().uuidString, userID: "u", date: Date(timeIntervalSince1970: seconds), text: "", tags: [], moodScores: nil,

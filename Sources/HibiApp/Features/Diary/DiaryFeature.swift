@@ -12,6 +12,9 @@ public struct DiaryFeature: Feature {
     let heavyWork: HeavyWork
     /// Photos and face frames arrive as JSON with base64 or as multipart; 12 MB covers a phone photo.
     static let maxUpload = 12 * 1024 * 1024
+    /// An entry's save carries up to `DiaryRules.maxPhotosPerEntry` photos: room for about six phone
+    /// photos (base64 in JSON adds a third), read into memory once per save.
+    static let maxEntryUpload = 64 * 1024 * 1024
 
     init(platform: Platform) {
         lock = DiaryLock(database: platform.database, sessions: platform.sessions)
@@ -22,7 +25,8 @@ public struct DiaryFeature: Feature {
         let store = DiaryStore(database: platform.database, box: platform.box)
         let photos = PhotoStore(dataDirectory: platform.config.mediaDirectory, box: platform.box)
         let moods = platform.moodEstimator.map { [faces] in BaselineMoodEstimator(estimator: $0, baselines: faces.moodBaselines, jobs: faces.jobs) }
-        service = DiaryService(store: store, photos: photos, search: DiarySearchIndex(), moods: moods, logger: platform.logger)
+        service = DiaryService(store: store, photos: photos, search: DiarySearchIndex(), moods: moods, logger: platform.logger,
+                               thumbnails: PhotoThumbnails(photos: photos, ffmpegPath: platform.config.videos.ffmpegPath))
         transfer = DiaryTransfer(store: store, photos: photos)
         accounts = platform.accounts
         heavyWork = platform.heavyWork
@@ -30,8 +34,9 @@ public struct DiaryFeature: Feature {
 
     public func routes() -> FeatureRoutes {
         .build { web, api in
-            DiaryWebRoutes(diary: service, transfer: transfer, lock: lock, maxUpload: Self.maxUpload, heavyWork: heavyWork).register(on: web)
-            DiaryAPIRoutes(diary: service, transfer: transfer, lock: lock, maxUpload: Self.maxUpload, heavyWork: heavyWork).register(on: api)
+            DiaryWebRoutes(diary: service, transfer: transfer, lock: lock, maxUpload: Self.maxEntryUpload, heavyWork: heavyWork).register(on: web)
+            DiaryAPIRoutes(diary: service, transfer: transfer, lock: lock, maxUpload: Self.maxUpload, maxEntryUpload: Self.maxEntryUpload,
+                           heavyWork: heavyWork).register(on: api)
             DiaryUnlockRoutes(lock: lock, accounts: accounts, faces: faces.templates, faceAvailable: faces.engine != nil).register(on: web)
             FaceRoutes(faces: faces, lock: lock, maxUpload: Self.maxUpload).register(on: web, api: api)
         }

@@ -29,7 +29,9 @@ public struct MediaOrphanSweeper: Sendable {
             var removed: [String] = []
             // Diary photos: diary-photos/<user>/<photo>.sealed, owned by the photo's row.
             for (path, name) in Self.files(under: self.path("diary-photos"), depth: 2, olderThan: minimumAge, now: now) where name.hasSuffix(".sealed") {
-                let photoID = String(name.dropLast(".sealed".count))
+                // A thumbnail (<photo>.thumb.sealed) belongs to its photo's row too.
+                let stem = String(name.dropLast(".sealed".count))
+                let photoID = stem.hasSuffix(".thumb") ? String(stem.dropLast(".thumb".count)) : stem
                 if try await !self.exists("SELECT id FROM diary_photos WHERE id = ", photoID) { removed.append(path) }
             }
             // Uploaded videos, their captions (videos/uploads/<user>/<id>.<ext>) and thumbnails (videos/thumbs/<id>.jpg).

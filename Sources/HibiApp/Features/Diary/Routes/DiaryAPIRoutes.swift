@@ -7,6 +7,7 @@ struct DiaryAPIRoutes: Sendable {
     let transfer: DiaryTransfer
     let lock: DiaryLock
     let maxUpload: Int
+    let maxEntryUpload: Int
     let heavyWork: HeavyWork
 
     func register(on api: some RouterMethods<HibiRequestContext>) {
@@ -24,7 +25,7 @@ struct DiaryAPIRoutes: Sendable {
         api.post("diary/entries") { request, context in
             let user = try await lock.require(context, request)
             var request = request
-            let input = try await request.json(DiaryEntryInput.self, limit: maxUpload)
+            let input = try await request.json(DiaryEntryInput.self, limit: maxEntryUpload)
             let entry = try await diary.create(userID: user.id, draft: .init(
                 date: input.date ?? context.now, text: input.text, tags: input.tags ?? [], confirmedMood: input.confirmedMood,
                 photo: try input.photo.map(PhotoPayload.decode), photos: try (input.photos ?? []).map(PhotoPayload.decode)), now: context.now)
@@ -37,7 +38,7 @@ struct DiaryAPIRoutes: Sendable {
         api.patch("diary/entries/:id") { request, context in
             let user = try await lock.require(context, request)
             var request = request
-            let patch = try await request.json(DiaryEntryPatch.self, limit: maxUpload)
+            let patch = try await request.json(DiaryEntryPatch.self, limit: maxEntryUpload)
             let mood: Mood?? = patch.clearConfirmedMood == true ? .some(nil) : patch.confirmedMood.map { .some($0) }
             let entry = try await diary.update(userID: user.id, id: try context.parameters.require("id"), change: .init(
                 date: patch.date, text: patch.text, tags: patch.tags, confirmedMood: mood,

@@ -54,6 +54,11 @@ struct DiaryWebRoutes: Sendable {
             let user = try await lock.require(context, request)
             return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id")))
         }
+        router.get("/diary/entries/:id/photos/:photo/thumbnail") { request, context in
+            let user = try await lock.require(context, request)
+            return DiaryDownloads.photo(try await diary.thumbnail(userID: user.id, id: try context.parameters.require("id"),
+                                                                  photoID: try context.parameters.require("photo")))
+        }
         router.get("/diary/entries/:id/photos/:photo") { request, context in
             let user = try await lock.require(context, request)
             return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id"),

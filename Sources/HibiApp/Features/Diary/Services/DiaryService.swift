@@ -7,10 +7,13 @@ public struct DiaryService: Sendable {
     let search: DiarySearchIndex
     let moods: (any MoodEstimating)?
     let logger: Logger
+    let thumbnails: PhotoThumbnails?
 
-    public init(store: DiaryStore, photos: PhotoStore, search: DiarySearchIndex, moods: (any MoodEstimating)?, logger: Logger) {
+    public init(store: DiaryStore, photos: PhotoStore, search: DiarySearchIndex, moods: (any MoodEstimating)?, logger: Logger,
+                thumbnails: PhotoThumbnails? = nil) {
         self.store = store
         self.photos = photos
+        self.thumbnails = thumbnails
         self.search = search
         self.moods = moods
         self.logger = logger
@@ -172,6 +175,17 @@ public struct DiaryService: Sendable {
         let entry = try await entry(userID: userID, id: id)
         guard let photo = photoID.map({ wanted in entry.photos.first { $0.id == wanted } }) ?? entry.photos.first,
               let data = try photos.load(userID: userID, photoID: photo.id) else { throw DiaryError.photoNotFound }
+        return data
+    }
+
+    /// A photo's small square thumbnail for the list, or the photo itself when none can be made.
+    public func thumbnail(userID: String, id: String, photoID: String) async throws -> Data {
+        let entry = try await entry(userID: userID, id: id)
+        guard let photo = entry.photos.first(where: { $0.id == photoID }) else { throw DiaryError.photoNotFound }
+        if let thumbnails, let small = try await thumbnails.thumbnail(userID: userID, photoID: photo.id, photo: {
+            try photos.load(userID: userID, photoID: photo.id)
+        }) { return small }
+        guard let data = try photos.load(userID: userID, photoID: photo.id) else { throw DiaryError.photoNotFound }
         return data
     }
 

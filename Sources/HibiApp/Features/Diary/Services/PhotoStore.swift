@@ -26,9 +26,19 @@ public struct PhotoStore: Sendable {
         !id.isEmpty && id.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
     }
 
+    /// Where the photo's thumbnail is kept (see `PhotoThumbnails`).
+    func thumbnailPath(userID: String, photoID: String) -> String? {
+        path(userID: userID, photoID: photoID).map { String($0.dropLast(".sealed".count)) + ".thumb.sealed" }
+    }
+
     public func save(_ data: Data, userID: String, photoID: String) throws {
         let sealed = try box.seal(data, context: Self.context(userID: userID, photoID))
         guard let target = path(userID: userID, photoID: photoID) else { throw DiaryError.entryNotFound }
+        try write(sealed, to: target)
+    }
+
+    /// Sealed bytes to `target`, whole or not at all.
+    func write(_ sealed: Data, to target: String) throws {
         try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         // Written to a temporary name and renamed, so a crash never leaves half a photo under the real name.
@@ -65,7 +75,10 @@ public struct PhotoStore: Sendable {
         path(userID: userID, photoID: photoID).flatMap { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? NSNumber)?.intValue }
     }
 
+    /// The photo and its thumbnail, if one was made.
     public func delete(userID: String, photoID: String) {
-        if let path = path(userID: userID, photoID: photoID) { try? FileManager.default.removeItem(atPath: path) }
+        for path in [path(userID: userID, photoID: photoID), thumbnailPath(userID: userID, photoID: photoID)].compactMap({ $0 }) {
+            try? FileManager.default.removeItem(atPath: path)
+        }
     }
 }

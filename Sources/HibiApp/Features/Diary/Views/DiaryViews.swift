@@ -97,7 +97,7 @@ enum DiaryViews {
     static func entryCard(_ entry: DiaryEntry, user: User, language l: Language) -> Node {
         el("li", .class("entry-card card"), .data("entry-id", entry.id)) {
             if let first = entry.photos.first {
-                el("img", .src("/diary/entries/\(entry.id)/photos/\(first.id)"), .class("entry-thumb"), .init("alt", ""),
+                el("img", .src("/diary/entries/\(entry.id)/photos/\(first.id)/thumbnail"), .class("entry-thumb"), .init("alt", ""),
                    .init("loading", "lazy"), .init("width", "72"), .init("height", "72"))
             } else {
                 el("div", .class("entry-mood"), .init("style", "--mood: \(entry.confirmedMood?.color ?? "#ced4da")"), .aria("hidden", "true")) {
@@ -182,7 +182,7 @@ enum DiaryViews {
                         el("ul", .class("photo-edit-list")) {
                             for (index, photo) in entry.photos.enumerated() {
                                 el("li") {
-                                    el("img", .src("/diary/entries/\(entry.id)/photos/\(photo.id)"), .class("entry-thumb"),
+                                    el("img", .src("/diary/entries/\(entry.id)/photos/\(photo.id)/thumbnail"), .class("entry-thumb"),
                                        .init("alt", DiaryStrings.photoNumber(l, String(index + 1))), .init("width", "72"), .init("height", "72"))
                                     el("label") {
                                         input(.type("checkbox"), .name("remove_photo_" + photo.id), .id("remove-photo-\(index + 1)"))
