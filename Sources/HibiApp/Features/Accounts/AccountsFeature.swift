@@ -34,12 +34,12 @@ public struct AccountsFeature: Feature {
             AccountWebRoutes(accounts: platform.accounts, sessions: platform.sessions, tokens: platform.tokens, devices: devices,
                              faceSignIn: faceSignIn, setupState: SetupState(users: platform.users), secureCookies: config.usesSecureCookies,
                              sessionLifetime: config.sessionLifetime, diaryUnlocked: diaryUnlocked, gettingStarted: gettingStarted)
-                .register(on: web)
-            AdminWebRoutes(accounts: platform.accounts, users: platform.users).register(on: web)
+                .register(on: web, signedIn: web.signedIn())
+            AdminWebRoutes(accounts: platform.accounts, users: platform.users).register(on: web.signedIn())
             AccountAPIRoutes(accounts: platform.accounts, tokens: platform.tokens, bodyLimit: config.maxRequestBodyBytes,
-                             diaryUnlocked: diaryUnlocked).register(on: api)
+                             diaryUnlocked: diaryUnlocked).register(on: api.signedIn())
             faceSignIn.register(on: api)
-            TakeoutRoutes(takeout: takeout, lock: lock).register(web: web, api: api)
+            TakeoutRoutes(takeout: takeout).register(web: web.diary(lock), api: api.diary(lock))
         }
     }
 }

@@ -34,11 +34,13 @@ public struct DiaryFeature: Feature {
 
     public func routes() -> FeatureRoutes {
         .build { web, api in
-            DiaryWebRoutes(diary: service, transfer: transfer, lock: lock, maxUpload: Self.maxEntryUpload, heavyWork: heavyWork).register(on: web)
-            DiaryAPIRoutes(diary: service, transfer: transfer, lock: lock, maxUpload: Self.maxUpload, maxEntryUpload: Self.maxEntryUpload,
-                           heavyWork: heavyWork).register(on: api)
-            DiaryUnlockRoutes(lock: lock, accounts: accounts, faces: faces.templates, faceAvailable: faces.engine != nil).register(on: web)
-            FaceRoutes(faces: faces, lock: lock, maxUpload: Self.maxUpload).register(on: web, api: api)
+            // The lock is checked once per group, by its middleware; the handlers get an opened diary's user.
+            let diaryWeb = web.diary(lock), diaryAPI = api.diary(lock)
+            DiaryWebRoutes(diary: service, transfer: transfer, maxUpload: Self.maxEntryUpload, heavyWork: heavyWork).register(on: diaryWeb)
+            DiaryAPIRoutes(diary: service, transfer: transfer, maxUpload: Self.maxUpload, maxEntryUpload: Self.maxEntryUpload,
+                           heavyWork: heavyWork).register(on: diaryAPI)
+            DiaryUnlockRoutes(lock: lock, accounts: accounts, faces: faces.templates, faceAvailable: faces.engine != nil).register(on: web.signedIn())
+            FaceRoutes(faces: faces, lock: lock, maxUpload: Self.maxUpload).register(web: diaryWeb, api: diaryAPI, signedInAPI: api.signedIn())
         }
     }
 }

@@ -17,8 +17,8 @@ public struct VideosFeature: Feature {
 
     public func routes() -> FeatureRoutes {
         .build { web, api in
-            VideoWebRoutes(videos: service).register(on: web)
-            VideoAPIRoutes(videos: service, bodyLimit: platform.config.maxRequestBodyBytes, quota: platform.quota).register(on: api)
+            VideoWebRoutes(videos: service).register(on: web.signedIn())
+            VideoAPIRoutes(videos: service, bodyLimit: platform.config.maxRequestBodyBytes, quota: platform.quota).register(on: api.signedIn())
         }
     }
 

@@ -19,7 +19,8 @@ struct AccountWebRoutes: Sendable {
     /// What the user has done so far, for the checklist on the first page.
     var gettingStarted: GettingStartedService? = nil
 
-    func register(on router: some RouterMethods<HibiRequestContext>) {
+    /// `router` serves everyone (sign-in, setup, the first page); `signedIn` is a group whose handlers get their user from it.
+    func register(on router: some RouterMethods<HibiRequestContext>, signedIn: some RouterMethods<SignedInContext>) {
         router.get("/") { request, context in try await today(request, context) }
         router.get("/setup") { request, context in try await setupPage(request, context) }
         router.post("/setup") { request, context in try await setup(request, context) }
@@ -28,16 +29,15 @@ struct AccountWebRoutes: Sendable {
         router.post("/logout") { request, context in try await logout(request, context, everywhere: false) }
         router.post("/logout/all") { request, context in try await logout(request, context, everywhere: true) }
         router.post("/language") { request, context in try await language(request, context) }
-        router.get("/settings") { request, context in
-            let user = try context.requireUser()
-            return HTMLPage(try await settingsView(context, user: user))
+        signedIn.get("/settings") { request, context in
+            HTMLPage(try await settingsView(context.base, user: context.user))
         }
-        router.post("/settings/profile") { request, context in try await profile(request, context) }
-        router.post("/settings/password") { request, context in try await password(request, context) }
-        router.post("/settings/tokens") { request, context in try await createToken(request, context) }
-        router.post("/settings/tokens/:id/revoke") { request, context in try await revokeToken(request, context) }
-        router.post("/settings/devices/:id/revoke") { _, context in
-            let user = try context.requireUser()
+        signedIn.post("/settings/profile") { request, context in try await profile(request, context) }
+        signedIn.post("/settings/password") { request, context in try await password(request, context) }
+        signedIn.post("/settings/tokens") { request, context in try await createToken(request, context) }
+        signedIn.post("/settings/tokens/:id/revoke") { request, context in try await revokeToken(request, context) }
+        signedIn.post("/settings/devices/:id/revoke") { _, context in
+            let user = context.user
             guard try await devices.revoke(id: try context.parameters.require("id"), userID: user.id) else { throw AccountError.deviceNotFound }
             return Response.redirect(to: "/settings#devices", type: .found)
         }
@@ -160,11 +160,11 @@ struct AccountWebRoutes: Sendable {
         return response
     }
 
-    func profile(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
-        let user = try context.requireUser()
+    func profile(_ request: Request, _ context: SignedInContext) async throws -> Response {
+        let user = context.user
+        var context = context.base
         var request = request
         let form = try await request.form()
-        var context = context
         do {
             let updated = try await accounts.updateProfile(user: user, displayName: form["display_name"] ?? user.displayName,
                                                            language: form["language"], timeZone: form["time_zone"])
@@ -180,8 +180,9 @@ struct AccountWebRoutes: Sendable {
         }
     }
 
-    func password(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
-        let user = try context.requireUser()
+    func password(_ request: Request, _ context: SignedInContext) async throws -> Response {
+        let user = context.user
+        let context = context.base
         var request = request
         let form = try await request.form()
         var keep: String?
@@ -200,8 +201,9 @@ struct AccountWebRoutes: Sendable {
             .response(from: request, context: context)
     }
 
-    func createToken(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
-        let user = try context.requireUser()
+    func createToken(_ request: Request, _ context: SignedInContext) async throws -> Response {
+        let user = context.user
+        let context = context.base
         var request = request
         let form = try await request.form()
         do {
@@ -219,8 +221,9 @@ struct AccountWebRoutes: Sendable {
         }
     }
 
-    func revokeToken(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
-        let user = try context.requireUser()
+    func revokeToken(_ request: Request, _ context: SignedInContext) async throws -> Response {
+        let user = context.user
+        let context = context.base
         let id = try context.parameters.require("id")
         guard try await tokens.revoke(id: id, userID: user.id) else { throw AccountError.tokenNotFound }
         return .redirect(to: "/settings#tokens", type: .found)

@@ -5,10 +5,10 @@ struct AdminWebRoutes: Sendable {
     let accounts: AccountService
     let users: UserStore
 
-    func register(on router: some RouterMethods<HibiRequestContext>) {
+    func register(on router: some RouterMethods<SignedInContext>) {
         router.get("/admin/users") { request, context in
             let me = try context.requireAdmin()
-            return HTMLPage(AccountViews.admin(context: context, users: try await users.all(), me: me))
+            return HTMLPage(AccountViews.admin(context: context.base, users: try await users.all(), me: me))
         }
         router.post("/admin/users") { request, context in try await addUser(request, context) }
         router.post("/admin/users/:id/disable") { request, context in try await setDisabled(request, context, true) }
@@ -16,7 +16,7 @@ struct AdminWebRoutes: Sendable {
         router.post("/admin/users/:id/reset") { request, context in try await reset(request, context) }
     }
 
-    func addUser(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+    func addUser(_ request: Request, _ context: SignedInContext) async throws -> Response {
         let me = try context.requireAdmin()
         var request = request
         let form = try await request.form()
@@ -31,24 +31,24 @@ struct AdminWebRoutes: Sendable {
             notice = (error.message(context.language), .error)
             status = error.status
         }
-        return try HTMLPage(AccountViews.admin(context: context, users: try await users.all(), me: me, notice: notice), status: status)
-            .response(from: request, context: context)
+        return try HTMLPage(AccountViews.admin(context: context.base, users: try await users.all(), me: me, notice: notice), status: status)
+            .response(from: request, context: context.base)
     }
 
-    func setDisabled(_ request: Request, _ context: HibiRequestContext, _ disabled: Bool) async throws -> Response {
+    func setDisabled(_ request: Request, _ context: SignedInContext, _ disabled: Bool) async throws -> Response {
         let me = try context.requireAdmin()
         _ = try await accounts.setDisabled(userID: try context.parameters.require("id"), disabled: disabled, actingUserID: me.id)
         return .redirect(to: "/admin/users", type: .found)
     }
 
-    func reset(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+    func reset(_ request: Request, _ context: SignedInContext) async throws -> Response {
         let me = try context.requireAdmin()
         let (user, temporary) = try await accounts.resetPassword(userID: try context.parameters.require("id"), now: context.now)
         if user.id == me.id {
             // Resetting your own password signed you out everywhere, this browser included.
             return .redirect(to: "/login", type: .found)
         }
-        return try HTMLPage(AccountViews.admin(context: context, users: try await users.all(), me: me, temporary: (user.username, temporary)))
-            .response(from: request, context: context)
+        return try HTMLPage(AccountViews.admin(context: context.base, users: try await users.all(), me: me, temporary: (user.username, temporary)))
+            .response(from: request, context: context.base)
     }
 }

@@ -5,14 +5,13 @@ import NIOCore
 struct DiaryAPIRoutes: Sendable {
     let diary: DiaryService
     let transfer: DiaryTransfer
-    let lock: DiaryLock
     let maxUpload: Int
     let maxEntryUpload: Int
     let heavyWork: HeavyWork
 
-    func register(on api: some RouterMethods<HibiRequestContext>) {
+    func register(on api: some RouterMethods<DiaryContext>) {
         api.get("diary/entries") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             let query = request.uri.formQuery
             let paging = try PageRequest.api(page: query.get("page"), perPage: query.get("perPage"), defaultPerPage: 20, maxPerPage: 200)
             let filter = DiaryStore.Filter(
@@ -23,7 +22,7 @@ struct DiaryAPIRoutes: Sendable {
             return JSONBody(DiaryEntryPage(entries: entries.map(DiaryEntryResponse.init), total: total, page: paging.page, perPage: paging.perPage))
         }
         api.post("diary/entries") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             var request = request
             let input = try await request.json(DiaryEntryInput.self, limit: maxEntryUpload)
             let entry = try await diary.create(userID: user.id, draft: .init(
@@ -32,11 +31,11 @@ struct DiaryAPIRoutes: Sendable {
             return JSONBody(DiaryEntryResponse(entry), status: .created)
         }
         api.get("diary/entries/:id") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             return JSONBody(DiaryEntryResponse(try await diary.entry(userID: user.id, id: try context.parameters.require("id"))))
         }
         api.patch("diary/entries/:id") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             var request = request
             let patch = try await request.json(DiaryEntryPatch.self, limit: maxEntryUpload)
             let mood: Mood?? = patch.clearConfirmedMood == true ? .some(nil) : patch.confirmedMood.map { .some($0) }
@@ -46,35 +45,35 @@ struct DiaryAPIRoutes: Sendable {
             return JSONBody(DiaryEntryResponse(entry))
         }
         api.delete("diary/entries/:id") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             try await diary.delete(userID: user.id, id: try context.parameters.require("id"))
             return Response(status: .noContent)
         }
         api.get("diary/entries/:id/photo") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id")))
         }
         api.get("diary/entries/:id/photos/:photo") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id"),
                                                               photoID: try context.parameters.require("photo")))
         }
         api.get("diary/statistics") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             let query = request.uri.formQuery
             let from = try Self.date(query.get("from"), name: "from"), to = try Self.date(query.get("to"), name: "to")
             if let from, let to, from > to { throw DiaryError.invalidDateRange }
             return JSONBody(try await diary.statistics(userID: user.id, timeZone: Self.zone(user), from: from, to: to))
         }
         api.get("diary/trend") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             guard let period = AnalyticsPeriod(rawValue: request.uri.formQuery.get("period") ?? "month") else {
                 throw RequestError.invalidField("period", Text(en: "must be week, month or year", ja: "week・month・year のいずれかです"))
             }
             return JSONBody(TrendResponse(period: period, days: try await diary.trend(userID: user.id, period: period, timeZone: Self.zone(user), now: context.now)))
         }
         api.post("diary/mood-estimate") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             var request = request
             let input = try await request.json(PhotoPayload.self, limit: maxUpload)
             let scores = try await diary.checkAndEstimate(try PhotoPayload.decode(input.photo), userID: user.id)
@@ -82,11 +81,11 @@ struct DiaryAPIRoutes: Sendable {
             return JSONBody(MoodEstimateResponse(faceFound: scores != nil, moodScores: scores, suggestedMood: top?.mood, confidence: top?.confidence))
         }
         api.get("diary/export") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             return try await DiaryDownloads.archive(transfer, userID: user.id, now: context.now)
         }
         api.post("diary/import") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             var request = request
             let buffer = try await request.collectBody(limit: DiaryTransfer.maxImportBytes)
             let added = try await heavyWork.exclusive(userID: user.id) {

@@ -5,31 +5,30 @@ import Hummingbird
 struct DiaryWebRoutes: Sendable {
     let diary: DiaryService
     let transfer: DiaryTransfer
-    let lock: DiaryLock
     let maxUpload: Int
     let heavyWork: HeavyWork
 
-    func register(on router: some RouterMethods<HibiRequestContext>) {
+    func register(on router: some RouterMethods<DiaryContext>) {
         router.get("/diary") { request, context in try await list(request, context) }
         router.get("/diary/new") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             let zone = TimeZone(identifier: user.timeZone) ?? .gmt
             let now = context.now
-            return HTMLPage(DiaryViews.form(context: context, state: .init(
+            return HTMLPage(DiaryViews.form(context: context.base, state: .init(
                 date: MoodAnalytics.dayKey(now, timeZone: zone), time: Self.clock(now, zone), text: "", tags: "", mood: nil)))
         }
         router.post("/diary/new") { request, context in try await save(request, context, id: nil) }
         router.get("/diary/entries/:id") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             let entry = try await diary.entry(userID: user.id, id: try context.parameters.require("id"))
             let notice: (String, Layout.NoticeKind)? = request.uri.formQuery.get("saved") != nil ? (DiaryStrings.saved(context.language), .success) : nil
-            return HTMLPage(DiaryViews.detail(context: context, user: user, entry: entry, notice: notice))
+            return HTMLPage(DiaryViews.detail(context: context.base, user: user, entry: entry, notice: notice))
         }
         router.get("/diary/entries/:id/edit") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             let entry = try await diary.entry(userID: user.id, id: try context.parameters.require("id"))
             let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-            return HTMLPage(DiaryViews.form(context: context, state: .init(
+            return HTMLPage(DiaryViews.form(context: context.base, state: .init(
                 entry: entry, date: MoodAnalytics.dayKey(entry.date, timeZone: zone), time: Self.clock(entry.date, zone),
                 text: entry.text, tags: entry.tags.joined(separator: ", "), mood: entry.confirmedMood)))
         }
@@ -37,7 +36,7 @@ struct DiaryWebRoutes: Sendable {
             try await save(request, context, id: try context.parameters.require("id"))
         }
         router.post("/diary/entries/:id/mood") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             var request = request
             let form = try await request.form()
             let id = try context.parameters.require("id")
@@ -46,52 +45,51 @@ struct DiaryWebRoutes: Sendable {
             return Response.redirect(to: "/diary/entries/\(id)?saved=1", type: .found)
         }
         router.post("/diary/entries/:id/delete") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             try await diary.delete(userID: user.id, id: try context.parameters.require("id"))
             return Response.redirect(to: "/diary?deleted=1", type: .found)
         }
         router.get("/diary/entries/:id/photo") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id")))
         }
         router.get("/diary/entries/:id/photos/:photo/thumbnail") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             return DiaryDownloads.photo(try await diary.thumbnail(userID: user.id, id: try context.parameters.require("id"),
                                                                   photoID: try context.parameters.require("photo")))
         }
         router.get("/diary/entries/:id/photos/:photo") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id"),
                                                               photoID: try context.parameters.require("photo")))
         }
         router.get("/diary/stats") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             let zone = TimeZone(identifier: user.timeZone) ?? .gmt
             let period = AnalyticsPeriod(rawValue: request.uri.formQuery.get("period") ?? "") ?? .month
             let now = context.now
             return HTMLPage(DiaryStatsViews.stats(
-                context: context, user: user, statistics: try await diary.statistics(userID: user.id, timeZone: zone),
+                context: context.base, user: user, statistics: try await diary.statistics(userID: user.id, timeZone: zone),
                 period: period, trend: try await diary.trend(userID: user.id, period: period, timeZone: zone, now: now),
                 trendStart: MoodAnalytics.periodStart(period, now: now, timeZone: zone), now: now,
                 onThisDay: try await diary.onThisDay(userID: user.id, today: now, timeZone: zone)))
         }
         router.get("/diary/calendar") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             let zone = TimeZone(identifier: user.timeZone) ?? .gmt
             let (year, month) = try Self.month(request.uri.formQuery.get("month"), now: context.now, zone: zone)
-            return HTMLPage(DiaryStatsViews.calendar(context: context, user: user,
+            return HTMLPage(DiaryStatsViews.calendar(context: context.base, user: user,
                                                      grid: try await diary.month(userID: user.id, year: year, month: month, timeZone: zone)))
         }
         router.get("/diary/data") { request, context in
-            _ = try await lock.require(context, request)
-            return HTMLPage(DiaryDataViews.page(context: context))
+            return HTMLPage(DiaryDataViews.page(context: context.base))
         }
         router.get("/diary/export.zip") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             return try await DiaryDownloads.archive(transfer, userID: user.id, now: context.now)
         }
         router.post("/diary/import") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             var request = request
             do {
                 // Parsing a large archive is heavy: one import per person, a bounded number at once.
@@ -100,18 +98,18 @@ struct DiaryWebRoutes: Sendable {
                     guard let file = form.file("file") else { throw RequestError.missingField("file") }
                     return try await transfer.importExport(file.data, userID: user.id, now: context.now)
                 }
-                return try HTMLPage(DiaryDataViews.page(context: context, notice: (DiaryStrings.imported(context.language, added), .success)))
-                    .response(from: request, context: context)
+                return try HTMLPage(DiaryDataViews.page(context: context.base, notice: (DiaryStrings.imported(context.language, added), .success)))
+                    .response(from: request, context: context.base)
             } catch let error as DiaryError {
-                return try HTMLPage(DiaryDataViews.page(context: context, notice: (error.message(context.language), .error)), status: error.status)
-                    .response(from: request, context: context)
+                return try HTMLPage(DiaryDataViews.page(context: context.base, notice: (error.message(context.language), .error)), status: error.status)
+                    .response(from: request, context: context.base)
             }
         }
     }
 
     /// The export as a download, streamed: the size check runs first so its error is a normal page.
-    func list(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
-        let user = try await lock.require(context, request)
+    func list(_ request: Request, _ context: DiaryContext) async throws -> Response {
+        let user = context.user
         let query = request.uri.formQuery
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let paging = PageRequest.web(page: query.get("page"), perPage: 20)
@@ -125,15 +123,15 @@ struct DiaryWebRoutes: Sendable {
         let (entries, total) = try await diary.list(userID: user.id, query: q, filter: filter, paging: paging)
         var notice: (String, Layout.NoticeKind)?
         if query.get("deleted") != nil { notice = (DiaryStrings.deleted(context.language), .success) }
-        return try HTMLPage(DiaryViews.list(context: context, user: user, state: .init(
+        return try HTMLPage(DiaryViews.list(context: context.base, user: user, state: .init(
             entries: entries, total: total, page: paging.page, perPage: paging.perPage, query: q, mood: mood, tag: query.get("tag") ?? "",
             from: from, to: to, allTags: try await diary.store.tags(userID: user.id).map(\.tag), notice: notice)))
-            .response(from: request, context: context)
+            .response(from: request, context: context.base)
     }
 
     /// Create or edit from the entry form (multipart when a photo is attached).
-    func save(_ request: Request, _ context: HibiRequestContext, id: String?) async throws -> Response {
-        let user = try await lock.require(context, request)
+    func save(_ request: Request, _ context: DiaryContext, id: String?) async throws -> Response {
+        let user = context.user
         var request = request
         let form: FormData
         var added: [Data] = []
@@ -167,10 +165,10 @@ struct DiaryWebRoutes: Sendable {
             return .redirect(to: "/diary/entries/\(entry.id)?saved=1", type: .found)
         } catch let error as any UserFacingError {
             // Everything typed comes back with the message, so nothing is lost.
-            return try HTMLPage(DiaryViews.form(context: context, state: .init(
+            return try HTMLPage(DiaryViews.form(context: context.base, state: .init(
                 entry: existing, date: form["date"] ?? "", time: form["time"] ?? "", text: form["text"] ?? "",
                 tags: form["tags"] ?? "", mood: mood, error: error.message(context.language))), status: error.status)
-                .response(from: request, context: context)
+                .response(from: request, context: context.base)
         }
     }
 

@@ -7,15 +7,15 @@ struct DiaryUnlockRoutes: Sendable {
     let faces: FaceTemplateStore
     let faceAvailable: Bool
 
-    func register(on router: some RouterMethods<HibiRequestContext>) {
+    func register(on router: some RouterMethods<SignedInContext>) {
         router.get("/diary/unlock") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let next = LocalRedirect.path(request.uri.formQuery.get("next"), fallback: "/diary")
-            return HTMLPage(UnlockViews.unlock(context: context, next: next, enrolled: try await faces.count(userID: user.id) > 0,
+            return HTMLPage(UnlockViews.unlock(context: context.base, next: next, enrolled: try await faces.count(userID: user.id) > 0,
                                                faceAvailable: faceAvailable))
         }
         router.post("/diary/unlock") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let form = try await request.form()
             let next = LocalRedirect.path(form["next"], fallback: "/diary")
@@ -23,17 +23,16 @@ struct DiaryUnlockRoutes: Sendable {
                 // Same throttling as sign-in: the password path must not become a way around the lockout.
                 _ = try await accounts.authenticate(username: user.username, password: form["password"] ?? "",
                                                     clientAddress: context.clientAddress, now: context.now)
-                try await lock.unlock(context, now: context.now)
+                try await lock.unlock(context.base, now: context.now)
                 return Response.redirect(to: next, type: .found)
             } catch let error as AccountError {
-                return try HTMLPage(UnlockViews.unlock(context: context, next: next, enrolled: try await faces.count(userID: user.id) > 0,
+                return try HTMLPage(UnlockViews.unlock(context: context.base, next: next, enrolled: try await faces.count(userID: user.id) > 0,
                                                        faceAvailable: faceAvailable, error: error.message(context.language)),
-                                    status: error.status).response(from: request, context: context)
+                                    status: error.status).response(from: request, context: context.base)
             }
         }
         router.post("/diary/lock") { _, context in
-            _ = try context.requireUser()
-            try await lock.lock(context)
+            try await lock.lock(context.base)
             return Response.redirect(to: "/diary/unlock", type: .found)
         }
     }

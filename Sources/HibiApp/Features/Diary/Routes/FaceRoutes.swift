@@ -10,17 +10,19 @@ struct FaceRoutes: Sendable {
     struct FaceStatus: Codable, Sendable { let enrolledPhotos: Int; let available: Bool }
     struct Checked: Codable, Sendable { let accepted: Bool }
 
-    func register(on router: some RouterMethods<HibiRequestContext>, api: some RouterMethods<HibiRequestContext>) {
+    /// `web` and `api` are diary groups (signed in, diary open); `signedInAPI` needs only a signed-in user.
+    func register(web router: some RouterMethods<DiaryContext>, api: some RouterMethods<DiaryContext>,
+                  signedInAPI: some RouterMethods<SignedInContext>) {
         router.get("/diary/settings") { request, context in
-            let user = try await lock.require(context, request)
-            return HTMLPage(FaceViews.settings(context: context, lockMinutes: try await lock.lockMinutes(userID: user.id),
+            let user = context.user
+            return HTMLPage(FaceViews.settings(context: context.base, lockMinutes: try await lock.lockMinutes(userID: user.id),
                                                enrolled: try await faces.templates.count(userID: user.id), available: faces.engine != nil,
                                                moodBaseline: try await faces.moodBaselines.baseline(userID: user.id)?.enabled,
                                                notice: request.uri.formQuery.get("deleted") != nil ? (UnlockStrings.faceDeleted(context.language), .success)
                                                    : request.uri.formQuery.get("saved") != nil ? (DiaryStrings.saved(context.language), .success) : nil))
         }
         router.post("/diary/settings/lock") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             var request = request
             let form = try await request.form()
             guard let minutes = Int(form["lock_minutes"] ?? "") else { throw RequestError.missingField("lock_minutes") }
@@ -28,60 +30,59 @@ struct FaceRoutes: Sendable {
             return Response.redirect(to: "/diary/settings?saved=1", type: .found)
         }
         router.post("/diary/settings/mood-baseline") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             var request = request
             let form = try await request.form()
             try await faces.moodBaselines.setEnabled(userID: user.id, form["enabled"] == "on")
             return Response.redirect(to: "/diary/settings?saved=1", type: .found)
         }
         router.post("/diary/face/delete") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             try await faces.deleteFaceData(userID: user.id)
             return Response.redirect(to: "/diary/settings?deleted=1", type: .found)
         }
         router.get("/diary/enroll") { request, context in
-            _ = try await lock.require(context, request)
-            return HTMLPage(FaceViews.enroll(context: context, available: faces.engine != nil))
+            return HTMLPage(FaceViews.enroll(context: context.base, available: faces.engine != nil))
         }
 
-        api.get("diary/face") { request, context in
-            let user = try context.requireUser()
+        signedInAPI.get("diary/face") { request, context in
+            let user = context.user
             return JSONBody(FaceStatus(enrolledPhotos: try await faces.templates.count(userID: user.id), available: faces.engine != nil))
         }
         // Enrollment changes who can open the diary, so it needs an unlocked diary first.
         api.post("diary/face/check") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             var request = request
             let input = try await request.json(PhotoPayload.self, limit: maxUpload)
             try await faces.checkEnrollmentPhoto(userID: user.id, try PhotoPayload.decode(input.photo))
             return JSONBody(Checked(accepted: true))
         }
         api.post("diary/face/enroll") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             var request = request
             let input = try await request.json(PhotoList.self, limit: maxUpload * 4)
             try await faces.enroll(userID: user.id, photos: try input.photos.map(PhotoPayload.decode), now: context.now)
             return JSONBody(FaceStatus(enrolledPhotos: input.photos.count, available: true), status: .created)
         }
         api.delete("diary/face") { request, context in
-            let user = try await lock.require(context, request)
+            let user = context.user
             try await faces.deleteFaceData(userID: user.id)
             return Response(status: .noContent)
         }
         // Unlocking is what a locked session does, so these two only need a signed-in user.
-        api.post("diary/face/challenge") { _, context in
-            let user = try context.requireUser()
+        signedInAPI.post("diary/face/challenge") { _, context in
+            let user = context.user
             return JSONBody(try await faces.challenge(userID: user.id, now: context.now), status: .created)
         }
         // One camera frame at a time; the answer names the next step, and the last one unlocks.
-        api.post("diary/face/frame") { request, context in
+        signedInAPI.post("diary/face/frame") { request, context in
             let arrivedAt = context.now
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let input = try await request.json(FaceFrameRequest.self, limit: maxUpload)
             let answer = try await faces.frame(userID: user.id, challengeID: input.challengeId, frame: try PhotoPayload.decode(input.frame),
                                                arrivedAt: arrivedAt)
-            if answer.done { try await lock.unlock(context, now: context.now) }
+            if answer.done { try await lock.unlock(context.base, now: context.now) }
             return JSONBody(answer)
         }
     }

@@ -28,8 +28,15 @@ public struct DiaryLock: Sendable {
             .onConflict(with: ["user_id"]) { $0.set(excludedValueOf: "lock_minutes") }.run()
     }
 
-    /// The signed-in user if their diary is open in this session (sliding the idle timer); otherwise
-    /// a redirect to the unlock page for browsers, or `diaryLocked` for scripts.
+    /// Passes if the signed-in user's diary is open in this session (sliding the idle timer); otherwise
+    /// a redirect to the unlock page for browsers, or `diaryLocked` for scripts. Routes do not call this:
+    /// `DiaryLockMiddleware` does, once for each diary route group.
+    func check(_ context: HibiRequestContext, _ request: Request) async throws {
+        _ = try await require(context, request)
+    }
+
+    /// The signed-in user if their diary is open; see `check`. For the few callers outside a diary
+    /// route group that serve the diary only in part (the journal's day page asks `isUnlocked` instead).
     public func require(_ context: HibiRequestContext, _ request: Request) async throws -> User {
         let now = context.now
         let user = try context.requireUser()

@@ -6,9 +6,9 @@ import Hummingbird
 struct VideoWebRoutes: Sendable {
     let videos: VideoService
 
-    func register(on router: some RouterMethods<HibiRequestContext>) {
+    func register(on router: some RouterMethods<SignedInContext>) {
         router.get("/videos") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var notice: (String, Layout.NoticeKind)?
             if let scanned = request.uri.formQuery.get("scanned") {
                 let counts = scanned.split(separator: "-").map(String.init)
@@ -21,7 +21,7 @@ struct VideoWebRoutes: Sendable {
                 continueWatching: query == VideoQuery() ? try await videos.continueWatching(userID: user.id) : [],
                 query: query, tags: try await videos.store.tags(userID: user.id), isAdmin: user.isAdmin, hasLibrary: videos.hasLibrary,
                 maxUploadMB: videos.maxUploadBytes / 1_048_576, notice: notice)
-            return HTMLPage(VideoViews.library(context: context, model: model))
+            return HTMLPage(VideoViews.library(context: context.base, model: model))
         }
         router.post("/videos/scan") { _, context in
             _ = try context.requireAdmin()
@@ -29,41 +29,41 @@ struct VideoWebRoutes: Sendable {
             return Response.redirect(to: "/videos?scanned=\(result.added)-\(result.updated)-\(result.removed)", type: .normal)
         }
         router.get("/videos/history") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let notice = request.uri.formQuery.get("cleared") != nil ? VideoStrings.historyCleared(context.language) : nil
-            return HTMLPage(VideoViews.history(context: context, items: try await videos.store.history(userID: user.id), notice: notice))
+            return HTMLPage(VideoViews.history(context: context.base, items: try await videos.store.history(userID: user.id), notice: notice))
         }
         router.post("/videos/history/clear") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             try await videos.store.clearHistory(userID: user.id)
             return Response.redirect(to: "/videos/history?cleared=1", type: .normal)
         }
 
         router.get("/videos/playlists") { _, context in
-            let user = try context.requireUser()
-            return HTMLPage(VideoViews.playlists(context: context, playlists: try await videos.store.playlists(userID: user.id)))
+            let user = context.user
+            return HTMLPage(VideoViews.playlists(context: context.base, playlists: try await videos.store.playlists(userID: user.id)))
         }
         router.post("/videos/playlists") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let form = try await request.form()
             do {
                 let playlist = try await videos.createPlaylist(userID: user.id, name: form["name"] ?? "", now: context.now)
                 return Response.redirect(to: "/videos/playlists/\(playlist.id)", type: .normal)
             } catch let error as VideoError {
-                return try HTMLPage(VideoViews.playlists(context: context, playlists: try await videos.store.playlists(userID: user.id),
+                return try HTMLPage(VideoViews.playlists(context: context.base, playlists: try await videos.store.playlists(userID: user.id),
                                                          error: error.message(context.language)), status: error.status)
-                    .response(from: request, context: context)
+                    .response(from: request, context: context.base)
             }
         }
         router.get("/videos/playlists/:id") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             let playlist = try await videos.playlist(userID: user.id, id: try context.parameters.require("id"))
-            return HTMLPage(VideoViews.playlist(context: context, playlist: playlist,
+            return HTMLPage(VideoViews.playlist(context: context.base, playlist: playlist,
                                                 items: try await videos.playlistItems(userID: user.id, playlist: playlist)))
         }
         router.post("/videos/playlists/:id/rename") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let id = try context.parameters.require("id")
             var request = request
             let form = try await request.form()
@@ -72,19 +72,19 @@ struct VideoWebRoutes: Sendable {
                 return Response.redirect(to: "/videos/playlists/\(id)", type: .normal)
             } catch let error as VideoError where error != .playlistNotFound {
                 let playlist = try await videos.playlist(userID: user.id, id: id)
-                return try HTMLPage(VideoViews.playlist(context: context, playlist: playlist,
+                return try HTMLPage(VideoViews.playlist(context: context.base, playlist: playlist,
                                                         items: try await videos.playlistItems(userID: user.id, playlist: playlist),
                                                         error: error.message(context.language)), status: error.status)
-                    .response(from: request, context: context)
+                    .response(from: request, context: context.base)
             }
         }
         router.post("/videos/playlists/:id/delete") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             try await videos.deletePlaylist(userID: user.id, id: try context.parameters.require("id"))
             return Response.redirect(to: "/videos/playlists", type: .normal)
         }
         router.post("/videos/playlists/:id/items/:videoId/:action") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             let id = try context.parameters.require("id")
             let videoID = try context.parameters.require("videoId")
             switch try context.parameters.require("action") {
@@ -97,7 +97,7 @@ struct VideoWebRoutes: Sendable {
         }
 
         router.get("/videos/:id") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let item = try await videos.item(userID: user.id, videoID: try context.parameters.require("id"))
             let playlists = try await videos.store.playlists(userID: user.id)
             var current: Playlist?
@@ -109,13 +109,13 @@ struct VideoWebRoutes: Sendable {
             }
             let notice: (String, Layout.NoticeKind)? = request.uri.formQuery.get("saved") != nil ? (VideoStrings.saved(context.language), .success)
                 : request.uri.formQuery.get("added") != nil ? (VideoStrings.added(context.language), .success) : nil
-            return HTMLPage(VideoViews.player(context: context, model: .init(
+            return HTMLPage(VideoViews.player(context: context.base, model: .init(
                 item: item, playlists: playlists,
                 memberOf: try await videos.store.playlistIDs(containing: item.video.id, userID: user.id),
                 playlist: current, next: next, notice: notice)))
         }
         router.post("/videos/:id") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let id = try context.parameters.require("id")
             var request = request
             let form = try await request.form()
@@ -127,7 +127,7 @@ struct VideoWebRoutes: Sendable {
             return Response.redirect(to: "/videos/\(id)?saved=1", type: .normal)
         }
         router.post("/videos/:id/playlists") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let id = try context.parameters.require("id")
             var request = request
             let form = try await request.form()
@@ -135,33 +135,33 @@ struct VideoWebRoutes: Sendable {
             return Response.redirect(to: "/videos/\(id)?added=1", type: .normal)
         }
         router.post("/videos/:id/hide") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let id = try context.parameters.require("id")
             _ = try await videos.hideFromContinue(userID: user.id, videoID: id)
             let back = request.headers[.referer].flatMap { URL(string: $0)?.path } ?? "/videos"
             return Response.redirect(to: back.hasPrefix("/videos") ? back : "/videos", type: .normal)
         }
         router.post("/videos/:id/delete") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             try await videos.delete(userID: user.id, videoID: try context.parameters.require("id"))
             return Response.redirect(to: "/videos?deleted=1", type: .normal)
         }
         // HEAD answers the same headers without a body (the body is a lazy stream, so nothing is read).
         for method in [HTTPRequest.Method.get, .head] {
             router.on("/videos/:id/stream", method: method) { request, context in
-                let user = try context.requireUser()
+                let user = context.user
                 let response = try await videos.streamResponse(userID: user.id, videoID: try context.parameters.require("id"),
-                                                               request: request, context: context)
+                                                               request: request, context: context.base)
                 return method == .head ? Response(status: response.status, headers: response.headers, body: .init()) : response
             }
         }
         router.get("/videos/:id/thumbnail") { _, context in
-            let user = try context.requireUser()
-            return try await videos.thumbnailResponse(userID: user.id, videoID: try context.parameters.require("id"), context: context)
+            let user = context.user
+            return try await videos.thumbnailResponse(userID: user.id, videoID: try context.parameters.require("id"), context: context.base)
         }
         router.get("/videos/:id/captions") { _, context in
-            let user = try context.requireUser()
-            return try await videos.captionsResponse(userID: user.id, videoID: try context.parameters.require("id"), context: context)
+            let user = context.user
+            return try await videos.captionsResponse(userID: user.id, videoID: try context.parameters.require("id"), context: context.base)
         }
     }
 }

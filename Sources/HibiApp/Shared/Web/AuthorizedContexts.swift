@@ -1,0 +1,81 @@
+import Hummingbird
+
+/// A request from a signed-in person. A route group of this context checks the sign-in once, as the
+/// request enters the group (401, or the sign-in page for a browser, otherwise), and its handlers get
+/// `context.user` as a plain `User`: there is no check left for a handler to forget.
+/// Everything the shared middleware set (language, clock, CSRF token, identity) reads through to `base`.
+@dynamicMemberLookup
+public struct SignedInContext: ChildRequestContext {
+    public typealias ParentContext = HibiRequestContext
+    public var coreContext: CoreRequestContextStorage
+    /// The request as the shared middleware left it; pages are rendered with it.
+    public let base: HibiRequestContext
+    public let user: User
+    /// Set only by `DiaryLockMiddleware`, after it found the diary open for this request.
+    fileprivate(set) var diaryOpen = false
+
+    public init(context: HibiRequestContext) throws {
+        user = try context.requireUser()
+        coreContext = context.coreContext
+        base = context
+    }
+
+    public subscript<Value>(dynamicMember keyPath: KeyPath<HibiRequestContext, Value>) -> Value { base[keyPath: keyPath] }
+
+    /// The user, if they are an administrator; 403 otherwise.
+    public func requireAdmin() throws -> User {
+        guard user.isAdmin else { throw RequestError.forbidden }
+        return user
+    }
+}
+
+/// A request that may read the diary: signed in, and the diary open in this session (or a token with
+/// the `diary` scope). It can only be made from a `SignedInContext` that `DiaryLockMiddleware` passed,
+/// so a route in a diary group cannot be reached with the diary locked.
+@dynamicMemberLookup
+public struct DiaryContext: ChildRequestContext {
+    public typealias ParentContext = SignedInContext
+    public var coreContext: CoreRequestContextStorage
+    public let base: HibiRequestContext
+    public let user: User
+
+    public init(context: SignedInContext) throws {
+        // Reached only if a group forgot the middleware: refuse rather than open the diary.
+        guard context.diaryOpen else { throw DiaryError.diaryLocked }
+        user = context.user
+        coreContext = context.coreContext
+        base = context.base
+    }
+
+    public subscript<Value>(dynamicMember keyPath: KeyPath<HibiRequestContext, Value>) -> Value { base[keyPath: keyPath] }
+}
+
+/// The diary lock as one middleware: it asks `DiaryLock` once per request (sliding the idle timer), and
+/// sends a browser to the unlock page or answers `diary_locked`, before any handler or body read.
+public struct DiaryLockMiddleware: RouterMiddleware {
+    public typealias Context = SignedInContext
+    let lock: DiaryLock
+
+    public init(lock: DiaryLock) {
+        self.lock = lock
+    }
+
+    public func handle(_ request: Request, context: SignedInContext, next: (Request, SignedInContext) async throws -> Response) async throws -> Response {
+        try await lock.check(context.base, request)
+        var context = context
+        context.diaryOpen = true
+        return try await next(request, context)
+    }
+}
+
+extension RouterMethods where Context == HibiRequestContext {
+    /// Routes for signed-in people only.
+    public func signedIn() -> RouterGroup<SignedInContext> {
+        group(context: SignedInContext.self)
+    }
+
+    /// Routes that read or change the diary: signed in, and the diary open.
+    public func diary(_ lock: DiaryLock) -> RouterGroup<DiaryContext> {
+        signedIn().add(middleware: DiaryLockMiddleware(lock: lock)).group(context: DiaryContext.self)
+    }
+}
