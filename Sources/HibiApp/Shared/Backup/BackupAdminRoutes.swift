@@ -8,10 +8,10 @@ struct BackupAdminRoutes: Sendable {
     let runs: BackupRunStore
     let settings: BackupSettings
 
-    func register(on router: some RouterMethods<HibiRequestContext>) {
+    func register(on router: some RouterMethods<AdminContext>) {
         router.get("/admin/backups") { _, context in
-            let me = try context.requireAdmin()
-            return HTMLPage(BackupViews.page(context: context, me: me, settings: settings, runs: try await runs.recent(limit: 20)))
+            let me = context.user
+            return HTMLPage(BackupViews.page(context: context.base, me: me, settings: settings, runs: try await runs.recent(limit: 20)))
         }
     }
 }

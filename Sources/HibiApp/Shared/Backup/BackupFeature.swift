@@ -17,7 +17,7 @@ public struct BackupFeature: Feature {
     }
 
     public func routes() -> FeatureRoutes {
-        .build { web, _ in BackupAdminRoutes(runs: runs, settings: platform.config.backups).register(on: web) }
+        .build { web, _ in BackupAdminRoutes(runs: runs, settings: platform.config.backups).register(on: web.admin()) }
     }
 
     public func backgroundServices() -> [any Service] {

@@ -50,6 +50,24 @@ public struct DiaryContext: ChildRequestContext {
     public subscript<Value>(dynamicMember keyPath: KeyPath<HibiRequestContext, Value>) -> Value { base[keyPath: keyPath] }
 }
 
+/// A request from an administrator: made from a signed-in context, refused with 403 for anyone else.
+@dynamicMemberLookup
+public struct AdminContext: ChildRequestContext {
+    public typealias ParentContext = SignedInContext
+    public var coreContext: CoreRequestContextStorage
+    public let base: HibiRequestContext
+    /// The administrator making the request.
+    public let user: User
+
+    public init(context: SignedInContext) throws {
+        user = try context.requireAdmin()
+        coreContext = context.coreContext
+        base = context.base
+    }
+
+    public subscript<Value>(dynamicMember keyPath: KeyPath<HibiRequestContext, Value>) -> Value { base[keyPath: keyPath] }
+}
+
 /// The diary lock as one middleware: it asks `DiaryLock` once per request (sliding the idle timer), and
 /// sends a browser to the unlock page or answers `diary_locked`, before any handler or body read.
 public struct DiaryLockMiddleware: RouterMiddleware {
@@ -72,6 +90,11 @@ extension RouterMethods where Context == HibiRequestContext {
     /// Routes for signed-in people only.
     public func signedIn() -> RouterGroup<SignedInContext> {
         group(context: SignedInContext.self)
+    }
+
+    /// Routes for administrators only.
+    public func admin() -> RouterGroup<AdminContext> {
+        signedIn().group(context: AdminContext.self)
     }
 
     /// Routes that read or change the diary: signed in, and the diary open.

@@ -5,9 +5,9 @@ struct AdminWebRoutes: Sendable {
     let accounts: AccountService
     let users: UserStore
 
-    func register(on router: some RouterMethods<SignedInContext>) {
+    func register(on router: some RouterMethods<AdminContext>) {
         router.get("/admin/users") { request, context in
-            let me = try context.requireAdmin()
+            let me = context.user
             return HTMLPage(AccountViews.admin(context: context.base, users: try await users.all(), me: me))
         }
         router.post("/admin/users") { request, context in try await addUser(request, context) }
@@ -16,8 +16,8 @@ struct AdminWebRoutes: Sendable {
         router.post("/admin/users/:id/reset") { request, context in try await reset(request, context) }
     }
 
-    func addUser(_ request: Request, _ context: SignedInContext) async throws -> Response {
-        let me = try context.requireAdmin()
+    func addUser(_ request: Request, _ context: AdminContext) async throws -> Response {
+        let me = context.user
         var request = request
         let form = try await request.form()
         let notice: (String, Layout.NoticeKind)
@@ -35,14 +35,14 @@ struct AdminWebRoutes: Sendable {
             .response(from: request, context: context.base)
     }
 
-    func setDisabled(_ request: Request, _ context: SignedInContext, _ disabled: Bool) async throws -> Response {
-        let me = try context.requireAdmin()
+    func setDisabled(_ request: Request, _ context: AdminContext, _ disabled: Bool) async throws -> Response {
+        let me = context.user
         _ = try await accounts.setDisabled(userID: try context.parameters.require("id"), disabled: disabled, actingUserID: me.id)
         return .redirect(to: "/admin/users", type: .found)
     }
 
-    func reset(_ request: Request, _ context: SignedInContext) async throws -> Response {
-        let me = try context.requireAdmin()
+    func reset(_ request: Request, _ context: AdminContext) async throws -> Response {
+        let me = context.user
         let (user, temporary) = try await accounts.resetPassword(userID: try context.parameters.require("id"), now: context.now)
         if user.id == me.id {
             // Resetting your own password signed you out everywhere, this browser included.
