@@ -40,7 +40,12 @@ var targets: [Target] = [
         dependencies: [
             "HibiApp",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            // Snapshot tests of representative pages, images and API answers (issue 12, item 7).
+            .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
+            // An embedded channel gives a page's request context without a server.
+            .product(name: "NIOEmbedded", package: "swift-nio"),
         ],
+        exclude: ["Snapshots/__Snapshots__"],
         swiftSettings: swiftSettings
     ),
 ]
@@ -121,6 +126,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         // Health CSV import: RFC 4180 with quoted newlines, so an export always reads back.
         .package(url: "https://github.com/swiftcsv/SwiftCSV.git", from: "0.10.0"),
+        .package(url: "https://github.com/pointfreeco/swift-snapshot-testing.git", from: "1.19.7"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: targets
 )
