@@ -228,3 +228,18 @@ import Testing
         if let failure { throw failure }
     }
 }
+
+/// Issue 12, item 4: the diary's addresses come from one place, and a tag with URL characters survives.
+@Suite struct DiaryPathsTests {
+    @Test func addressesAreBuiltAndRoutesUseTheSameFunctions() {
+        #expect(DiaryPaths.entry("e1") == "/diary/entries/e1")
+        #expect(DiaryPaths.thumbnail("e1", "p1") == "/diary/entries/e1/photos/p1/thumbnail")
+        #expect(DiaryPaths.thumbnail(":id", ":photo") == "/diary/entries/:id/photos/:photo/thumbnail")
+        #expect(DiaryPaths.calendar(year: 2026, month: 3) == "/diary/calendar?month=2026-03")
+        #expect(DiaryPaths.unlock(next: "/day/2026-11-23") == "/diary/unlock?next=%2Fday%2F2026%2D11%2D23")
+        #expect(DiaryPaths.list(tag: "C++ & co") == "/diary?tag=C%2B%2B%20%26%20co")
+        #expect(FormData(body: "tag=C%2B%2B%20%26%20co")["tag"] == "C++ & co")
+        #expect(DiaryPaths.list(from: "2026-11-01", to: "2026-11-02") == "/diary?from=2026%2D11%2D01&to=2026%2D11%2D02")
+        #expect(DiaryPaths.list() == "/diary")
+    }
+}

@@ -8,7 +8,7 @@ public struct NavItem: Sendable {
 public enum Layout {
     public static let navigation: [NavItem] = [
         NavItem(path: "/", title: CommonStrings.today, icon: "☀"),
-        NavItem(path: "/diary", title: CommonStrings.diary, icon: "📔"),
+        NavItem(path: DiaryPaths.list, title: CommonStrings.diary, icon: "📔"),
         NavItem(path: "/health", title: CommonStrings.health, icon: "♥"),
         NavItem(path: "/visits", title: CommonStrings.visits, icon: "📍"),
         NavItem(path: "/videos", title: CommonStrings.videos, icon: "▶"),

@@ -29,10 +29,10 @@ public struct GettingStarted: Sendable, Equatable {
         steps = [
             Step(key: "face", title: Text(en: "Enroll your face", ja: "顔を登録する"),
                  help: Text(en: "Unlock your diary and sign in by looking at the camera.", ja: "カメラを見るだけで日記を開き、サインインできます。"),
-                 href: "/diary/enroll", done: state.faceEnrolled),
+                 href: DiaryPaths.enroll, done: state.faceEnrolled),
             Step(key: "diary", title: Text(en: "Write a first diary entry", ja: "最初の日記を書く"),
                  help: Text(en: "A few lines about today, with a photo if you like.", ja: "今日のことを数行。写真も添えられます。"),
-                 href: "/diary/new", done: state.diaryEntries > 0),
+                 href: DiaryPaths.new, done: state.diaryEntries > 0),
             Step(key: "health", title: Text(en: "Import Apple Health", ja: "Apple ヘルスケアを読み込む"),
                  help: Text(en: "Upload the export from your iPhone, or type a record.", ja: "iPhone の書き出しファイルをアップロードするか、記録を入力します。"),
                  href: "/health/import", done: state.healthRecords > 0),

@@ -9,22 +9,22 @@ struct DiaryWebRoutes: Sendable {
     let heavyWork: HeavyWork
 
     func register(on router: some RouterMethods<DiaryContext>) {
-        router.get("/diary") { request, context in try await list(request, context) }
-        router.get("/diary/new") { request, context in
+        router.get(RouterPath(DiaryPaths.list)) { request, context in try await list(request, context) }
+        router.get(RouterPath(DiaryPaths.new)) { request, context in
             let user = context.user
             let zone = TimeZone(identifier: user.timeZone) ?? .gmt
             let now = context.now
             return HTMLPage(DiaryViews.form(context: context.base, state: .init(
                 date: MoodAnalytics.dayKey(now, timeZone: zone), time: Self.clock(now, zone), text: "", tags: "", mood: nil)))
         }
-        router.post("/diary/new") { request, context in try await save(request, context, id: nil) }
-        router.get("/diary/entries/:id") { request, context in
+        router.post(RouterPath(DiaryPaths.new)) { request, context in try await save(request, context, id: nil) }
+        router.get(RouterPath(DiaryPaths.entry(":id"))) { request, context in
             let user = context.user
             let entry = try await diary.entry(userID: user.id, id: try context.parameters.require("id"))
             let notice: (String, Layout.NoticeKind)? = request.uri.formQuery.get("saved") != nil ? (DiaryStrings.saved(context.language), .success) : nil
             return HTMLPage(DiaryViews.detail(context: context.base, user: user, entry: entry, notice: notice))
         }
-        router.get("/diary/entries/:id/edit") { request, context in
+        router.get(RouterPath(DiaryPaths.edit(":id"))) { request, context in
             let user = context.user
             let entry = try await diary.entry(userID: user.id, id: try context.parameters.require("id"))
             let zone = TimeZone(identifier: user.timeZone) ?? .gmt
@@ -32,38 +32,38 @@ struct DiaryWebRoutes: Sendable {
                 entry: entry, date: MoodAnalytics.dayKey(entry.date, timeZone: zone), time: Self.clock(entry.date, zone),
                 text: entry.text, tags: entry.tags.joined(separator: ", "), mood: entry.confirmedMood)))
         }
-        router.post("/diary/entries/:id/edit") { request, context in
+        router.post(RouterPath(DiaryPaths.edit(":id"))) { request, context in
             try await save(request, context, id: try context.parameters.require("id"))
         }
-        router.post("/diary/entries/:id/mood") { request, context in
+        router.post(RouterPath(DiaryPaths.mood(":id"))) { request, context in
             let user = context.user
             var request = request
             let form = try await request.form()
             let id = try context.parameters.require("id")
             guard let mood = Mood(rawValue: form["mood"] ?? "") else { throw DiaryError.invalidMood }
             _ = try await diary.update(userID: user.id, id: id, change: .init(confirmedMood: .some(mood)), now: context.now)
-            return Response.redirect(to: "/diary/entries/\(id)?saved=1", type: .found)
+            return Response.redirect(to: DiaryPaths.entry(id) + "?saved=1", type: .found)
         }
-        router.post("/diary/entries/:id/delete") { request, context in
+        router.post(RouterPath(DiaryPaths.delete(":id"))) { request, context in
             let user = context.user
             try await diary.delete(userID: user.id, id: try context.parameters.require("id"))
-            return Response.redirect(to: "/diary?deleted=1", type: .found)
+            return Response.redirect(to: DiaryPaths.list + "?deleted=1", type: .found)
         }
-        router.get("/diary/entries/:id/photo") { request, context in
+        router.get(RouterPath(DiaryPaths.firstPhoto(":id"))) { request, context in
             let user = context.user
             return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id")))
         }
-        router.get("/diary/entries/:id/photos/:photo/thumbnail") { request, context in
+        router.get(RouterPath(DiaryPaths.thumbnail(":id", ":photo"))) { request, context in
             let user = context.user
             return DiaryDownloads.photo(try await diary.thumbnail(userID: user.id, id: try context.parameters.require("id"),
                                                                   photoID: try context.parameters.require("photo")))
         }
-        router.get("/diary/entries/:id/photos/:photo") { request, context in
+        router.get(RouterPath(DiaryPaths.photo(":id", ":photo"))) { request, context in
             let user = context.user
             return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id"),
                                                               photoID: try context.parameters.require("photo")))
         }
-        router.get("/diary/stats") { request, context in
+        router.get(RouterPath(DiaryPaths.stats)) { request, context in
             let user = context.user
             let zone = TimeZone(identifier: user.timeZone) ?? .gmt
             let period = AnalyticsPeriod(rawValue: request.uri.formQuery.get("period") ?? "") ?? .month
@@ -74,21 +74,21 @@ struct DiaryWebRoutes: Sendable {
                 trendStart: MoodAnalytics.periodStart(period, now: now, timeZone: zone), now: now,
                 onThisDay: try await diary.onThisDay(userID: user.id, today: now, timeZone: zone)))
         }
-        router.get("/diary/calendar") { request, context in
+        router.get(RouterPath(DiaryPaths.calendar)) { request, context in
             let user = context.user
             let zone = TimeZone(identifier: user.timeZone) ?? .gmt
             let (year, month) = try Self.month(request.uri.formQuery.get("month"), now: context.now, zone: zone)
             return HTMLPage(DiaryStatsViews.calendar(context: context.base, user: user,
                                                      grid: try await diary.month(userID: user.id, year: year, month: month, timeZone: zone)))
         }
-        router.get("/diary/data") { request, context in
+        router.get(RouterPath(DiaryPaths.data)) { request, context in
             return HTMLPage(DiaryDataViews.page(context: context.base))
         }
-        router.get("/diary/export.zip") { request, context in
+        router.get(RouterPath(DiaryPaths.exportArchive)) { request, context in
             let user = context.user
             return try await DiaryDownloads.archive(transfer, userID: user.id, now: context.now)
         }
-        router.post("/diary/import") { request, context in
+        router.post(RouterPath(DiaryPaths.importArchive)) { request, context in
             let user = context.user
             var request = request
             do {
@@ -162,7 +162,7 @@ struct DiaryWebRoutes: Sendable {
                 entry = try await diary.create(userID: user.id, draft: .init(date: date, text: form["text"] ?? "", tags: tags,
                                                                           confirmedMood: mood, photos: added), now: context.now)
             }
-            return .redirect(to: "/diary/entries/\(entry.id)?saved=1", type: .found)
+            return .redirect(to: DiaryPaths.entry(entry.id) + "?saved=1", type: .found)
         } catch let error as any UserFacingError {
             // Everything typed comes back with the message, so nothing is lost.
             return try HTMLPage(DiaryViews.form(context: context.base, state: .init(

@@ -8,17 +8,17 @@ struct DiaryUnlockRoutes: Sendable {
     let faceAvailable: Bool
 
     func register(on router: some RouterMethods<SignedInContext>) {
-        router.get("/diary/unlock") { request, context in
+        router.get(RouterPath(DiaryPaths.unlock)) { request, context in
             let user = context.user
-            let next = LocalRedirect.path(request.uri.formQuery.get("next"), fallback: "/diary")
+            let next = LocalRedirect.path(request.uri.formQuery.get("next"), fallback: DiaryPaths.list)
             return HTMLPage(UnlockViews.unlock(context: context.base, next: next, enrolled: try await faces.count(userID: user.id) > 0,
                                                faceAvailable: faceAvailable))
         }
-        router.post("/diary/unlock") { request, context in
+        router.post(RouterPath(DiaryPaths.unlock)) { request, context in
             let user = context.user
             var request = request
             let form = try await request.form()
-            let next = LocalRedirect.path(form["next"], fallback: "/diary")
+            let next = LocalRedirect.path(form["next"], fallback: DiaryPaths.list)
             do {
                 // Same throttling as sign-in: the password path must not become a way around the lockout.
                 _ = try await accounts.authenticate(username: user.username, password: form["password"] ?? "",
@@ -31,9 +31,9 @@ struct DiaryUnlockRoutes: Sendable {
                                     status: error.status).response(from: request, context: context.base)
             }
         }
-        router.post("/diary/lock") { _, context in
+        router.post(RouterPath(DiaryPaths.lock)) { _, context in
             try await lock.lock(context.base)
-            return Response.redirect(to: "/diary/unlock", type: .found)
+            return Response.redirect(to: DiaryPaths.unlock, type: .found)
         }
     }
 }

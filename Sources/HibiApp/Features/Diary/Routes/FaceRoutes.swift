@@ -13,7 +13,7 @@ struct FaceRoutes: Sendable {
     /// `web` and `api` are diary groups (signed in, diary open); `signedInAPI` needs only a signed-in user.
     func register(web router: some RouterMethods<DiaryContext>, api: some RouterMethods<DiaryContext>,
                   signedInAPI: some RouterMethods<SignedInContext>) {
-        router.get("/diary/settings") { request, context in
+        router.get(RouterPath(DiaryPaths.settings)) { request, context in
             let user = context.user
             return HTMLPage(FaceViews.settings(context: context.base, lockMinutes: try await lock.lockMinutes(userID: user.id),
                                                enrolled: try await faces.templates.count(userID: user.id), available: faces.engine != nil,
@@ -21,27 +21,27 @@ struct FaceRoutes: Sendable {
                                                notice: request.uri.formQuery.get("deleted") != nil ? (UnlockStrings.faceDeleted(context.language), .success)
                                                    : request.uri.formQuery.get("saved") != nil ? (DiaryStrings.saved(context.language), .success) : nil))
         }
-        router.post("/diary/settings/lock") { request, context in
+        router.post(RouterPath(DiaryPaths.settingsLock)) { request, context in
             let user = context.user
             var request = request
             let form = try await request.form()
             guard let minutes = Int(form["lock_minutes"] ?? "") else { throw RequestError.missingField("lock_minutes") }
             try await lock.setLockMinutes(userID: user.id, minutes: minutes)
-            return Response.redirect(to: "/diary/settings?saved=1", type: .found)
+            return Response.redirect(to: DiaryPaths.settings + "?saved=1", type: .found)
         }
-        router.post("/diary/settings/mood-baseline") { request, context in
+        router.post(RouterPath(DiaryPaths.settingsMoodBaseline)) { request, context in
             let user = context.user
             var request = request
             let form = try await request.form()
             try await faces.moodBaselines.setEnabled(userID: user.id, form["enabled"] == "on")
-            return Response.redirect(to: "/diary/settings?saved=1", type: .found)
+            return Response.redirect(to: DiaryPaths.settings + "?saved=1", type: .found)
         }
-        router.post("/diary/face/delete") { request, context in
+        router.post(RouterPath(DiaryPaths.deleteFace)) { request, context in
             let user = context.user
             try await faces.deleteFaceData(userID: user.id)
-            return Response.redirect(to: "/diary/settings?deleted=1", type: .found)
+            return Response.redirect(to: DiaryPaths.settings + "?deleted=1", type: .found)
         }
-        router.get("/diary/enroll") { request, context in
+        router.get(RouterPath(DiaryPaths.enroll)) { request, context in
             return HTMLPage(FaceViews.enroll(context: context.base, available: faces.engine != nil))
         }
 

@@ -53,7 +53,7 @@ public struct DiaryLock: Sendable {
         }
         if request.method == .get, !request.uri.path.hasPrefix("/api/") {
             let next = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
-            throw Redirect(to: "/diary/unlock?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/diary"))
+            throw Redirect(to: DiaryPaths.unlock(next: next))
         }
         throw DiaryError.diaryLocked
     }

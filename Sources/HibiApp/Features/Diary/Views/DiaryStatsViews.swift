@@ -5,9 +5,9 @@ enum DiaryStatsViews {
                       trendStart: Date, now: Date, onThisDay: [DiaryEntry]) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        return Layout.page(title: DiaryStrings.statistics(l), context: context, current: "/diary") {
+        return Layout.page(title: DiaryStrings.statistics(l), context: context, current: DiaryPaths.list) {
             DiaryViews.head(context)
-            DiaryViews.subnav(context, current: "/diary/stats")
+            DiaryViews.subnav(context, current: DiaryPaths.stats)
             el("section", .class("stat-tiles"), .id("stat-tiles")) {
                 tile(DiaryStrings.total(l), "\(statistics.totalEntries)", id: "stat-total")
                 tile(DiaryStrings.mostFrequent(l), statistics.mostFrequentMood.map { "\($0.emoji) \($0.label(l))" } ?? "—", id: "stat-most")
@@ -22,7 +22,7 @@ enum DiaryStatsViews {
                 el("h2") { DiaryStrings.trend(l) }
                 el("nav", .class("segmented")) {
                     for (value, title) in [(AnalyticsPeriod.week, DiaryStrings.week), (.month, DiaryStrings.month), (.year, DiaryStrings.year)] {
-                        el("a", [.href("/diary/stats?period=\(value.rawValue)"), .role("button")] + (value == period ? [.aria("current", "true")] : [.class("secondary outline")])) { title(l) }
+                        el("a", [.href(DiaryPaths.stats + "?period=\(value.rawValue)"), .role("button")] + (value == period ? [.aria("current", "true")] : [.class("secondary outline")])) { title(l) }
                     }
                 }
                 if trend.isEmpty {
@@ -113,14 +113,14 @@ enum DiaryStatsViews {
         let title = l == .ja ? "\(grid.year)年\(grid.month)月" : monthName(grid.month) + " \(grid.year)"
         let previous = grid.month == 1 ? (grid.year - 1, 12) : (grid.year, grid.month - 1)
         let next = grid.month == 12 ? (grid.year + 1, 1) : (grid.year, grid.month + 1)
-        return Layout.page(title: DiaryStrings.calendar(l), context: context, current: "/diary") {
+        return Layout.page(title: DiaryStrings.calendar(l), context: context, current: DiaryPaths.list) {
             DiaryViews.head(context)
-            DiaryViews.subnav(context, current: "/diary/calendar")
+            DiaryViews.subnav(context, current: DiaryPaths.calendar)
             el("section", .class("card calendar")) {
                 el("header", .class("calendar-head")) {
-                    el("a", .href("/diary/calendar?month=\(String(format: "%04d-%02d", previous.0, previous.1))"), .aria("label", DiaryStrings.previous(l))) { "←" }
+                    el("a", .href(DiaryPaths.calendar(year: previous.0, month: previous.1)), .aria("label", DiaryStrings.previous(l))) { "←" }
                     el("h1", .id("calendar-title")) { title }
-                    el("a", .href("/diary/calendar?month=\(String(format: "%04d-%02d", next.0, next.1))"), .aria("label", DiaryStrings.next(l))) { "→" }
+                    el("a", .href(DiaryPaths.calendar(year: next.0, month: next.1)), .aria("label", DiaryStrings.next(l))) { "→" }
                 }
                 el("table", .class("month"), .id("month")) {
                     el("thead") { el("tr") { for day in DiaryStrings.weekdays { el("th") { day(l) } } } }
@@ -133,7 +133,7 @@ enum DiaryStatsViews {
                                         let date = String(format: "%04d-%02d-%02d", grid.year, grid.month, day)
                                         el("td", [.class(mood == nil ? "day" : "day has-mood"), .data("day", date)]
                                               + (mood.map { [.init("style", "--mood: \($0.mood.color)"), .data("mood", $0.mood.rawValue)] } ?? [])) {
-                                            el("a", .href("/diary?from=\(date)&to=\(date)")) {
+                                            el("a", .href(DiaryPaths.list(from: date, to: date))) {
                                                 el("span", .class("day-number")) { String(day) }
                                                 if let mood { el("span", .class("day-emoji"), .init("title", mood.mood.label(l))) { mood.mood.emoji } }
                                             }

@@ -21,13 +21,13 @@ enum DiaryViews {
 
     static func subnav(_ context: HibiRequestContext, current: String) -> Node {
         let l = context.language
-        let items: [(String, Text)] = [("/diary", DiaryStrings.entries), ("/diary/stats", DiaryStrings.statistics), ("/diary/calendar", DiaryStrings.calendar), ("/diary/data", DiaryStrings.export), ("/diary/settings", UnlockStrings.settings)]
+        let items: [(String, Text)] = [(DiaryPaths.list, DiaryStrings.entries), (DiaryPaths.stats, DiaryStrings.statistics), (DiaryPaths.calendar, DiaryStrings.calendar), (DiaryPaths.data, DiaryStrings.export), (DiaryPaths.settings, UnlockStrings.settings)]
         return el("nav", .class("subnav section-nav"), .aria("label", CommonStrings.diary(l))) {
             el("ul") {
                 for (path, title) in items {
                     el("li") { el("a", [.href(path)] + (current == path ? [.aria("current", "page")] : [])) { title(l) } }
                 }
-                el("li", .class("push")) { el("a", .href("/diary/new"), .role("button"), .id("new-entry")) { "＋ " + DiaryStrings.newEntry(l) } }
+                el("li", .class("push")) { el("a", .href(DiaryPaths.new), .role("button"), .id("new-entry")) { "＋ " + DiaryStrings.newEntry(l) } }
             }
         }
     }
@@ -35,12 +35,12 @@ enum DiaryViews {
     static func list(context: HibiRequestContext, user: User, state: ListState) -> Node {
         let l = context.language
         let filtered = !state.query.isEmpty || state.mood != nil || !state.tag.isEmpty || !state.from.isEmpty || !state.to.isEmpty
-        return Layout.page(title: CommonStrings.diary(l), context: context, current: "/diary") {
+        return Layout.page(title: CommonStrings.diary(l), context: context, current: DiaryPaths.list) {
             head(context)
             el("h1") { CommonStrings.diary(l) }
-            subnav(context, current: "/diary")
+            subnav(context, current: DiaryPaths.list)
             if let (text, kind) = state.notice { Layout.notice(text, kind: kind) }
-            el("form", .method("get"), .action("/diary"), .class("diary-filters card"), .role("search")) {
+            el("form", .method("get"), .action(DiaryPaths.list), .class("diary-filters card"), .role("search")) {
                 input(.type("search"), .name("q"), .value(state.query), .placeholder(DiaryStrings.searchPlaceholder(l)), .aria("label", DiaryStrings.search(l)), .id("search"))
                 // Folded on a phone unless a filter is in use (diary.js opens it on wider screens).
                 el("details", [.class("filter-fold"), .id("diary-filter-fold")] + (filtered ? [.init("open", nil)] : [])) {
@@ -64,14 +64,14 @@ enum DiaryViews {
                 }
                 el("div", .class("filter-actions")) {
                     el("button", .type("submit")) { DiaryStrings.filter(l) }
-                    if filtered { el("a", .href("/diary"), .role("button"), .class("secondary outline")) { DiaryStrings.clear(l) } }
+                    if filtered { el("a", .href(DiaryPaths.list), .role("button"), .class("secondary outline")) { DiaryStrings.clear(l) } }
                 }
             }
             if state.entries.isEmpty {
                 el("section", .class("empty-state card")) {
                     el("p", .class("empty-icon"), .aria("hidden", "true")) { "📔" }
                     el("p") { filtered ? DiaryStrings.noResults(l) : DiaryStrings.emptyDiary(l) }
-                    if !filtered { el("a", .href("/diary/new"), .role("button")) { DiaryStrings.newEntry(l) } }
+                    if !filtered { el("a", .href(DiaryPaths.new), .role("button")) { DiaryStrings.newEntry(l) } }
                 }
             } else {
                 el("div", .class("entry-days"), .id("entries")) {
@@ -97,7 +97,7 @@ enum DiaryViews {
     static func entryCard(_ entry: DiaryEntry, user: User, language l: Language) -> Node {
         el("li", .class("entry-card card"), .data("entry-id", entry.id)) {
             if let first = entry.photos.first {
-                el("img", .src("/diary/entries/\(entry.id)/photos/\(first.id)/thumbnail"), .class("entry-thumb"), .init("alt", ""),
+                el("img", .src(DiaryPaths.thumbnail(entry.id, first.id)), .class("entry-thumb"), .init("alt", ""),
                    .init("loading", "lazy"), .init("width", "72"), .init("height", "72"))
             } else {
                 el("div", .class("entry-mood"), .init("style", "--mood: \(entry.confirmedMood?.color ?? "#ced4da")"), .aria("hidden", "true")) {
@@ -106,7 +106,7 @@ enum DiaryViews {
             }
             el("div", .class("entry-body")) {
                 el("p", .class("entry-meta")) {
-                    el("a", .href("/diary/entries/\(entry.id)"), .class("entry-link")) {
+                    el("a", .href(DiaryPaths.entry(entry.id)), .class("entry-link")) {
                         el("time", .init("datetime", ISO8601DateFormatter().string(from: entry.date))) { formatTime(entry.date, user: user, language: l) }
                     }
                     if let mood = entry.confirmedMood { el("span", .class("entry-mood-label")) { "\(mood.emoji) \(mood.label(l))" } }
@@ -133,7 +133,7 @@ enum DiaryViews {
             if !state.to.isEmpty { items.append(.init(name: "to", value: state.to)) }
             var components = URLComponents()
             components.queryItems = items
-            return "/diary" + (components.string ?? "")
+            return DiaryPaths.list + (components.string ?? "")
         }
         return el("nav", .class("pagination"), .aria("label", "pagination")) {
             if state.page > 1 { el("a", .href(link(state.page - 1)), .init("rel", "prev")) { "← " + DiaryStrings.previous(l) } } else { el("span") { "" } }
@@ -155,8 +155,8 @@ enum DiaryViews {
     static func form(context: HibiRequestContext, state: FormState) -> Node {
         let l = context.language
         let editing = state.entry != nil
-        let action = state.entry.map { "/diary/entries/\($0.id)/edit" } ?? "/diary/new"
-        return Layout.page(title: editing ? DiaryStrings.editEntry(l) : DiaryStrings.newEntry(l), context: context, current: "/diary") {
+        let action = state.entry.map { DiaryPaths.edit($0.id) } ?? DiaryPaths.new
+        return Layout.page(title: editing ? DiaryStrings.editEntry(l) : DiaryStrings.newEntry(l), context: context, current: DiaryPaths.list) {
             head(context)
             el("article", .class("card entry-form")) {
                 el("h1") { editing ? DiaryStrings.editEntry(l) : DiaryStrings.newEntry(l) }
@@ -182,7 +182,7 @@ enum DiaryViews {
                         el("ul", .class("photo-edit-list")) {
                             for (index, photo) in entry.photos.enumerated() {
                                 el("li") {
-                                    el("img", .src("/diary/entries/\(entry.id)/photos/\(photo.id)/thumbnail"), .class("entry-thumb"),
+                                    el("img", .src(DiaryPaths.thumbnail(entry.id, photo.id)), .class("entry-thumb"),
                                        .init("alt", DiaryStrings.photoNumber(l, String(index + 1))), .init("width", "72"), .init("height", "72"))
                                     el("label") {
                                         input(.type("checkbox"), .name("remove_photo_" + photo.id), .id("remove-photo-\(index + 1)"))
@@ -196,7 +196,7 @@ enum DiaryViews {
                     moodPicker(selected: state.mood, language: l, name: "mood")
                     el("div", .class("form-actions")) {
                         el("button", .type("submit"), .id("save-entry")) { DiaryStrings.save(l) }
-                        el("a", .href(state.entry.map { "/diary/entries/\($0.id)" } ?? "/diary"), .role("button"), .class("secondary outline")) { DiaryStrings.cancel(l) }
+                        el("a", .href(state.entry.map { DiaryPaths.entry($0.id) } ?? DiaryPaths.list), .role("button"), .class("secondary outline")) { DiaryStrings.cancel(l) }
                     }
                 }
             }
@@ -222,7 +222,7 @@ enum DiaryViews {
 
     static func detail(context: HibiRequestContext, user: User, entry: DiaryEntry, notice: (String, Layout.NoticeKind)? = nil) -> Node {
         let l = context.language
-        return Layout.page(title: formatDate(entry.date, user: user, language: l), context: context, current: "/diary") {
+        return Layout.page(title: formatDate(entry.date, user: user, language: l), context: context, current: DiaryPaths.list) {
             head(context)
             subnav(context, current: "")
             if let (text, kind) = notice { Layout.notice(text, kind: kind) }
@@ -240,7 +240,7 @@ enum DiaryViews {
                 if !entry.photos.isEmpty {
                     el("div", .class("entry-photos" + (entry.photos.count > 1 ? " several" : "")), .id("entry-photos")) {
                         for (index, photo) in entry.photos.enumerated() {
-                            el("img", .src("/diary/entries/\(entry.id)/photos/\(photo.id)"), .class("entry-photo"),
+                            el("img", .src(DiaryPaths.photo(entry.id, photo.id)), .class("entry-photo"),
                                .init("alt", DiaryStrings.photoNumber(l, String(index + 1))), .init("loading", index == 0 ? "eager" : "lazy"),
                                .data("mood-source", photo.moodSource ? "true" : "false"))
                         }
@@ -250,12 +250,12 @@ enum DiaryViews {
                     for paragraph in entry.text.components(separatedBy: "\n") { el("p") { paragraph } }
                 }
                 if !entry.tags.isEmpty {
-                    el("p", .class("tags")) { for tag in entry.tags { el("a", .href("/diary?tag=\(tag.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"), .class("tag")) { "#" + tag } } }
+                    el("p", .class("tags")) { for tag in entry.tags { el("a", .href(DiaryPaths.list(tag: tag)), .class("tag")) { "#" + tag } } }
                 }
                 if !entry.photos.isEmpty { moodConfirmation(context: context, entry: entry) }
                 el("footer", .class("form-actions")) {
-                    el("a", .href("/diary/entries/\(entry.id)/edit"), .role("button"), .class("secondary")) { DiaryStrings.edit(l) }
-                    el("form", .method("post"), .action("/diary/entries/\(entry.id)/delete"), .class("inline"), .data("confirm", DiaryStrings.deleteConfirm(l))) {
+                    el("a", .href(DiaryPaths.edit(entry.id)), .role("button"), .class("secondary")) { DiaryStrings.edit(l) }
+                    el("form", .method("post"), .action(DiaryPaths.delete(entry.id)), .class("inline"), .data("confirm", DiaryStrings.deleteConfirm(l))) {
                         Layout.csrfField(context)
                         el("button", .type("submit"), .class("secondary outline danger")) { DiaryStrings.delete(l) }
                     }
@@ -285,7 +285,7 @@ enum DiaryViews {
                     moodButtons(context: context, entry: entry, except: confirmed)
                 }
             } else {
-                el("form", .method("post"), .action("/diary/entries/\(entry.id)/mood"), .id("confirm-mood")) {
+                el("form", .method("post"), .action(DiaryPaths.mood(entry.id)), .id("confirm-mood")) {
                     Layout.csrfField(context)
                     el("button", .type("submit"), .name("mood"), .value(top.mood.rawValue), .id("confirm-suggestion")) { DiaryStrings.confirmMood(l) }
                     el("p", .class("muted")) { DiaryStrings.pickAnother(l) }
@@ -296,7 +296,7 @@ enum DiaryViews {
     }
 
     static func moodButtons(context: HibiRequestContext, entry: DiaryEntry, except: Mood) -> Node {
-        el("form", .method("post"), .action("/diary/entries/\(entry.id)/mood"), .id("confirm-mood")) {
+        el("form", .method("post"), .action(DiaryPaths.mood(entry.id)), .id("confirm-mood")) {
             Layout.csrfField(context)
             buttons(except: except, language: context.language)
         }

@@ -17,19 +17,19 @@ enum FaceViews {
     static func settings(context: HibiRequestContext, lockMinutes: Int, enrolled: Int, available: Bool, moodBaseline: Bool? = nil,
                          notice: (String, Layout.NoticeKind)?) -> Node {
         let l = context.language
-        return Layout.page(title: UnlockStrings.settings(l), context: context, current: "/diary") {
+        return Layout.page(title: UnlockStrings.settings(l), context: context, current: DiaryPaths.list) {
             DiaryViews.head(context)
-            DiaryViews.subnav(context, current: "/diary/settings")
+            DiaryViews.subnav(context, current: DiaryPaths.settings)
             if let (text, kind) = notice { Layout.notice(text, kind: kind) }
             el("section", .class("card")) {
                 el("h2") { UnlockStrings.settings(l) }
-                el("form", .method("post"), .action("/diary/settings/lock"), .id("lock-form")) {
+                el("form", .method("post"), .action(DiaryPaths.settingsLock), .id("lock-form")) {
                     Layout.csrfField(context)
                     Layout.field(label: UnlockStrings.lockAfter(l), id: "lock_minutes", .name("lock_minutes"), .type("number"), .init("min", "1"),
                                  .init("max", "1440"), .value(String(lockMinutes)), .required)
                     el("button", .type("submit")) { CommonStrings.save(l) }
                 }
-                el("form", .method("post"), .action("/diary/lock")) {
+                el("form", .method("post"), .action(DiaryPaths.lock)) {
                     Layout.csrfField(context)
                     el("button", .type("submit"), .class("secondary outline"), .id("lock-now")) { "🔒 " + UnlockStrings.lockNow(l) }
                 }
@@ -41,14 +41,14 @@ enum FaceViews {
                 } else if enrolled > 0 {
                     el("p", .id("face-status")) { UnlockStrings.enrolled(l, String(enrolled)) }
                     el("div", .class("form-actions")) {
-                        el("a", .href("/diary/enroll"), .role("button"), .class("secondary")) { UnlockStrings.reenroll(l) }
-                        el("form", .method("post"), .action("/diary/face/delete"), .class("inline")) {
+                        el("a", .href(DiaryPaths.enroll), .role("button"), .class("secondary")) { UnlockStrings.reenroll(l) }
+                        el("form", .method("post"), .action(DiaryPaths.deleteFace), .class("inline")) {
                             Layout.csrfField(context)
                             el("button", .type("submit"), .class("secondary outline danger"), .id("delete-face")) { UnlockStrings.deleteFace(l) }
                         }
                     }
                     if let moodBaseline {
-                        el("form", .method("post"), .action("/diary/settings/mood-baseline"), .id("mood-baseline-form")) {
+                        el("form", .method("post"), .action(DiaryPaths.settingsMoodBaseline), .id("mood-baseline-form")) {
                             Layout.csrfField(context)
                             el("label") {
                                 moodBaseline ? input(.type("checkbox"), .name("enabled"), .id("mood-baseline"), .init("checked", nil))
@@ -61,7 +61,7 @@ enum FaceViews {
                     }
                 } else {
                     el("p", .id("face-status")) { UnlockStrings.notEnrolled(l) }
-                    el("a", .href("/diary/enroll"), .role("button"), .id("enroll-link")) { UnlockStrings.enroll(l) }
+                    el("a", .href(DiaryPaths.enroll), .role("button"), .id("enroll-link")) { UnlockStrings.enroll(l) }
                 }
             }
         }
@@ -69,7 +69,7 @@ enum FaceViews {
 
     static func enroll(context: HibiRequestContext, available: Bool) -> Node {
         let l = context.language
-        return Layout.page(title: FaceStrings.enrollTitle(l), context: context, current: "/diary") {
+        return Layout.page(title: FaceStrings.enrollTitle(l), context: context, current: DiaryPaths.list) {
             DiaryViews.head(context)
             el("article", .class("card narrow unlock"), .id("enroll"), .data("minimum", String(FaceAuthService.minimumEnrollmentPhotos))) {
                 el("h1") { FaceStrings.enrollTitle(l) }

@@ -35,7 +35,7 @@ enum UnlockStrings {
 enum UnlockViews {
     static func unlock(context: HibiRequestContext, next: String, enrolled: Bool, faceAvailable: Bool, error: String? = nil) -> Node {
         let l = context.language
-        return Layout.page(title: UnlockStrings.title(l), context: context, current: "/diary") {
+        return Layout.page(title: UnlockStrings.title(l), context: context, current: DiaryPaths.list) {
             DiaryViews.head(context)
             el("article", .class("card narrow unlock")) {
                 el("hgroup") {
@@ -51,7 +51,7 @@ enum UnlockViews {
                 }
                 el("section") {
                     el("h2") { UnlockStrings.withPassword(l) }
-                    el("form", .method("post"), .action("/diary/unlock"), .id("unlock-password")) {
+                    el("form", .method("post"), .action(DiaryPaths.unlock), .id("unlock-password")) {
                         Layout.csrfField(context)
                         input(.type("hidden"), .name("next"), .value(next))
                         Layout.field(label: CommonStrings.password(l), id: "password", .name("password"), .type("password"), .autocomplete("current-password"), .required)
