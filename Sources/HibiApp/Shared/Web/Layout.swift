@@ -11,7 +11,7 @@ public enum Layout {
         NavItem(path: DiaryPaths.list, title: CommonStrings.diary, icon: "📔"),
         NavItem(path: "/health", title: CommonStrings.health, icon: "♥"),
         NavItem(path: "/visits", title: CommonStrings.visits, icon: "📍"),
-        NavItem(path: "/videos", title: CommonStrings.videos, icon: "▶"),
+        NavItem(path: VideoPaths.library, title: CommonStrings.videos, icon: "▶"),
     ]
 
     public static func page(title: String, context: HibiRequestContext, current: String? = nil,

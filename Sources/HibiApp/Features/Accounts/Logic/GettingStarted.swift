@@ -41,7 +41,7 @@ public struct GettingStarted: Sendable, Equatable {
                  href: "/visits/new", done: state.visits > 0),
             Step(key: "video", title: Text(en: "Add videos", ja: "動画を追加する"),
                  help: Text(en: "Upload a video to watch and resume later.", ja: "動画をアップロードして、続きから再生できます。"),
-                 href: "/videos", done: state.videos > 0),
+                 href: VideoPaths.library, done: state.videos > 0),
         ]
     }
 

@@ -7,7 +7,7 @@ struct VideoWebRoutes: Sendable {
     let videos: VideoService
 
     func register(on router: some RouterMethods<SignedInContext>) {
-        router.get("/videos") { request, context in
+        router.get(RouterPath(VideoPaths.library)) { request, context in
             let user = context.user
             var notice: (String, Layout.NoticeKind)?
             if let scanned = request.uri.formQuery.get("scanned") {
@@ -23,53 +23,53 @@ struct VideoWebRoutes: Sendable {
                 maxUploadMB: videos.maxUploadBytes / 1_048_576, notice: notice)
             return HTMLPage(VideoViews.library(context: context.base, model: model))
         }
-        router.post("/videos/scan") { _, context in
+        router.post(RouterPath(VideoPaths.scan)) { _, context in
             _ = try context.requireAdmin()
             let result = try await videos.scanLibrary(now: context.now)
-            return Response.redirect(to: "/videos?scanned=\(result.added)-\(result.updated)-\(result.removed)", type: .normal)
+            return Response.redirect(to: VideoPaths.library + "?scanned=\(result.added)-\(result.updated)-\(result.removed)", type: .normal)
         }
-        router.get("/videos/history") { request, context in
+        router.get(RouterPath(VideoPaths.history)) { request, context in
             let user = context.user
             let notice = request.uri.formQuery.get("cleared") != nil ? VideoStrings.historyCleared(context.language) : nil
             return HTMLPage(VideoViews.history(context: context.base, items: try await videos.store.history(userID: user.id), notice: notice))
         }
-        router.post("/videos/history/clear") { _, context in
+        router.post(RouterPath(VideoPaths.clearHistory)) { _, context in
             let user = context.user
             try await videos.store.clearHistory(userID: user.id)
-            return Response.redirect(to: "/videos/history?cleared=1", type: .normal)
+            return Response.redirect(to: VideoPaths.history + "?cleared=1", type: .normal)
         }
 
-        router.get("/videos/playlists") { _, context in
+        router.get(RouterPath(VideoPaths.playlists)) { _, context in
             let user = context.user
             return HTMLPage(VideoViews.playlists(context: context.base, playlists: try await videos.store.playlists(userID: user.id)))
         }
-        router.post("/videos/playlists") { request, context in
+        router.post(RouterPath(VideoPaths.playlists)) { request, context in
             let user = context.user
             var request = request
             let form = try await request.form()
             do {
                 let playlist = try await videos.createPlaylist(userID: user.id, name: form["name"] ?? "", now: context.now)
-                return Response.redirect(to: "/videos/playlists/\(playlist.id)", type: .normal)
+                return Response.redirect(to: VideoPaths.playlist(playlist.id), type: .normal)
             } catch let error as VideoError {
                 return try HTMLPage(VideoViews.playlists(context: context.base, playlists: try await videos.store.playlists(userID: user.id),
                                                          error: error.message(context.language)), status: error.status)
                     .response(from: request, context: context.base)
             }
         }
-        router.get("/videos/playlists/:id") { _, context in
+        router.get(RouterPath(VideoPaths.playlist(":id"))) { _, context in
             let user = context.user
             let playlist = try await videos.playlist(userID: user.id, id: try context.parameters.require("id"))
             return HTMLPage(VideoViews.playlist(context: context.base, playlist: playlist,
                                                 items: try await videos.playlistItems(userID: user.id, playlist: playlist)))
         }
-        router.post("/videos/playlists/:id/rename") { request, context in
+        router.post(RouterPath(VideoPaths.renamePlaylist(":id"))) { request, context in
             let user = context.user
             let id = try context.parameters.require("id")
             var request = request
             let form = try await request.form()
             do {
                 _ = try await videos.renamePlaylist(userID: user.id, id: id, name: form["name"] ?? "", now: context.now)
-                return Response.redirect(to: "/videos/playlists/\(id)", type: .normal)
+                return Response.redirect(to: VideoPaths.playlist(id), type: .normal)
             } catch let error as VideoError where error != .playlistNotFound {
                 let playlist = try await videos.playlist(userID: user.id, id: id)
                 return try HTMLPage(VideoViews.playlist(context: context.base, playlist: playlist,
@@ -78,12 +78,12 @@ struct VideoWebRoutes: Sendable {
                     .response(from: request, context: context.base)
             }
         }
-        router.post("/videos/playlists/:id/delete") { _, context in
+        router.post(RouterPath(VideoPaths.deletePlaylist(":id"))) { _, context in
             let user = context.user
             try await videos.deletePlaylist(userID: user.id, id: try context.parameters.require("id"))
-            return Response.redirect(to: "/videos/playlists", type: .normal)
+            return Response.redirect(to: VideoPaths.playlists, type: .normal)
         }
-        router.post("/videos/playlists/:id/items/:videoId/:action") { _, context in
+        router.post(RouterPath(VideoPaths.playlistItem(":id", video: ":videoId", action: ":action"))) { _, context in
             let user = context.user
             let id = try context.parameters.require("id")
             let videoID = try context.parameters.require("videoId")
@@ -93,10 +93,10 @@ struct VideoWebRoutes: Sendable {
             case "remove": _ = try await videos.removeFromPlaylist(userID: user.id, id: id, videoID: videoID, now: context.now)
             default: throw RequestError.notFound
             }
-            return Response.redirect(to: "/videos/playlists/\(id)", type: .normal)
+            return Response.redirect(to: VideoPaths.playlist(id), type: .normal)
         }
 
-        router.get("/videos/:id") { request, context in
+        router.get(RouterPath(VideoPaths.video(":id"))) { request, context in
             let user = context.user
             let item = try await videos.item(userID: user.id, videoID: try context.parameters.require("id"))
             let playlists = try await videos.store.playlists(userID: user.id)
@@ -114,7 +114,7 @@ struct VideoWebRoutes: Sendable {
                 memberOf: try await videos.store.playlistIDs(containing: item.video.id, userID: user.id),
                 playlist: current, next: next, notice: notice)))
         }
-        router.post("/videos/:id") { request, context in
+        router.post(RouterPath(VideoPaths.video(":id"))) { request, context in
             let user = context.user
             let id = try context.parameters.require("id")
             var request = request
@@ -124,42 +124,42 @@ struct VideoWebRoutes: Sendable {
             _ = try await videos.update(userID: user.id, videoID: id, UpdateVideoRequest(
                 title: .some(form["title"]), favorite: form.bool("favorite"), rating: .some(rating),
                 tags: try VideoRules.parseTagField(form["tags"] ?? ""), played: form.bool("played")))
-            return Response.redirect(to: "/videos/\(id)?saved=1", type: .normal)
+            return Response.redirect(to: VideoPaths.video(id) + "?saved=1", type: .normal)
         }
-        router.post("/videos/:id/playlists") { request, context in
+        router.post(RouterPath(VideoPaths.addToPlaylists(":id"))) { request, context in
             let user = context.user
             let id = try context.parameters.require("id")
             var request = request
             let form = try await request.form()
             _ = try await videos.addToPlaylist(userID: user.id, id: try form.required("playlist_id"), videoID: id, now: context.now)
-            return Response.redirect(to: "/videos/\(id)?added=1", type: .normal)
+            return Response.redirect(to: VideoPaths.video(id) + "?added=1", type: .normal)
         }
-        router.post("/videos/:id/hide") { request, context in
+        router.post(RouterPath(VideoPaths.hide(":id"))) { request, context in
             let user = context.user
             let id = try context.parameters.require("id")
             _ = try await videos.hideFromContinue(userID: user.id, videoID: id)
-            let back = request.headers[.referer].flatMap { URL(string: $0)?.path } ?? "/videos"
-            return Response.redirect(to: back.hasPrefix("/videos") ? back : "/videos", type: .normal)
+            let back = request.headers[.referer].flatMap { URL(string: $0)?.path } ?? VideoPaths.library
+            return Response.redirect(to: back.hasPrefix(VideoPaths.library) ? back : VideoPaths.library, type: .normal)
         }
-        router.post("/videos/:id/delete") { _, context in
+        router.post(RouterPath(VideoPaths.delete(":id"))) { _, context in
             let user = context.user
             try await videos.delete(userID: user.id, videoID: try context.parameters.require("id"))
-            return Response.redirect(to: "/videos?deleted=1", type: .normal)
+            return Response.redirect(to: VideoPaths.library + "?deleted=1", type: .normal)
         }
         // HEAD answers the same headers without a body (the body is a lazy stream, so nothing is read).
         for method in [HTTPRequest.Method.get, .head] {
-            router.on("/videos/:id/stream", method: method) { request, context in
+            router.on(RouterPath(VideoPaths.stream(":id")), method: method) { request, context in
                 let user = context.user
                 let response = try await videos.streamResponse(userID: user.id, videoID: try context.parameters.require("id"),
                                                                request: request, context: context.base)
                 return method == .head ? Response(status: response.status, headers: response.headers, body: .init()) : response
             }
         }
-        router.get("/videos/:id/thumbnail") { _, context in
+        router.get(RouterPath(VideoPaths.thumbnail(":id"))) { _, context in
             let user = context.user
             return try await videos.thumbnailResponse(userID: user.id, videoID: try context.parameters.require("id"), context: context.base)
         }
-        router.get("/videos/:id/captions") { _, context in
+        router.get(RouterPath(VideoPaths.captions(":id"))) { _, context in
             let user = context.user
             return try await videos.captionsResponse(userID: user.id, videoID: try context.parameters.require("id"), context: context.base)
         }

@@ -3,7 +3,7 @@ import Foundation
 /// Pages of the video library. Pure functions of what the routes loaded.
 enum VideoViews {
     static func page(_ title: String, context: HibiRequestContext, @NodeBuilder content: () -> [Node]) -> Node {
-        Layout.page(title: title, context: context, current: "/videos") {
+        Layout.page(title: title, context: context, current: VideoPaths.library) {
             link(.init("rel", "stylesheet"), .href("/static/videos.css"))
             content()
             el("script", .src("/static/videos.js"), .init("defer", nil))
@@ -14,7 +14,7 @@ enum VideoViews {
         let l = context.language
         return el("nav", .class("video-tabs section-nav"), .aria("label", CommonStrings.videos(l))) {
             el("ul") {
-                for (path, title) in [("/videos", VideoStrings.library), ("/videos/playlists", VideoStrings.playlists), ("/videos/history", VideoStrings.history)] {
+                for (path, title) in [(VideoPaths.library, VideoStrings.library), (VideoPaths.playlists, VideoStrings.playlists), (VideoPaths.history, VideoStrings.history)] {
                     el("li") { el("a", [.href(path)] + (path == current ? [.aria("current", "page")] : [])) { title(l) } }
                 }
             }
@@ -40,7 +40,7 @@ enum VideoViews {
         return page(CommonStrings.videos(l), context: context) {
             el("hgroup") {
                 el("h1") { CommonStrings.videos(l) }
-                tabs(context, current: "/videos")
+                tabs(context, current: VideoPaths.library)
             }
             if let notice = model.notice { Layout.notice(notice.0, kind: notice.1) }
             el("article", .class("card upload-card")) {
@@ -61,7 +61,7 @@ enum VideoViews {
                     el("noscript") { el("p") { VideoStrings.needsScript(l) } }
                 }
                 if model.isAdmin && model.hasLibrary {
-                    el("form", .method("post"), .action("/videos/scan"), .class("inline scan-form")) {
+                    el("form", .method("post"), .action(VideoPaths.scan), .class("inline scan-form")) {
                         Layout.csrfField(context)
                         el("button", .type("submit"), .class("secondary outline"), .id("scan-button")) { VideoStrings.scanLibrary(l) }
                     }
@@ -76,7 +76,7 @@ enum VideoViews {
                 }
             }
             el("section", .id("library")) {
-                el("form", .method("get"), .action("/videos"), .class("video-filter"), .role("search"), .id("filter-form")) {
+                el("form", .method("get"), .action(VideoPaths.library), .class("video-filter"), .role("search"), .id("filter-form")) {
                     Node.void("input", [.type("search"), .name("q"), .value(model.query.text ?? ""), .placeholder(VideoStrings.searchPlaceholder(l)),
                                         .aria("label", VideoStrings.search(l)), .id("filter-q")])
                     el("select", .name("tag"), .aria("label", VideoStrings.tag(l)), .id("filter-tag")) {
@@ -99,7 +99,7 @@ enum VideoViews {
                         VideoStrings.favoritesOnly(l)
                     }
                     el("button", .type("submit")) { VideoStrings.filter(l) }
-                    if filtered { el("a", .href("/videos"), .role("button"), .class("secondary outline")) { VideoStrings.clearFilter(l) } }
+                    if filtered { el("a", .href(VideoPaths.library), .role("button"), .class("secondary outline")) { VideoStrings.clearFilter(l) } }
                 }
                 if model.items.isEmpty {
                     el("p", .class("empty-state muted"), .id("no-videos")) { filtered ? VideoStrings.noMatches(l) : VideoStrings.noVideos(l) }
@@ -116,9 +116,9 @@ enum VideoViews {
         let l = context.language
         let video = item.video
         return el("article", .class("video-card"), .data("video-id", video.id)) {
-            el("a", .href("/videos/\(video.id)"), .class("thumb")) {
+            el("a", .href(VideoPaths.video(video.id)), .class("thumb")) {
                 if video.hasThumbnail {
-                    Node.void("img", [.src("/videos/\(video.id)/thumbnail"), .init("alt", ""), .init("loading", "lazy")])
+                    Node.void("img", [.src(VideoPaths.thumbnail(video.id)), .init("alt", ""), .init("loading", "lazy")])
                 } else {
                     el("span", .class("thumb-placeholder"), .aria("hidden", "true")) { "▶" }
                 }
@@ -130,7 +130,7 @@ enum VideoViews {
                 }
             }
             el("div", .class("video-card-body")) {
-                el("a", .href("/videos/\(video.id)"), .class("video-title")) { item.title }
+                el("a", .href(VideoPaths.video(video.id)), .class("video-title")) { item.title }
                 el("p", .class("badges")) {
                     if video.source == .library { el("span", .class("badge")) { VideoStrings.shared(l) } }
                     if item.data.favorite { el("span", .class("badge fav"), .init("title", VideoStrings.favorite(l))) { "♥ " + VideoStrings.favorite(l) } }
@@ -139,10 +139,10 @@ enum VideoViews {
                     }
                     if item.data.played { el("span", .class("badge")) { VideoStrings.watched(l) } }
                     if !item.playability.isPlayable { el("span", .class("badge warn")) { "⚠ " + VideoStrings.cannotPlay(l) } }
-                    for tag in item.data.tags { el("a", .class("badge tag"), .href("/videos?tag=\(urlEncode(tag))")) { "#" + tag } }
+                    for tag in item.data.tags { el("a", .class("badge tag"), .href(VideoPaths.library(tag: tag))) { "#" + tag } }
                 }
                 if hideButton {
-                    el("form", .method("post"), .action("/videos/\(video.id)/hide"), .class("inline")) {
+                    el("form", .method("post"), .action(VideoPaths.hide(video.id)), .class("inline")) {
                         Layout.csrfField(context)
                         el("button", .type("submit"), .class("linklike small"), .init("title", VideoStrings.hideFromContinue(l))) { VideoStrings.hide(l) }
                     }
@@ -171,8 +171,8 @@ enum VideoViews {
         var attributes: [Attribute] = [.id("player"), .init("controls", nil), .init("preload", "metadata"), .init("playsinline", nil),
                                        .data("video-id", video.id), .data("position", String(item.data.positionSeconds))]
         if let resume = item.resumeAt { attributes.append(.data("resume", String(resume))) }
-        if let next = model.next, let playlist = model.playlist { attributes.append(.data("next", "/videos/\(next.video.id)?playlist=\(playlist.id)")) }
-        if video.hasThumbnail { attributes.append(.init("poster", "/videos/\(video.id)/thumbnail")) }
+        if let next = model.next, let playlist = model.playlist { attributes.append(.data("next", VideoPaths.video(next.video.id, playlist: playlist.id))) }
+        if video.hasThumbnail { attributes.append(.init("poster", VideoPaths.thumbnail(video.id))) }
         return page(item.title, context: context) {
             el("hgroup") {
                 el("h1", .id("video-title")) { item.title }
@@ -182,9 +182,9 @@ enum VideoViews {
             if let note = playability.note(l) { Layout.notice(note, kind: .error) }
             el("div", .class("player-frame")) {
                 el("video", attributes) {
-                    Node.void("source", [.src("/videos/\(video.id)/stream"), .type(VideoRules.mimeType(forExtension: ext))])
+                    Node.void("source", [.src(VideoPaths.stream(video.id)), .type(VideoRules.mimeType(forExtension: ext))])
                     if video.hasCaptions {
-                        Node.void("track", [.init("kind", "captions"), .src("/videos/\(video.id)/captions"), .init("srclang", l.rawValue),
+                        Node.void("track", [.init("kind", "captions"), .src(VideoPaths.captions(video.id)), .init("srclang", l.rawValue),
                                             .init("label", VideoStrings.captions(l)), .init("default", nil)])
                     }
                 }
@@ -200,7 +200,7 @@ enum VideoViews {
                 el("p", .class("playlist-next"), .id("playlist-next")) {
                     if let next = model.next {
                         VideoStrings.nextInPlaylist(l, playlist.name) + " "
-                        el("a", .href("/videos/\(next.video.id)?playlist=\(playlist.id)")) { next.title }
+                        el("a", .href(VideoPaths.video(next.video.id, playlist: playlist.id))) { next.title }
                     } else {
                         VideoStrings.playlistEnd(l, playlist.name)
                     }
@@ -218,7 +218,7 @@ enum VideoViews {
             el("div", .class("grid player-panels")) {
                 el("article", .class("card")) {
                     el("h2") { VideoStrings.details(l) }
-                    el("form", .method("post"), .action("/videos/\(video.id)"), .id("meta-form")) {
+                    el("form", .method("post"), .action(VideoPaths.video(video.id)), .id("meta-form")) {
                         Layout.csrfField(context)
                         Layout.field(label: VideoStrings.title(l), id: "title", .name("title"), .value(item.data.title ?? ""),
                                      .placeholder(VideoRules.defaultTitle(fileName: video.originalName)), .maxlength(200))
@@ -250,9 +250,9 @@ enum VideoViews {
                     let available = model.playlists.filter { !model.memberOf.contains($0.id) }
                     if model.playlists.isEmpty {
                         el("p", .class("muted")) { VideoStrings.noPlaylistsYet(l) + " " }
-                        el("a", .href("/videos/playlists")) { VideoStrings.createPlaylistFirst(l) }
+                        el("a", .href(VideoPaths.playlists)) { VideoStrings.createPlaylistFirst(l) }
                     } else if !available.isEmpty {
-                        el("form", .method("post"), .action("/videos/\(video.id)/playlists"), .id("add-to-playlist")) {
+                        el("form", .method("post"), .action(VideoPaths.addToPlaylists(video.id)), .id("add-to-playlist")) {
                             Layout.csrfField(context)
                             el("select", .name("playlist_id"), .id("playlist-select"), .aria("label", VideoStrings.playlists(l))) {
                                 for playlist in available { el("option", .value(playlist.id)) { playlist.name } }
@@ -266,7 +266,7 @@ enum VideoViews {
                             VideoStrings.inPlaylists(l) + " "
                             for (index, playlist) in member.enumerated() {
                                 if index > 0 { ", " }
-                                el("a", .href("/videos/playlists/\(playlist.id)")) { playlist.name }
+                                el("a", .href(VideoPaths.playlist(playlist.id))) { playlist.name }
                             }
                         }
                     }
@@ -295,13 +295,13 @@ enum VideoViews {
                         el("dd") { item.data.lastPlayedAt.map { formatDate($0, context) } ?? VideoStrings.neverPlayed(l) }
                     }
                     if item.resumeAt != nil && !item.data.hiddenFromContinue {
-                        el("form", .method("post"), .action("/videos/\(video.id)/hide"), .class("inline")) {
+                        el("form", .method("post"), .action(VideoPaths.hide(video.id)), .class("inline")) {
                             Layout.csrfField(context)
                             el("button", .type("submit"), .class("secondary outline")) { VideoStrings.hideFromContinue(l) }
                         }
                     }
                     if video.source == .upload {
-                        el("form", .method("post"), .action("/videos/\(video.id)/delete"), .class("inline"), .data("confirm", VideoStrings.confirmDelete(l))) {
+                        el("form", .method("post"), .action(VideoPaths.delete(video.id)), .class("inline"), .data("confirm", VideoStrings.confirmDelete(l))) {
                             Layout.csrfField(context)
                             el("button", .type("submit"), .class("secondary outline danger"), .id("delete-video")) { VideoStrings.deleteVideo(l) }
                         }
@@ -318,7 +318,7 @@ enum VideoViews {
         return page(VideoStrings.history(l), context: context) {
             el("hgroup") {
                 el("h1") { VideoStrings.history(l) }
-                tabs(context, current: "/videos/history")
+                tabs(context, current: VideoPaths.history)
             }
             if let notice { Layout.notice(notice, kind: .success) }
             el("p", .class("muted")) { VideoStrings.historyIntro(l) }
@@ -328,7 +328,7 @@ enum VideoViews {
                 el("ol", .class("history-list"), .id("history")) {
                     for item in items {
                         el("li") {
-                            el("a", .href("/videos/\(item.video.id)")) { item.title }
+                            el("a", .href(VideoPaths.video(item.video.id))) { item.title }
                             el("small", .class("muted")) {
                                 " · " + (item.data.lastPlayedAt.map { formatDate($0, context) } ?? "")
                                 if let duration = item.video.media.durationSeconds {
@@ -338,7 +338,7 @@ enum VideoViews {
                         }
                     }
                 }
-                el("form", .method("post"), .action("/videos/history/clear"), .data("confirm", VideoStrings.confirmClearHistory(l))) {
+                el("form", .method("post"), .action(VideoPaths.clearHistory), .data("confirm", VideoStrings.confirmClearHistory(l))) {
                     Layout.csrfField(context)
                     el("button", .type("submit"), .class("secondary outline"), .id("clear-history")) { VideoStrings.clearHistory(l) }
                 }
@@ -353,10 +353,10 @@ enum VideoViews {
         return page(VideoStrings.playlists(l), context: context) {
             el("hgroup") {
                 el("h1") { VideoStrings.playlists(l) }
-                tabs(context, current: "/videos/playlists")
+                tabs(context, current: VideoPaths.playlists)
             }
             if let error { Layout.notice(error, kind: .error) }
-            el("form", .method("post"), .action("/videos/playlists"), .id("new-playlist"), .class("inline-form")) {
+            el("form", .method("post"), .action(VideoPaths.playlists), .id("new-playlist"), .class("inline-form")) {
                 Layout.csrfField(context)
                 el("label", .for("playlist-name")) { VideoStrings.name(l) }
                 input(.type("text"), .name("name"), .id("playlist-name"), .placeholder(VideoStrings.newPlaylist(l)), .aria("label", VideoStrings.newPlaylist(l)), .required, .maxlength(100))
@@ -368,7 +368,7 @@ enum VideoViews {
                 el("ul", .class("playlist-list"), .id("playlists")) {
                     for playlist in playlists {
                         el("li") {
-                            el("a", .href("/videos/playlists/\(playlist.id)")) { playlist.name }
+                            el("a", .href(VideoPaths.playlist(playlist.id))) { playlist.name }
                             el("small", .class("muted")) { " · " + VideoStrings.videosCount(l, playlist.videoIDs.count) }
                         }
                     }
@@ -386,7 +386,7 @@ enum VideoViews {
             }
             if let error { Layout.notice(error, kind: .error) }
             if let first = items.first {
-                el("a", .href("/videos/\(first.video.id)?playlist=\(playlist.id)&autoplay=1"), .role("button"), .id("play-all")) { "▶ " + VideoStrings.playAll(l) }
+                el("a", .href(VideoPaths.video(first.video.id, playlist: playlist.id, autoplay: true)), .role("button"), .id("play-all")) { "▶ " + VideoStrings.playAll(l) }
             }
             if items.isEmpty {
                 el("p", .class("empty-state muted")) { VideoStrings.playlistEmpty(l) }
@@ -394,16 +394,16 @@ enum VideoViews {
                 el("ol", .class("playlist-items"), .id("playlist-items")) {
                     for (index, item) in items.enumerated() {
                         el("li", .data("video-id", item.video.id)) {
-                            el("a", .href("/videos/\(item.video.id)?playlist=\(playlist.id)"), .class("item-title")) { item.title }
+                            el("a", .href(VideoPaths.video(item.video.id, playlist: playlist.id)), .class("item-title")) { item.title }
                             el("span", .class("item-actions")) {
                                 for (label, action, enabled) in [(VideoStrings.moveUp(l), "up", index > 0), (VideoStrings.moveDown(l), "down", index < items.count - 1)] {
-                                    el("form", .method("post"), .action("/videos/playlists/\(playlist.id)/items/\(item.video.id)/\(action)"), .class("inline")) {
+                                    el("form", .method("post"), .action(VideoPaths.playlistItem(playlist.id, video: item.video.id, action: action)), .class("inline")) {
                                         Layout.csrfField(context)
                                         el("button", ([.type("submit"), .class("secondary outline small"), .aria("label", "\(label): \(item.title)")] as [Attribute])
                                            + (enabled ? [] : [Attribute.disabled])) { action == "up" ? "↑" : "↓" }
                                     }
                                 }
-                                el("form", .method("post"), .action("/videos/playlists/\(playlist.id)/items/\(item.video.id)/remove"), .class("inline")) {
+                                el("form", .method("post"), .action(VideoPaths.playlistItem(playlist.id, video: item.video.id, action: "remove")), .class("inline")) {
                                     Layout.csrfField(context)
                                     el("button", .type("submit"), .class("secondary outline small"), .aria("label", "\(VideoStrings.remove(l)): \(item.title)")) { VideoStrings.remove(l) }
                                 }
@@ -413,13 +413,13 @@ enum VideoViews {
                 }
             }
             el("div", .class("grid")) {
-                el("form", .method("post"), .action("/videos/playlists/\(playlist.id)/rename"), .id("rename-playlist"), .class("inline-form")) {
+                el("form", .method("post"), .action(VideoPaths.renamePlaylist(playlist.id)), .id("rename-playlist"), .class("inline-form")) {
                     Layout.csrfField(context)
                     el("label", .for("rename-name"), .class("visually-hidden")) { VideoStrings.name(l) }
                     input(.type("text"), .name("name"), .id("rename-name"), .value(playlist.name), .required, .maxlength(100))
                     el("button", .type("submit"), .class("secondary")) { VideoStrings.rename(l) }
                 }
-                el("form", .method("post"), .action("/videos/playlists/\(playlist.id)/delete"), .data("confirm", VideoStrings.confirmDeletePlaylist(l))) {
+                el("form", .method("post"), .action(VideoPaths.deletePlaylist(playlist.id)), .data("confirm", VideoStrings.confirmDeletePlaylist(l))) {
                     Layout.csrfField(context)
                     el("button", .type("submit"), .class("secondary outline danger"), .id("delete-playlist")) { VideoStrings.deletePlaylist(l) }
                 }
