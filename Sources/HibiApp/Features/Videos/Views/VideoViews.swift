@@ -445,10 +445,6 @@ enum VideoViews {
         return date.formatted(Date.FormatStyle(date: .abbreviated, time: .shortened,
                                                locale: Locale(identifier: context.language == .ja ? "ja_JP" : "en_US"), timeZone: zone))
     }
-
-    static func urlEncode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
-    }
 }
 
 extension Node {
