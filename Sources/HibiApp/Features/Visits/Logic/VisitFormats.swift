@@ -293,7 +293,12 @@ struct GPXReader {
         self.importedAt = importedAt
     }
 
-    static func local(_ name: String) -> String { name.split(separator: ":").last.map(String.init) ?? name }
+    /// The name without its namespace prefix; most names have none, and a track of a million points
+    /// asks this four million times, so that case allocates nothing.
+    static func local(_ name: String) -> String {
+        guard let colon = name.utf8.lastIndex(of: UInt8(ascii: ":")) else { return name }
+        return String(name[name.utf8.index(after: colon)...])
+    }
 
     func fail(_ line: Int, _ en: String, _ ja: String) -> VisitError {
         VisitFormats.invalid("line \(line)", en, ja)
@@ -375,10 +380,11 @@ struct GPXReader {
     }
 
     private mutating func end(_ name: String, line: Int) throws(VisitError) {
-        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        text = ""
         if track != nil {
+            // Inside a track point only its time is read: nothing else is trimmed or kept.
+            defer { text = "" }
             if name == "time", stack.count >= 2, stack[stack.count - 2] == "trkpt" {
+                let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
                 if let time = LocationTime.parse(value) { track?.time = time } else { track?.badTime = true }
             } else if name == "trkpt", let point = track {
                 track = nil
@@ -391,6 +397,8 @@ struct GPXReader {
             }
             return
         }
+        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        text = ""
         guard current != nil else {
             // The file's own time: <metadata><time> in GPX 1.1, <time> under <gpx> in GPX 1.0.
             if name == "time", stack == ["gpx", "metadata", "time"] || stack == ["gpx", "time"], let date = VisitFormats.parseTime(value) {
