@@ -26,6 +26,8 @@ cat "$TRACK" >/dev/null # the page cache holds it for both sides alike
 export HIBI_RESOURCES_DIR="$BENCH_ROOT/Resources" HIBI_VENDOR_DIR="$BENCH_ROOT/vendor" HIBI_LOG_LEVEL=error
 
 peak_mb() { awk '/Maximum resident set size/ {printf "%.1f", $NF / 1024}' "$1"; }
+# User plus system CPU seconds: steadier than wall time on a machine others are using too.
+cpu_s() { awk '/User time|System time/ {s += $NF} END {printf "%.2f", s}' "$1"; }
 import_hibi() {
   local data="$WORK/hibi-data-$ROUND" start end seconds stays
   mkdir -p "$data"
@@ -41,6 +43,7 @@ import_hibi() {
   record locations_hibi_seconds "$seconds" s
   record locations_hibi_rate "$(python3 -c "print($POINTS / $seconds)")" points/s
   record locations_hibi_peak_rss "$(peak_mb "$WORK/hibi.time")" MB
+  record locations_hibi_cpu "$(cpu_s "$WORK/hibi.time")" s
   record locations_hibi_stays "$stays" stays
   printf '%.1f s, %s stays' "$seconds" "$stays"
 }
@@ -56,6 +59,7 @@ import_reference() {
   record locations_python_seconds "$seconds" s
   record locations_python_rate "$(python3 -c "print($POINTS / $seconds)")" points/s
   record locations_python_peak_rss "$(peak_mb "$WORK/ref.time")" MB
+  record locations_python_cpu "$(cpu_s "$WORK/ref.time")" s
   record locations_python_stays "$stays" stays
   printf '%.1f s, %s stays' "$seconds" "$stays"
 }
@@ -69,4 +73,5 @@ done
 ROUND=0
 record locations_points "$POINTS" points
 record locations_track_size "$(python3 -c "import os; print(os.path.getsize('$TRACK') / 2**20)")" MB
-report --ratio "locations_speedup=locations_python_seconds/locations_hibi_seconds:x"
+report --ratio "locations_speedup=locations_python_seconds/locations_hibi_seconds:x" \
+  --ratio "locations_cpu_ratio=locations_python_cpu/locations_hibi_cpu:x"

@@ -22,10 +22,8 @@ public enum LiveLocation {
         var report = ImportReport()
         for (index, raw) in messages.enumerated() {
             guard let message = raw as? [String: Any] else { throw .wrongShape("expected a JSON object") }
-            guard message["_type"] as? String == "location" else {
-                report.duplicate("other")
-                continue
-            }
+            // Transitions, waypoints, "last will" and the like carry no new position worth keeping.
+            guard message["_type"] as? String == "location" else { continue }
             let at = "[\(index)]"
             guard let lat = message["lat"].flatMap(VisitFormats.jsonNumber), let lon = message["lon"].flatMap(VisitFormats.jsonNumber) else {
                 report.skip("location", .missingValue, at: at)
