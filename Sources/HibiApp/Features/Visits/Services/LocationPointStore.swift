@@ -150,6 +150,18 @@ struct LocationPointStore: Sendable {
             .onConflict(with: ["user_id"]) { $0.set(excludedValueOf: "distance_m").set(excludedValueOf: "duration_min") }.run()
     }
 
+    static func liveSince(userID: String, on sql: any SQLDatabase) async throws -> Int64? {
+        try await sql.select().columns("live_since").from("location_settings").where("user_id", .equal, userID).first()
+            .flatMap { try $0.decode(column: "live_since", as: Int64?.self) }
+    }
+
+    /// Keeps the person's settings (the defaults when they never set any) and records the live window's start.
+    static func setLiveSince(_ time: Int64, settings: StaySettings, userID: String, on sql: any SQLDatabase) async throws {
+        try await sql.insert(into: "location_settings").columns("user_id", "distance_m", "duration_min", "live_since")
+            .values(SQLBind(userID), SQLBind(settings.distanceMeters), SQLBind(Int64(settings.durationMinutes)), SQLBind(time))
+            .onConflict(with: ["user_id"]) { $0.set(excludedValueOf: "live_since") }.run()
+    }
+
     // MARK: visits, for merging and naming
 
     struct NearbyVisit: Sendable {

@@ -37,6 +37,8 @@ extension Schema {
             .column("user_id", type: .text, .primaryKey(autoIncrement: false), .references("users", "id", onDelete: .cascade))
             .column("distance_m", type: .double, .notNull)
             .column("duration_min", type: .bigint, .notNull)
+            // Where the live feed's undecided window starts: the next batch re-reads points from here only.
+            .column("live_since", type: .bigint)
             .run()
     }
 }

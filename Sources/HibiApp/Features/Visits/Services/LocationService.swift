@@ -214,10 +214,35 @@ public struct LocationService: Sendable {
         batch.report = report
         try await batch.store(points, kinds: ["location"], on: database)
         guard let earliest = batch.earliest, let latest = batch.latest else { return 0 }
-        let lastStay = try await LocationPointStore.latestDeparture(userID: userID, on: database.sql)
-        let from = max(earliest &- Self.liveLookback, (lastStay ?? Int64.min / 2) &+ 1)
+        let sql = database.sql
+        // Re-read from where the last batch left a window undecided (bounded), or from the last stay.
+        let since: Int64
+        if let live = try await LocationPointStore.liveSince(userID: userID, on: sql) {
+            since = live
+        } else {
+            since = (try await LocationPointStore.latestDeparture(userID: userID, on: sql) ?? Int64.min / 2) &+ 1
+        }
+        let from = min(max(since, earliest &- Self.liveLookback), earliest)
         let settings = try await settings(userID: userID)
-        return try await detect(userID: userID, from: min(from, earliest), to: max(latest, earliest), final: false, source: source, settings: settings, now: now)
+        let (offered, pending) = try await detectLive(userID: userID, from: from, source: source, settings: settings, now: now)
+        try await LocationPointStore.setLiveSince(pending ?? latest, settings: settings, userID: userID, on: sql)
+        return offered
+    }
+
+    /// Detection over the live feed from `from` on: the stays it completed, and where the window it
+    /// leaves undecided begins.
+    func detectLive(userID: String, from: Int64, source: String, settings: StaySettings, now: Date) async throws -> (Int, Int64?) {
+        var detector = StayDetector(settings: settings)
+        var candidates: [StayCandidate] = []
+        var after: (Int64, Double, Double)?
+        while true {
+            let page = try await LocationPointStore.points(userID: userID, from: from, to: Int64.max / 2, after: after, limit: Self.readPage,
+                                                           on: database.sql)
+            for point in page { candidates += detector.add(point) }
+            guard page.count == Self.readPage, let last = page.last else { break }
+            after = (last.time, last.latitude, last.longitude)
+        }
+        return (try await offer(userID: userID, candidates, source: source, settings: settings, now: now), detector.pendingSince)
     }
 
     // MARK: detection
