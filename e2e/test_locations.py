@@ -5,6 +5,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import ROOT, shot
+from test_accessibility import serious
 from test_accounts import settle, wait_text
 from test_visits import go, set_up
 
@@ -40,6 +41,8 @@ def test_import_a_track_confirm_two_stays_see_them_on_the_map_and_verify(server,
     # Named by their coordinates: no visit was made near them before.
     names = [e.get_attribute("value") for e in browser.find_elements(By.CSS_SELECTOR, "#open-stays li.stay input[name=name]")]
     assert all(", 139.7" in n for n in names), names
+    # The page with stays on it passes axe-core (serious and critical), like every other page.
+    assert serious(browser) == []
     shot(browser, "locations-02-stays")
 
     confirm_first_stay(browser, "Museum")
