@@ -13,9 +13,9 @@ extension Schema {
             .column("accuracy", type: .double)
             .column("source", type: .text, .notNull)
             .column("import_id", type: .text)
+            // The identity is the key: it orders a person's points by time for detection and for backups.
+            .primaryKey("user_id", "recorded_at", "latitude", "longitude")
             .run()
-        try await sql.create(index: "location_points_identity").on("location_points")
-            .column("user_id").column("recorded_at").column("latitude").column("longitude").unique().run()
         try await sql.create(table: "location_stays")
             .column("id", type: .text, .primaryKey(autoIncrement: false))
             .column("user_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
