@@ -39,9 +39,10 @@ def parse_time(text):
 
 
 def store(path, db):
+    # Hibi's table: the identity is the primary key (in SQLite, an index of its own beside the rowid).
     db.execute("CREATE TABLE location_points (user_id TEXT NOT NULL, recorded_at INTEGER NOT NULL, latitude REAL NOT NULL, "
-               "longitude REAL NOT NULL, accuracy REAL, source TEXT NOT NULL, import_id TEXT)")
-    db.execute("CREATE UNIQUE INDEX location_points_identity ON location_points (user_id, recorded_at, latitude, longitude)")
+               "longitude REAL NOT NULL, accuracy REAL, source TEXT NOT NULL, import_id TEXT, "
+               "PRIMARY KEY (user_id, recorded_at, latitude, longitude))")
     batch, stored = [], 0
 
     def flush():
