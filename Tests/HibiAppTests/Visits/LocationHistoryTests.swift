@@ -39,6 +39,21 @@ struct LocationHistoryTests {
         #expect(throws: JSONElementScanner.Failure.notJSON) { _ = try Self.scan("hello", chunk: 5) }
     }
 
+    @Test func aHostileElementIsSkippedWithItsPositionAndTheRestIsRead() throws {
+        let depth = 100_000
+        let text = #"{"locations": [{"a": "# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+            + #"}, {"latitudeE7": 356812360, "longitudeE7": 1397671250, "timestamp": "2024-05-01T08:00:00Z"}]}"#
+        var reader = TakeoutLocationReader()
+        var position = 0
+        for (key, element) in try Self.scan(text, chunk: 65536) {
+            reader.take(JSONElementScanner.Element(key: key, bytes: Array(element.utf8)), position: position)
+            position += 1
+        }
+        #expect(reader.points.count == 1)
+        #expect(reader.report.kinds.first?.kind == "location")
+        #expect(reader.report.kinds.first?.skipped == [ImportReport.Skip(reason: .missingValue, count: 1, firstAt: "locations[0]")])
+    }
+
     @Test func coordinatesInEveryGoogleSpelling() {
         #expect(TakeoutLocationReader.latLng("35.6812360°, 139.7671250°").map { abs($0.0 - 35.681236) < 1e-9 && abs($0.1 - 139.767125) < 1e-9 } == true)
         #expect(TakeoutLocationReader.latLng("geo:35.658581,139.745433").map { abs($0.0 - 35.658581) < 1e-9 && abs($0.1 - 139.745433) < 1e-9 } == true)

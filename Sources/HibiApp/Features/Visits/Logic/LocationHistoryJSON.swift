@@ -117,8 +117,16 @@ public struct TakeoutLocationReader: Sendable {
 
     public mutating func take(_ element: JSONElementScanner.Element, position: Int) {
         let at = "\(element.key.isEmpty ? "" : element.key)[\(position)]"
+        // An element JSONSerialization refuses (broken, or nested past its depth limit) is reported under
+        // the kind its array holds, like any other element that cannot be used.
         guard let object = (try? JSONSerialization.jsonObject(with: Data(element.bytes))) as? [String: Any] else {
-            report.skip(element.key.isEmpty ? "segment" : element.key, .missingValue, at: at)
+            let kind = switch element.key {
+            case "locations": "location"
+            case "timelineObjects": "timelineObject"
+            case "rawSignals": "position"
+            default: "segment"
+            }
+            report.skip(kind, .missingValue, at: at)
             return
         }
         switch element.key {
