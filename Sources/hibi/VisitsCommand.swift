@@ -4,7 +4,7 @@ import HibiApp
 
 struct VisitsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "visits", abstract: "Visits: check the signed log.", subcommands: [Verify.self])
+        commandName: "visits", abstract: "Visits: check the signed log, import location history.", subcommands: [Verify.self, ImportLocations.self])
 
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -34,6 +34,37 @@ struct VisitsCommand: AsyncParsableCommand {
             }
             await core.database.shutdown()
             if broken { throw ExitCode.failure }
+        }
+    }
+
+    struct ImportLocations: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "import-locations",
+            abstract: "Import location history (GPX tracks, Google Takeout Records.json, semantic history or Timeline.json) of any size and detect stays to confirm.")
+        @OptionGroup var options: ConfigOptions
+        @Option(help: "Username to import for") var user: String
+        @Argument(help: "Path to the .gpx or .json file") var file: String
+
+        func run() async throws {
+            let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
+            let account = try await account(named: user, in: core)
+            let started = Date()
+            do {
+                let stream = try LocationFileStream(path: file)
+                let result = try await core.features.visits.locations.importFile(userID: account.id, stream: stream, now: Date())
+                let seconds = Date().timeIntervalSince(started)
+                for line in VisitsFeature.importSummary(result) { print(line) }
+                print(String(format: "Done in %.1f s.", seconds))
+            } catch let error as LocationError {
+                printError(error.message(.en))
+                await core.database.shutdown()
+                throw ExitCode.failure
+            } catch let error as VisitError {
+                printError(error.message(.en))
+                await core.database.shutdown()
+                throw ExitCode.failure
+            }
+            await core.database.shutdown()
         }
     }
 }

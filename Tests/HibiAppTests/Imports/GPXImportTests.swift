@@ -65,23 +65,26 @@ struct GPXImportTests {
         #expect(Self.kind(report, "wpt")?.added == 1)
     }
 
-    @Test func aTrackOnlyFileSaysItsPointsWereSkippedAndWhy() throws {
+    @Test func aTrackOnlyFileGivesItsTrackPointsForTheLocationHistory() throws {
         let gpx = """
         <gpx version="1.1" creator="Forerunner 255">
           <trk><name>Morning run</name><trkseg>
             <trkpt lat="35.0" lon="139.0"><ele>10</ele><time>2024-05-01T06:00:00Z</time>
               <extensions><gpxtpx:TrackPointExtension xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1"><gpxtpx:hr>120</gpxtpx:hr></gpxtpx:TrackPointExtension></extensions></trkpt>
-            <trkpt lat="35.001" lon="139.001"><time>2024-05-01T06:00:10Z</time></trkpt>
+            <trkpt lat="35.001" lon="139.001"><time>2024-05-01T06:00:10.500+00:00</time></trkpt>
+            <trkpt lat="35.002" lon="139.002"></trkpt>
+            <trkpt lat="95" lon="139.002"><time>2024-05-01T06:00:20Z</time></trkpt>
           </trkseg></trk>
         </gpx>
         """
-        let (visits, report) = try Self.parse(gpx)
-        #expect(visits.isEmpty)
-        let trkpt = try #require(Self.kind(report, "trkpt"))
-        #expect(trkpt.added == 0)
-        #expect(trkpt.skipped == [ImportReport.Skip(reason: .trackPoint, count: 2, firstAt: "line 3")])
-        #expect(report.lines(.en)[0].hasPrefix("trkpt: 0 added, 2 skipped: track point"))
-        #expect(report.lines(.ja)[0].contains("トラックポイント"))
+        let parsed = try VisitFormats.parseGPXWithTrack(Data(gpx.utf8), importedAt: Self.importedAt)
+        #expect(parsed.visits.isEmpty)
+        #expect(parsed.trackPoints == [LocationPoint(time: 1_714_543_200, latitude: 35, longitude: 139),
+                                       LocationPoint(time: 1_714_543_210, latitude: 35.001, longitude: 139.001)])
+        // What could not be stored is said, with why and where.
+        let trkpt = try #require(Self.kind(parsed.report, "trkpt"))
+        #expect(trkpt.skipped == [ImportReport.Skip(reason: .missingValue, count: 1, firstAt: "line 6"),
+                                  ImportReport.Skip(reason: .outOfRange, count: 1, firstAt: "line 7")])
     }
 
     @Test func routePointsAreImportedAndRepeatsWithinTheFileAreDuplicates() throws {
@@ -119,9 +122,11 @@ struct GPXImportTests {
             let body = try APIClient.decode(ImportResponse.self, response)
             #expect(body.imported == 1)
             let report = try #require(body.report)
-            #expect(Self.kind(report, "trkpt")?.skipped.first?.reason == .trackPoint)
+            // The track point is stored in the location history, and the answer says so.
+            #expect(Self.kind(report, "trkpt")?.added == 1)
+            #expect(body.trackPointsStored == 1)
             #expect(Self.kind(report, "wpt")?.approximateTime == 1)
-            #expect(body.summary?.count == 2)
+            #expect(body.summary?.contains("1 track point stored") == true)
             let list = try APIClient.decode([VisitResponse].self, try await aiko.call(.get, "/api/v1/visits"))
             #expect(list.first?.labels.contains(VisitFormats.approximateTimeLabel) == true)
             #expect(try await VisitTestApp.verify(aiko).intact)

@@ -5,6 +5,8 @@ import Hummingbird
 public struct VisitsFeature: Feature {
     public let service: VisitService
     public let signer: VisitSigner
+    /// Location history: raw points, detected stays, live location from phones.
+    public let locations: LocationService
     let platform: Platform
 
     init(platform: Platform) {
@@ -12,17 +14,25 @@ public struct VisitsFeature: Feature {
         signer = VisitSigner(database: platform.database, box: platform.box, dataDirectory: platform.config.dataDirectory, logger: platform.logger)
         service = VisitService(database: platform.database, box: platform.box, signer: signer,
                                webhook: ChainHeadWebhook(outbound: platform.outbound), logger: platform.logger)
+        locations = LocationService(database: platform.database, visits: service, logger: platform.logger)
     }
 
     public func routes() -> FeatureRoutes {
         .build { web, api in
             VisitWebRoutes(visits: service, signer: signer, tileURL: platform.config.mapTileURL).register(on: web)
-            VisitAPIRoutes(visits: service, bodyLimit: platform.config.maxRequestBodyBytes, heavyWork: platform.heavyWork).register(on: api)
+            LocationWebRoutes(locations: locations).register(on: web)
+            VisitAPIRoutes(visits: service, locations: locations, bodyLimit: platform.config.maxRequestBodyBytes, heavyWork: platform.heavyWork).register(on: api)
+            LocationAPIRoutes(locations: locations, tokens: platform.tokens, heavyWork: platform.heavyWork).register(on: api)
         }
     }
 
     /// The verify sentence in English, for the command line.
     public static func message(_ report: ChainReport) -> String {
         VisitStrings.verifyMessage(report, language: .en)
+    }
+
+    /// What a location import did, in English, for the command line.
+    public static func importSummary(_ result: LocationImportResult) -> [String] {
+        LocationStrings.summary(result, .en)
     }
 }

@@ -179,7 +179,9 @@ struct CSRFMiddleware: RouterMiddleware {
     /// Paths an anonymous client may write to: sign-in, first-run setup, the language switch.
     var anonymousWebPaths: Set<String> = ["/login", "/setup", "/logout", "/language"]
     /// API paths that a remembered device may call before anyone is signed in (face sign-in).
-    var deviceAPIPaths: Set<String> = ["/api/v1/auth/face/challenge", "/api/v1/auth/face/frame"]
+    var deviceAPIPaths: Set<String> = ["/api/v1/auth/face/challenge", "/api/v1/auth/face/frame",
+                                       // Phones sending their position with HTTP Basic (username and API token), checked by the route.
+                                       "/api/v1/locations/owntracks", "/api/v1/locations/overland"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard ![.get, .head, .options].contains(request.method) else { return try await next(request, context) }

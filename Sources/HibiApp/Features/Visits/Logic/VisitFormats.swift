@@ -206,20 +206,62 @@ public enum VisitFormats {
     /// reported, not made into visits. A malformed file or an invalid point still refuses the
     /// whole file with its line (visits are all or nothing: they are signed in one chain).
     public static func parseGPXReport(_ data: Data, importedAt: Date) throws(VisitError) -> (visits: [VisitFields], report: ImportReport) {
-        let reader = XMLStreamReader(stream: MemoryByteStream(Array(data)), limits: XMLLimits(), reportsText: true)
-        var gpx = GPXReader(importedAt: importedAt)
+        let parsed = try parseGPXWithTrack(data, importedAt: importedAt)
+        return (parsed.visits, parsed.report)
+    }
+
+    /// The waypoints as visits and the track points for the location history, from a file in memory.
+    public static func parseGPXWithTrack(_ data: Data, importedAt: Date) throws(VisitError)
+        -> (visits: [VisitFields], report: ImportReport, trackPoints: [LocationPoint]) {
+        let parser = GPXStreamParser(stream: MemoryByteStream(Array(data)), importedAt: importedAt)
+        while try parser.next(maxPoints: .max) {}
+        let points = parser.takePoints()
+        let (visits, report) = try parser.finish()
+        return (visits, report, points)
+    }
+}
+
+/// Reads GPX from a stream in steps, so a caller can store track points as they come (a watch's
+/// year of tracks is millions of points) while waypoints, which are few, wait for the end.
+public final class GPXStreamParser {
+    private let reader: XMLStreamReader
+    private var gpx: GPXReader
+    private var ended = false
+
+    public init(stream: any ByteStream, importedAt: Date) {
+        reader = XMLStreamReader(stream: stream, limits: XMLLimits(), reportsText: true)
+        gpx = GPXReader(importedAt: importedAt)
+    }
+
+    /// Reads until `maxPoints` track points are waiting or the file ends; false once it has ended.
+    public func next(maxPoints: Int) throws(VisitError) -> Bool {
+        guard !ended else { return false }
         do {
-            while let event = try reader.nextEvent() {
+            while gpx.trackPoints.count < maxPoints {
+                guard let event = try reader.nextEvent() else {
+                    ended = true
+                    return false
+                }
                 try gpx.handle(event, line: reader.line)
             }
+            return true
         } catch let error as XMLStreamError {
-            throw invalid("line \(error.line)", "not well-formed XML (\(error.text.en))", "XML の形式が正しくありません(\(error.text.ja))")
+            throw VisitFormats.invalid("line \(error.line)", "not well-formed XML (\(error.text.en))", "XML の形式が正しくありません(\(error.text.ja))")
         } catch let error as VisitError {
             throw error
         } catch {
-            throw invalid("line \(reader.line)", "the file cannot be read", "ファイルを読み込めません")
+            throw VisitFormats.invalid("line \(reader.line)", "the file cannot be read", "ファイルを読み込めません")
         }
-        guard gpx.sawRoot else { throw invalid("line 1", "expected a <gpx> document", "<gpx> 文書が必要です") }
+    }
+
+    public func takePoints() -> [LocationPoint] {
+        defer { gpx.trackPoints.removeAll(keepingCapacity: true) }
+        return gpx.trackPoints
+    }
+
+    /// The waypoints and route points as visits, and the report so far (track points are reported by whoever stores them).
+    public func finish() throws(VisitError) -> (visits: [VisitFields], report: ImportReport) {
+        guard gpx.sawRoot else { throw VisitFormats.invalid("line 1", "expected a <gpx> document", "<gpx> 文書が必要です") }
         return (gpx.finish(), gpx.report)
     }
 }
@@ -236,6 +278,10 @@ struct GPXReader {
     let importedAt: Date
     var sawRoot = false
     var report = ImportReport()
+    /// Track points with a time, in file order, for the location history (drained by the caller as it goes).
+    var trackPoints: [LocationPoint] = []
+    /// The track point being read: its position, its time once seen, and whether the time was unreadable.
+    private var track: (lat: Double, lon: Double, time: Int64?, badTime: Bool, line: Int)?
     private var pending: [Pending] = []
     private var fileTime: Date?
     private var current: Pending?
@@ -247,7 +293,12 @@ struct GPXReader {
         self.importedAt = importedAt
     }
 
-    static func local(_ name: String) -> String { name.split(separator: ":").last.map(String.init) ?? name }
+    /// The name without its namespace prefix; most names have none, and a track of a million points
+    /// asks this four million times, so that case allocates nothing.
+    static func local(_ name: String) -> String {
+        guard let colon = name.utf8.lastIndex(of: UInt8(ascii: ":")) else { return name }
+        return String(name[name.utf8.index(after: colon)...])
+    }
 
     func fail(_ line: Int, _ en: String, _ ja: String) -> VisitError {
         VisitFormats.invalid("line \(line)", en, ja)
@@ -309,7 +360,18 @@ struct GPXReader {
             current = Pending(fields: VisitFields(visitedAt: importedAt, latitude: lat, longitude: lon, name: ""),
                               kind: name, line: line, timeSeen: false)
         case "trkpt":
-            report.skip("trkpt", .trackPoint, at: "line \(line)")
+            func number(_ key: String) -> Double? { attributes.first { $0.name == key }.flatMap { Double($0.value) } }
+            guard let lat = number("lat"), let lon = number("lon") else {
+                report.skip("trkpt", .missingValue, at: "line \(line)")
+                track = nil
+                return
+            }
+            guard lat.isFinite, lon.isFinite, (-90...90).contains(lat), (-180...180).contains(lon) else {
+                report.skip("trkpt", .outOfRange, at: "line \(line)")
+                track = nil
+                return
+            }
+            track = (VisitRules.roundCoordinate(lat), VisitRules.roundCoordinate(lon), nil, false, line)
         case "address" where current != nil:
             address = VisitAddress()
         default:
@@ -318,6 +380,23 @@ struct GPXReader {
     }
 
     private mutating func end(_ name: String, line: Int) throws(VisitError) {
+        if track != nil {
+            // Inside a track point only its time is read: nothing else is trimmed or kept.
+            defer { text = "" }
+            if name == "time", stack.count >= 2, stack[stack.count - 2] == "trkpt" {
+                let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                if let time = LocationTime.parse(value) { track?.time = time } else { track?.badTime = true }
+            } else if name == "trkpt", let point = track {
+                track = nil
+                // A position without a time cannot be placed in the history: said, not stored.
+                if let time = point.time, !point.badTime {
+                    trackPoints.append(LocationPoint(time: time, latitude: point.lat, longitude: point.lon))
+                } else {
+                    report.skip("trkpt", point.badTime ? .unparseableDate : .missingValue, at: "line \(point.line)")
+                }
+            }
+            return
+        }
         let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
         text = ""
         guard current != nil else {

@@ -87,6 +87,9 @@ public struct ImportResponse: Codable, Sendable, Equatable {
     public var report: ImportReport?
     /// The report in the reader's language, one line per kind (what the web page shows).
     public var summary: [String]?
+    /// GPX track points stored in the location history (not visits), and stays found in them to confirm.
+    public var trackPointsStored: Int?
+    public var staysDetected: Int?
 }
 
 public struct WebhookRequest: Codable, Sendable {

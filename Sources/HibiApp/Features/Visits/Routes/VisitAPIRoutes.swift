@@ -4,6 +4,7 @@ import NIOCore
 
 struct VisitAPIRoutes: Sendable {
     let visits: VisitService
+    let locations: LocationService
     let bodyLimit: Int
     let heavyWork: HeavyWork
     static let importLimit = 20 * 1024 * 1024
@@ -61,8 +62,18 @@ struct VisitAPIRoutes: Sendable {
             let (data, format) = try await Self.readImport(&request)
             // Parsing a 20 MB file takes a while: on the blocking pool, one import per person at a time.
             let now = context.now
+            if format == .gpx {
+                let parsed = try await heavyWork.run(userID: user.id) { try VisitFormats.parseGPXWithTrack(data, importedAt: now) }
+                // Waypoints become visits (all or none); track points go to the location history, and
+                // the stays found in them are offered on the "Detected stays" page.
+                let result = try await locations.importGPX(userID: user.id, visits: parsed.visits, report: parsed.report,
+                                                           trackPoints: parsed.trackPoints, now: now)
+                return JSONBody(ImportResponse(imported: result.visitsImported, report: result.report,
+                                               summary: LocationStrings.summary(result, context.language), trackPointsStored: result.pointsStored,
+                                               staysDetected: result.staysOffered), status: .created)
+            }
             let parsed = try await heavyWork.run(userID: user.id) {
-                try VisitFormats.parseWithReport(data, gpx: format == .gpx, importedAt: now)
+                try VisitFormats.parseWithReport(data, gpx: false, importedAt: now)
             }
             let count = try await visits.importAll(userID: user.id, visits: parsed.visits, now: now)
             return JSONBody(ImportResponse(imported: count, report: parsed.report, summary: parsed.report.lines(context.language)), status: .created)

@@ -145,7 +145,7 @@ enum VisitViews {
         el("nav", .class("visits-subnav section-nav"), .aria("label", VisitStrings.title(l))) {
             el("ul") {
                 for (path, title) in [("/visits", VisitStrings.list), ("/visits/places", VisitStrings.places), ("/visits/verify", VisitStrings.verifyTitle),
-                                      ("/visits/transfer", VisitStrings.transfer)] {
+                                      ("/visits/transfer", VisitStrings.transfer), ("/visits/stays", LocationStrings.staysTitle)] {
                     el("li") { el("a", [.href(path)] + (current == path ? [.aria("current", "page")] : [])) { title(l) } }
                 }
             }

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Location history: POINTS generated GPX track points (default 1,000,000: a point every 10 s, a
+# 20-minute stop every 2 hours, so the stays in it are known) imported with
+# `hibi visits import-locations` into a fresh SQLite data dir, and the stays detected — wall time,
+# points/s and peak memory (GNU time's maximum resident set size) — against a reference doing the
+# same work on the same file: Benchmarks/lib/staypoints.py, plain Python with the standard library
+# (ElementTree iterparse, sqlite3 with the same unique key, the same stay-point method). It is a
+# plain-Python reference of the same algorithm, not scikit-mobility, whose install (pandas,
+# geopandas, scikit-learn) is far heavier than one figure is worth. Both must find the same stays.
+# Usage: Benchmarks/locations.sh [points]   (ROUNDS=3 by default; BENCH_SIZE does not change the size)
+# Ends with `name: median unit (min …, max …, N rounds)` lines.
+ROUNDS=${ROUNDS:-3}
+# shellcheck source=Benchmarks/lib/common.sh
+source "$(dirname "$0")/lib/common.sh"
+POINTS=${1:-1000000}
+is_count "$POINTS" || die "points must be a positive whole number"
+
+ensure_apt python3 time
+HIBI=$(hibi_bin)
+WORK=$(bench_tmpdir)
+TRACK="$WORK/track.gpx"
+log "generating $POINTS track points"
+python3 scripts/generate-locations.py gpx "$POINTS" >"$TRACK"
+EXPECTED=$((POINTS / 720))
+cat "$TRACK" >/dev/null # the page cache holds it for both sides alike
+export HIBI_RESOURCES_DIR="$BENCH_ROOT/Resources" HIBI_VENDOR_DIR="$BENCH_ROOT/vendor" HIBI_LOG_LEVEL=error
+
+peak_mb() { awk '/Maximum resident set size/ {printf "%.1f", $NF / 1024}' "$1"; }
+# User plus system CPU seconds: steadier than wall time on a machine others are using too.
+cpu_s() { awk '/User time|System time/ {s += $NF} END {printf "%.2f", s}' "$1"; }
+import_hibi() {
+  local data="$WORK/hibi-data-$ROUND" start end seconds stays
+  mkdir -p "$data"
+  echo "benchmark password" | HIBI_DATA_DIR="$data" "$HIBI" user create bench --password-stdin >/dev/null
+  start=$(date +%s.%N)
+  HIBI_DATA_DIR="$data" /usr/bin/time -v -o "$WORK/hibi.time" "$HIBI" visits import-locations --user bench "$TRACK" \
+    >"$WORK/hibi.out" 2>&1 || { tail -20 "$WORK/hibi.out" >&2; die "hibi visits import-locations failed"; }
+  end=$(date +%s.%N)
+  rm -rf "$data"
+  seconds=$(python3 -c "print($end - $start)")
+  stays=$(awk '/stays? detected/ {print $1}' "$WORK/hibi.out")
+  [ "$stays" = "$EXPECTED" ] || log "warning: Hibi found $stays stays, the track has $EXPECTED"
+  record locations_hibi_seconds "$seconds" s
+  record locations_hibi_rate "$(python3 -c "print($POINTS / $seconds)")" points/s
+  record locations_hibi_peak_rss "$(peak_mb "$WORK/hibi.time")" MB
+  record locations_hibi_cpu "$(cpu_s "$WORK/hibi.time")" s
+  record locations_hibi_stays "$stays" stays
+  printf '%.1f s, %s stays' "$seconds" "$stays"
+}
+import_reference() {
+  local db="$WORK/reference-$ROUND.sqlite" start end seconds stays
+  start=$(date +%s.%N)
+  /usr/bin/time -v -o "$WORK/ref.time" python3 Benchmarks/lib/staypoints.py "$TRACK" "$db" >"$WORK/ref.out" 2>&1 \
+    || { tail -20 "$WORK/ref.out" >&2; die "the Python reference failed"; }
+  end=$(date +%s.%N)
+  rm -f "$db" "$db-wal" "$db-shm"
+  seconds=$(python3 -c "print($end - $start)")
+  stays=$(awk '/^stays:/ {print $2}' "$WORK/ref.out")
+  record locations_python_seconds "$seconds" s
+  record locations_python_rate "$(python3 -c "print($POINTS / $seconds)")" points/s
+  record locations_python_peak_rss "$(peak_mb "$WORK/ref.time")" MB
+  record locations_python_cpu "$(cpu_s "$WORK/ref.time")" s
+  record locations_python_stays "$stays" stays
+  printf '%.1f s, %s stays' "$seconds" "$stays"
+}
+
+log "$ROUNDS rounds of Hibi then the Python reference, $POINTS points ($(du -h "$TRACK" | cut -f1))"
+for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
+  h=$(import_hibi)
+  p=$(import_reference)
+  log "round $ROUND/$ROUNDS: Hibi $h; Python reference $p"
+done
+ROUND=0
+record locations_points "$POINTS" points
+record locations_track_size "$(python3 -c "import os; print(os.path.getsize('$TRACK') / 2**20)")" MB
+report --ratio "locations_speedup=locations_python_seconds/locations_hibi_seconds:x" \
+  --ratio "locations_cpu_ratio=locations_python_cpu/locations_hibi_cpu:x"

@@ -1,0 +1,206 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The "Detected stays" page and its forms.
+struct LocationWebRoutes: Sendable {
+    let locations: LocationService
+
+    func register(on router: some RouterMethods<HibiRequestContext>) {
+        router.get("/visits/stays") { request, context in
+            let user = try context.requireUser()
+            let query = request.uri.formQuery
+            let notice: (String, Layout.NoticeKind)? = query.get("confirmed") != nil ? (LocationStrings.confirmed(context.language), .success)
+                : query.get("dismissed") != nil ? (LocationStrings.dismissed(context.language), .success) : nil
+            return try await page(user: user, context: context, notice: notice)
+        }
+        router.post("/visits/stays/settings") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let form = try await request.form()
+            do {
+                let settings = StaySettings(distanceMeters: Double(form["distance"]?.trimmingCharacters(in: .whitespaces) ?? "") ?? .nan,
+                                            durationMinutes: Int(form["duration"]?.trimmingCharacters(in: .whitespaces) ?? "") ?? -1)
+                _ = try await locations.setSettings(userID: user.id, settings)
+                return try await page(user: user, context: context, notice: (LocationStrings.saved(context.language), .success))
+            } catch let error as LocationError {
+                return try await page(user: user, context: context, notice: (error.message(context.language), .error), status: .badRequest)
+            }
+        }
+        router.post("/visits/stays/:id/confirm") { request, context in
+            let user = try context.requireUser()
+            let id = try context.parameters.require("id")
+            var request = request
+            let form = try await request.form()
+            do {
+                _ = try await locations.confirm(userID: user.id, id: id, name: form["name"], now: context.now)
+                return Response.redirect(to: "/visits/stays?confirmed=1", type: .found)
+            } catch let error as VisitError where error != .notFound {
+                return try await page(user: user, context: context, notice: (error.message(context.language), .error), status: .badRequest)
+                    .response(from: request, context: context)
+            }
+        }
+        router.post("/visits/stays/:id/dismiss") { _, context in
+            let user = try context.requireUser()
+            _ = try await locations.dismiss(userID: user.id, id: try context.parameters.require("id"), now: context.now)
+            return Response.redirect(to: "/visits/stays?dismissed=1", type: .found)
+        }
+    }
+
+    private func page(user: User, context: HibiRequestContext, notice: (String, Layout.NoticeKind)?,
+                      status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
+        let open = try await locations.stays(userID: user.id, status: .open)
+        let decided = try await locations.stays(userID: user.id, status: nil, limit: 50).filter { $0.status != .open }
+        let settings = try await locations.settings(userID: user.id)
+        return HTMLPage(LocationViews.stays(context: context, user: user, open: open, decided: decided, settings: settings, notice: notice), status: status)
+    }
+}
+
+/// The location API: imports, stays (list, confirm, dismiss), settings, and the two phone endpoints.
+struct LocationAPIRoutes: Sendable {
+    let locations: LocationService
+    let tokens: TokenStore
+    let heavyWork: HeavyWork
+    static let importLimit = 64 * 1024 * 1024
+    /// OwnTracks sends one small message per request.
+    static let ownTracksLimit = 64 * 1024
+    /// Overland batches up to a few hundred points by default; 10,000 fit well inside this.
+    static let overlandLimit = 8 * 1024 * 1024
+
+    func register(on api: some RouterMethods<HibiRequestContext>) {
+        api.post("locations/import") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let data = try await Self.collect(&request, limit: Self.importLimit, tooLarge: .importTooLarge(limitBytes: Self.importLimit))
+            let now = context.now
+            let result = try await heavyWork.exclusive(userID: user.id) {
+                try await locations.importFile(userID: user.id, stream: MemoryByteStream(Array(data)), now: now)
+            }
+            return JSONBody(LocationImportResponse(result, language: context.language), status: .created)
+        }
+        api.get("locations/stays") { request, context in
+            let user = try context.requireUser()
+            let raw = request.uri.formQuery.get("status") ?? "open"
+            let status: StayStatus?
+            if raw == "all" { status = nil } else {
+                guard let parsed = StayStatus(rawValue: raw) else { throw LocationError.invalidStatus }
+                status = parsed
+            }
+            let limit = try QueryNumber.strict(request.uri.formQuery.get("limit"), name: "limit", range: 1...1000) ?? 500
+            return JSONBody(try await locations.stays(userID: user.id, status: status, limit: limit))
+        }
+        api.post("locations/stays/:id/confirm") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            // The body is optional: {"name": "..."} renames the place before it is signed.
+            let buffer = try await request.collectBody(limit: 16 * 1024)
+            var name: String?
+            if buffer.readableBytes > 0 {
+                name = try JSONCoding.decode(ConfirmStayRequest.self, from: Data(buffer: buffer)).name
+            }
+            let (stay, visit) = try await locations.confirm(userID: user.id, id: try context.parameters.require("id"), name: name, now: context.now)
+            return JSONBody(ConfirmStayResponse(stay: stay, visit: VisitResponse(visit, language: context.language)), status: .created)
+        }
+        api.post("locations/stays/:id/dismiss") { _, context in
+            let user = try context.requireUser()
+            return JSONBody(try await locations.dismiss(userID: user.id, id: try context.parameters.require("id"), now: context.now))
+        }
+        api.get("locations/settings") { _, context in
+            let user = try context.requireUser()
+            return JSONBody(try await locations.settings(userID: user.id))
+        }
+        api.put("locations/settings") { request, context in
+            let user = try context.requireUser()
+            var request = request
+            let body = try await request.json(StaySettings.self, limit: 16 * 1024)
+            return JSONBody(try await locations.setSettings(userID: user.id, body))
+        }
+        api.post("locations/owntracks") { request, context in
+            let user = try await deviceUser(request, context: context)
+            var request = request
+            let data = try await Self.collect(&request, limit: Self.ownTracksLimit, tooLarge: .bodyTooLarge(limitBytes: Self.ownTracksLimit))
+            let parsed: (points: [LocationPoint], report: ImportReport)
+            do { parsed = try LiveLocation.ownTracks(data) } catch let failure as LiveLocation.Failure { throw Self.invalid(failure) }
+            try await locations.receive(userID: user.id, points: parsed.points, report: parsed.report, source: "owntracks", now: context.now)
+            // OwnTracks reads the answer as a list of messages for the phone (friends, commands): none.
+            return JSONBody([String]())
+        }
+        api.post("locations/overland") { request, context in
+            let user = try await deviceUser(request, context: context)
+            var request = request
+            let data = try await Self.collect(&request, limit: Self.overlandLimit, tooLarge: .bodyTooLarge(limitBytes: Self.overlandLimit))
+            let parsed: (points: [LocationPoint], report: ImportReport)
+            do { parsed = try LiveLocation.overland(data) } catch let failure as LiveLocation.Failure { throw Self.invalid(failure) }
+            try await locations.receive(userID: user.id, points: parsed.points, report: parsed.report, source: "overland", now: context.now)
+            // Overland deletes its sent points only when it reads exactly this.
+            return JSONBody(["result": "ok"])
+        }
+    }
+
+    static func invalid(_ failure: LiveLocation.Failure) -> LocationError {
+        switch failure {
+        case .notJSON: .payloadInvalid(reason: Text(en: "not valid JSON", ja: "正しい JSON ではありません"))
+        case let .wrongShape(what): .payloadInvalid(reason: Text(en: what, ja: what))
+        case .tooMany: .payloadInvalid(reason: Text(en: "more than \(LiveLocation.maxBatch) points", ja: "\(LiveLocation.maxBatch) 件を超えています"))
+        }
+    }
+
+    /// The signed-in person (a Bearer token, checked by the middleware like any API call), or HTTP
+    /// Basic with the username and a personal API token as the password, as OwnTracks sends it.
+    func deviceUser(_ request: Request, context: HibiRequestContext) async throws -> User {
+        if let user = context.user { return user }
+        guard let header = request.headers[.authorization] else { throw LocationError.deviceUnauthorized }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "basic", let decoded = Data(base64Encoded: String(parts[1])),
+              let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":") else {
+            throw LocationError.deviceUnauthorized
+        }
+        let username = text[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+        let token = String(text[text.index(after: colon)...])
+        guard let (_, scopes, user) = try await tokens.authenticate(token: token, now: context.now), !user.disabled,
+              user.username == username, scopes.contains(.write) else {
+            throw LocationError.deviceUnauthorized
+        }
+        return user
+    }
+
+    static func collect(_ request: inout Request, limit: Int, tooLarge: LocationError) async throws -> Data {
+        do {
+            return Data(buffer: try await request.collectBody(upTo: limit))
+        } catch is NIOTooManyBytesError {
+            throw tooLarge
+        }
+    }
+}
+
+public struct ConfirmStayRequest: Codable, Sendable {
+    public var name: String?
+}
+
+public struct ConfirmStayResponse: Codable, Sendable {
+    public var stay: DetectedStay
+    public var visit: VisitResponse
+}
+
+/// What the import answers: the result, and `imported` (new points) as the visits import names it.
+public struct LocationImportResponse: Codable, Sendable, Equatable {
+    public var imported: Int
+    public var pointsStored: Int
+    public var pointDuplicates: Int
+    public var visitsImported: Int
+    public var staysOffered: Int
+    public var shape: String
+    public var report: ImportReport
+    public var summary: [String]
+
+    init(_ result: LocationImportResult, language: Language) {
+        imported = result.pointsStored
+        pointsStored = result.pointsStored
+        pointDuplicates = result.pointDuplicates
+        visitsImported = result.visitsImported
+        staysOffered = result.staysOffered
+        shape = result.shape
+        report = result.report
+        summary = LocationStrings.summary(result, language)
+    }
+}
