@@ -6,29 +6,29 @@ import NIOCore
 struct LocationWebRoutes: Sendable {
     let locations: LocationService
 
-    func register(on router: some RouterMethods<HibiRequestContext>) {
+    func register(on router: some RouterMethods<SignedInContext>) {
         router.get("/visits/stays") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let query = request.uri.formQuery
             let notice: (String, Layout.NoticeKind)? = query.get("confirmed") != nil ? (LocationStrings.confirmed(context.language), .success)
                 : query.get("dismissed") != nil ? (LocationStrings.dismissed(context.language), .success) : nil
-            return try await page(user: user, context: context, notice: notice)
+            return try await page(user: user, context: context.base, notice: notice)
         }
         router.post("/visits/stays/settings") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let form = try await request.form()
             do {
                 let settings = StaySettings(distanceMeters: Double(form["distance"]?.trimmingCharacters(in: .whitespaces) ?? "") ?? .nan,
                                             durationMinutes: Int(form["duration"]?.trimmingCharacters(in: .whitespaces) ?? "") ?? -1)
                 _ = try await locations.setSettings(userID: user.id, settings)
-                return try await page(user: user, context: context, notice: (LocationStrings.saved(context.language), .success))
+                return try await page(user: user, context: context.base, notice: (LocationStrings.saved(context.language), .success))
             } catch let error as LocationError {
-                return try await page(user: user, context: context, notice: (error.message(context.language), .error), status: .badRequest)
+                return try await page(user: user, context: context.base, notice: (error.message(context.language), .error), status: .badRequest)
             }
         }
         router.post("/visits/stays/:id/confirm") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let id = try context.parameters.require("id")
             var request = request
             let form = try await request.form()
@@ -36,12 +36,12 @@ struct LocationWebRoutes: Sendable {
                 _ = try await locations.confirm(userID: user.id, id: id, name: form["name"], now: context.now)
                 return Response.redirect(to: "/visits/stays?confirmed=1", type: .found)
             } catch let error as VisitError where error != .notFound {
-                return try await page(user: user, context: context, notice: (error.message(context.language), .error), status: .badRequest)
-                    .response(from: request, context: context)
+                return try await page(user: user, context: context.base, notice: (error.message(context.language), .error), status: .badRequest)
+                    .response(from: request, context: context.base)
             }
         }
         router.post("/visits/stays/:id/dismiss") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             _ = try await locations.dismiss(userID: user.id, id: try context.parameters.require("id"), now: context.now)
             return Response.redirect(to: "/visits/stays?dismissed=1", type: .found)
         }
@@ -67,9 +67,11 @@ struct LocationAPIRoutes: Sendable {
     /// Overland batches up to a few hundred points by default; 10,000 fit well inside this.
     static let overlandLimit = 8 * 1024 * 1024
 
-    func register(on api: some RouterMethods<HibiRequestContext>) {
-        api.post("locations/import") { request, context in
-            let user = try context.requireUser()
+    /// `signedIn` carries the person's own routes; `api` the two device endpoints, which authenticate
+    /// themselves (HTTP Basic with a token, as OwnTracks sends it, or a Bearer token).
+    func register(on api: some RouterMethods<HibiRequestContext>, signedIn: some RouterMethods<SignedInContext>) {
+        signedIn.post("locations/import") { request, context in
+            let user = context.user
             var request = request
             let data = try await Self.collect(&request, limit: Self.importLimit, tooLarge: .importTooLarge(limitBytes: Self.importLimit))
             let now = context.now
@@ -78,8 +80,8 @@ struct LocationAPIRoutes: Sendable {
             }
             return JSONBody(LocationImportResponse(result, language: context.language), status: .created)
         }
-        api.get("locations/stays") { request, context in
-            let user = try context.requireUser()
+        signedIn.get("locations/stays") { request, context in
+            let user = context.user
             let raw = request.uri.formQuery.get("status") ?? "open"
             let status: StayStatus?
             if raw == "all" { status = nil } else {
@@ -89,8 +91,8 @@ struct LocationAPIRoutes: Sendable {
             let limit = try QueryNumber.strict(request.uri.formQuery.get("limit"), name: "limit", range: 1...1000) ?? 500
             return JSONBody(try await locations.stays(userID: user.id, status: status, limit: limit))
         }
-        api.post("locations/stays/:id/confirm") { request, context in
-            let user = try context.requireUser()
+        signedIn.post("locations/stays/:id/confirm") { request, context in
+            let user = context.user
             var request = request
             // The body is optional: {"name": "..."} renames the place before it is signed.
             let buffer = try await request.collectBody(limit: 16 * 1024)
@@ -101,16 +103,16 @@ struct LocationAPIRoutes: Sendable {
             let (stay, visit) = try await locations.confirm(userID: user.id, id: try context.parameters.require("id"), name: name, now: context.now)
             return JSONBody(ConfirmStayResponse(stay: stay, visit: VisitResponse(visit, language: context.language)), status: .created)
         }
-        api.post("locations/stays/:id/dismiss") { _, context in
-            let user = try context.requireUser()
+        signedIn.post("locations/stays/:id/dismiss") { _, context in
+            let user = context.user
             return JSONBody(try await locations.dismiss(userID: user.id, id: try context.parameters.require("id"), now: context.now))
         }
-        api.get("locations/settings") { _, context in
-            let user = try context.requireUser()
+        signedIn.get("locations/settings") { _, context in
+            let user = context.user
             return JSONBody(try await locations.settings(userID: user.id))
         }
-        api.put("locations/settings") { request, context in
-            let user = try context.requireUser()
+        signedIn.put("locations/settings") { request, context in
+            let user = context.user
             var request = request
             let body = try await request.json(StaySettings.self, limit: 16 * 1024)
             return JSONBody(try await locations.setSettings(userID: user.id, body))

@@ -9,14 +9,14 @@ struct VisitAPIRoutes: Sendable {
     let heavyWork: HeavyWork
     static let importLimit = 20 * 1024 * 1024
 
-    func register(on api: some RouterMethods<HibiRequestContext>) {
+    func register(on api: some RouterMethods<SignedInContext>) {
         api.get("visits") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let filter = try VisitQuery.parse(VisitRequestReading.query(request), timeZone: VisitRequestReading.zone(user))
             return JSONBody(try await visits.list(userID: user.id, filter: filter).map { VisitResponse($0, language: context.language) })
         }
         api.post("visits") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let body = try await request.json(VisitRequest.self, limit: bodyLimit)
             let now = context.now
@@ -24,25 +24,25 @@ struct VisitAPIRoutes: Sendable {
             return JSONBody(VisitResponse(visit, language: context.language), status: .created)
         }
         api.get("visits/map") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             return JSONBody(try await visits.mapPoints(userID: user.id))
         }
         api.get("visits/stats") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             return JSONBody(try await visits.stats(userID: user.id, timeZone: VisitRequestReading.zone(user)))
         }
         api.get("visits/verify") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             let report = try await visits.verify(userID: user.id)
             return JSONBody(VerifyResponse(intact: report.intact, records: report.records, head: report.head, problem: report.problem,
                                            message: VisitStrings.verifyMessage(report, language: context.language)))
         }
         api.get("visits/chain") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             return JSONBody(try await visits.chainExport(userID: user.id))
         }
         api.get("visits/export") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let format = request.uri.formQuery.get("format") ?? "geojson"
             let list = try await visits.list(userID: user.id, filter: VisitFilter())
             let stamp = context.now.formatted(.iso8601.year().month().day())
@@ -57,7 +57,7 @@ struct VisitAPIRoutes: Sendable {
             }
         }
         api.post("visits/import") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let (data, format) = try await Self.readImport(&request)
             // Parsing a 20 MB file takes a while: on the blocking pool, one import per person at a time.
@@ -79,27 +79,27 @@ struct VisitAPIRoutes: Sendable {
             return JSONBody(ImportResponse(imported: count, report: parsed.report, summary: parsed.report.lines(context.language)), status: .created)
         }
         api.get("visits/webhook") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             return JSONBody(try await visits.webhookSettings(userID: user.id))
         }
         api.put("visits/webhook") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let body = try await request.json(WebhookRequest.self, limit: 16 * 1024)
             return JSONBody(try await visits.setWebhook(userID: user.id, url: body.url))
         }
         api.post("visits/webhook/send") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             try await visits.sendHead(userID: user.id, now: context.now)
             return JSONBody(try await visits.webhookSettings(userID: user.id))
         }
         api.get("visits/:id") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             let visit = try await visits.get(userID: user.id, id: try context.parameters.require("id"))
             return JSONBody(VisitResponse(visit, language: context.language))
         }
         api.put("visits/:id") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let id = try context.parameters.require("id")
             var request = request
             let body = try await request.json(VisitRequest.self, limit: bodyLimit)
@@ -110,12 +110,12 @@ struct VisitAPIRoutes: Sendable {
             return JSONBody(VisitResponse(visit, language: context.language))
         }
         api.delete("visits/:id") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             try await visits.delete(userID: user.id, id: try context.parameters.require("id"), now: context.now)
             return Response(status: .noContent)
         }
         api.get("visits/:id/history") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             let history = try await visits.history(userID: user.id, visitID: try context.parameters.require("id"))
             return JSONBody(history.map { body, fields in
                 HistoryEntry(seq: body.seq, action: body.action, at: Date(timeIntervalSince1970: Double(body.at)), name: fields?.name,
@@ -123,7 +123,7 @@ struct VisitAPIRoutes: Sendable {
             })
         }
         api.post("visits/:id/photos") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let id = try context.parameters.require("id")
             var request = request
             let data = try await Self.collect(&request, limit: VisitRules.maxPhotoBytes, tooLarge: .photoTooLarge(limitBytes: VisitRules.maxPhotoBytes))
@@ -131,13 +131,13 @@ struct VisitAPIRoutes: Sendable {
             return JSONBody(ref, status: .created)
         }
         api.get("visits/:id/photos/:photo") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             let (data, type) = try await visits.photo(userID: user.id, visitID: try context.parameters.require("id"),
                                                       photoID: try context.parameters.require("photo"))
             return FileResponse.privateImage(data, contentType: type)
         }
         api.delete("visits/:id/photos/:photo") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             try await visits.deletePhoto(userID: user.id, visitID: try context.parameters.require("id"),
                                          photoID: try context.parameters.require("photo"), now: context.now)
             return Response(status: .noContent)

@@ -7,27 +7,27 @@ struct VisitWebRoutes: Sendable {
     let signer: VisitSigner
     let tileURL: String
 
-    func register(on router: some RouterMethods<HibiRequestContext>) {
+    func register(on router: some RouterMethods<SignedInContext>) {
         router.get("/visits") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let query = VisitRequestReading.query(request)
             let filter: VisitFilter
             do {
                 filter = try VisitQuery.parse(query, timeZone: VisitRequestReading.zone(user))
             } catch let error as VisitError {
-                return HTMLPage(VisitViews.index(context: context, user: user, visits: [], query: query, notice: nil, tileURL: tileURL)
+                return HTMLPage(VisitViews.index(context: context.base, user: user, visits: [], query: query, notice: nil, tileURL: tileURL)
                     .withError(error.message(context.language)), status: .badRequest)
             }
             let notice = request.uri.formQuery.get("deleted") != nil ? VisitStrings.deleted(context.language) : nil
             let list = try await visits.list(userID: user.id, filter: filter)
-            return HTMLPage(VisitViews.index(context: context, user: user, visits: list, query: query, notice: notice, tileURL: tileURL))
+            return HTMLPage(VisitViews.index(context: context.base, user: user, visits: list, query: query, notice: notice, tileURL: tileURL))
         }
         router.get("/visits/new") { _, context in
-            _ = try context.requireUser()
-            return HTMLPage(VisitViews.form(context: context, visit: nil, values: VisitFormValues(), error: nil, tileURL: tileURL))
+            
+            return HTMLPage(VisitViews.form(context: context.base, visit: nil, values: VisitFormValues(), error: nil, tileURL: tileURL))
         }
         router.post("/visits") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let values = VisitFormValues(form: try await request.form())
             let now = context.now
@@ -35,59 +35,59 @@ struct VisitWebRoutes: Sendable {
                 let visit = try await visits.create(userID: user.id, fields: values.fields(timeZone: VisitRequestReading.zone(user), now: now), now: now)
                 return Response.redirect(to: "/visits/\(visit.id)?saved=1", type: .found)
             } catch let error as VisitError {
-                return try HTMLPage(VisitViews.form(context: context, visit: nil, values: values, error: error.message(context.language),
+                return try HTMLPage(VisitViews.form(context: context.base, visit: nil, values: values, error: error.message(context.language),
                                                     tileURL: tileURL), status: error.status == .notFound ? .notFound : .badRequest)
-                    .response(from: request, context: context)
+                    .response(from: request, context: context.base)
             }
         }
         router.get("/visits/verify") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             let report = try await visits.verify(userID: user.id)
-            return HTMLPage(VisitViews.verify(context: context, report: report, publicKey: try await signer.publicKeyBase64()))
+            return HTMLPage(VisitViews.verify(context: context.base, report: report, publicKey: try await signer.publicKeyBase64()))
         }
         router.get("/visits/places") { _, context in
-            let user = try context.requireUser()
-            return HTMLPage(VisitViews.places(context: context, stats: try await visits.stats(userID: user.id, timeZone: VisitRequestReading.zone(user))))
+            let user = context.user
+            return HTMLPage(VisitViews.places(context: context.base, stats: try await visits.stats(userID: user.id, timeZone: VisitRequestReading.zone(user))))
         }
         router.get("/visits/transfer") { _, context in
-            let user = try context.requireUser()
-            return HTMLPage(VisitViews.transfer(context: context, user: user, webhook: try await visits.webhookSettings(userID: user.id), notice: nil))
+            let user = context.user
+            return HTMLPage(VisitViews.transfer(context: context.base, user: user, webhook: try await visits.webhookSettings(userID: user.id), notice: nil))
         }
         router.post("/visits/webhook") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let form = try await request.form()
             do {
                 let settings = try await visits.setWebhook(userID: user.id, url: form["url"])
-                return HTMLPage(VisitViews.transfer(context: context, user: user, webhook: settings, notice: (CommonStrings.saved(context.language), .success)))
+                return HTMLPage(VisitViews.transfer(context: context.base, user: user, webhook: settings, notice: (CommonStrings.saved(context.language), .success)))
             } catch let error as VisitError {
                 let settings = try await visits.webhookSettings(userID: user.id)
-                return HTMLPage(VisitViews.transfer(context: context, user: user, webhook: settings,
+                return HTMLPage(VisitViews.transfer(context: context.base, user: user, webhook: settings,
                                                     notice: (error.message(context.language), .error)), status: .badRequest)
             }
         }
         router.post("/visits/webhook/send") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             try await visits.sendHead(userID: user.id, now: context.now)
             let settings = try await visits.webhookSettings(userID: user.id)
-            return HTMLPage(VisitViews.transfer(context: context, user: user, webhook: settings, notice: nil))
+            return HTMLPage(VisitViews.transfer(context: context.base, user: user, webhook: settings, notice: nil))
         }
         router.get("/visits/:id") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let id = try context.parameters.require("id")
             let visit = try await visits.get(userID: user.id, id: id)
             let history = try await visits.history(userID: user.id, visitID: id)
             let notice = request.uri.formQuery.get("saved") != nil ? VisitStrings.saved(context.language) : nil
-            return HTMLPage(VisitViews.detail(context: context, user: user, visit: visit, history: history, notice: notice, tileURL: tileURL))
+            return HTMLPage(VisitViews.detail(context: context.base, user: user, visit: visit, history: history, notice: notice, tileURL: tileURL))
         }
         router.get("/visits/:id/edit") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             let visit = try await visits.get(userID: user.id, id: try context.parameters.require("id"))
             let values = VisitFormValues(visit: visit, timeZone: VisitRequestReading.zone(user), language: context.language)
-            return HTMLPage(VisitViews.form(context: context, visit: visit, values: values, error: nil, tileURL: tileURL))
+            return HTMLPage(VisitViews.form(context: context.base, visit: visit, values: values, error: nil, tileURL: tileURL))
         }
         router.post("/visits/:id") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let id = try context.parameters.require("id")
             let existing = try await visits.get(userID: user.id, id: id)
             var request = request
@@ -97,13 +97,13 @@ struct VisitWebRoutes: Sendable {
                 _ = try await visits.update(userID: user.id, id: id, fields: fields, now: context.now)
                 return Response.redirect(to: "/visits/\(id)?saved=1", type: .found)
             } catch let error as VisitError where error != .notFound {
-                return try HTMLPage(VisitViews.form(context: context, visit: existing, values: values, error: error.message(context.language),
+                return try HTMLPage(VisitViews.form(context: context.base, visit: existing, values: values, error: error.message(context.language),
                                                     tileURL: tileURL), status: .badRequest)
-                    .response(from: request, context: context)
+                    .response(from: request, context: context.base)
             }
         }
         router.post("/visits/:id/delete") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             try await visits.delete(userID: user.id, id: try context.parameters.require("id"), now: context.now)
             return Response.redirect(to: "/visits?deleted=1", type: .found)
         }
