@@ -5,6 +5,30 @@ import Testing
 @testable import HibiApp
 
 @Suite(.serialized) struct TakeoutTests {
+    /// Location history is the person's too: every stored point and the stays found in it are in the takeout.
+    @Test func theTakeoutCarriesTheLocationHistoryAndItsStays() async throws {
+        try await TestApp.run { browser in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken(scopes: .all))
+            let imported = try await api.call(.post, "/api/v1/visits/import", body: try LocationAPITests.fixture("two-stops.gpx"),
+                                              contentType: "application/gpx+xml")
+            #expect(imported.status == .created, "\(imported.body)")
+            let page = try await api.call(.get, "/api/v1/me/export")
+            #expect(page.status == .ok)
+            let archive = try ZipReader(data: page.data, maxTotalBytes: 1 << 30)
+            let csv = String(decoding: try #require(try archive.contents(of: "visits/location-points.csv")), as: UTF8.self)
+            let lines = csv.split(separator: "\n")
+            #expect(lines.first == "time,latitude,longitude")
+            #expect(lines.count == 1 + 492)
+            // Oldest first, in UTC.
+            let times = lines.dropFirst().map { String($0.split(separator: ",")[0]) }
+            #expect(times == times.sorted() && times.allSatisfy { $0.hasSuffix("Z") })
+            let stays = try JSONCoding.decoder.decode([DetectedStay].self, from: try #require(try archive.contents(of: "visits/stays.json")))
+            #expect(stays.count == 2)
+            #expect(String(decoding: try #require(try archive.contents(of: "README.txt")), as: UTF8.self).contains("location-points.csv"))
+        }
+    }
+
     /// A person downloads everything from one Hibi and imports it into a fresh account on another:
     /// the diary (text and photo), health records and visits come back, and the archive is readable as it is.
     @Test func aTakeoutFromOneInstanceRestoresIntoAFreshAccountOnAnother() async throws {

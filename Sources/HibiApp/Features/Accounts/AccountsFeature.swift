@@ -16,7 +16,7 @@ public struct AccountsFeature: Feature {
         self.diary = diary
         devices = DeviceStore(database: platform.database)
         takeout = TakeoutService(transfer: diary.transfer, health: health.service, visits: visits.service, signer: visits.signer,
-                                 videos: videos.service, lock: diary.lock)
+                                 videos: videos.service, lock: diary.lock, locations: visits.locations)
         gettingStarted = GettingStartedService(faces: diary.faces.templates, diary: diary.service.store, health: health.service.records,
                                                visits: visits.service, videos: videos.service.store)
     }

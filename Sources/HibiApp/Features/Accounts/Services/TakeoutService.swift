@@ -13,9 +13,12 @@ public struct TakeoutService: Sendable {
     let signer: VisitSigner
     let videos: VideoService
     let lock: DiaryLock
+    let locations: LocationService
     let spoolDirectory: String
 
-    init(transfer: DiaryTransfer, health: HealthService, visits: VisitService, signer: VisitSigner, videos: VideoService, lock: DiaryLock) {
+    init(transfer: DiaryTransfer, health: HealthService, visits: VisitService, signer: VisitSigner, videos: VideoService, lock: DiaryLock,
+         locations: LocationService) {
+        self.locations = locations
         self.transfer = transfer
         self.health = health
         self.visits = visits
@@ -113,6 +116,22 @@ public struct TakeoutService: Sendable {
         let achievedAt: Date?
     }
 
+    /// `time,latitude,longitude` (ISO 8601 UTC, degrees), one point a line, in time order.
+    func spoolLocations(userID: String, to path: String) async throws {
+        guard FileManager.default.createFile(atPath: path, contents: Data("time,latitude,longitude\n".utf8), attributes: [.posixPermissions: 0o600]),
+              let handle = FileHandle(forWritingAtPath: path) else { throw CocoaError(.fileWriteUnknown) }
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        let format = ISO8601DateFormatter()
+        try await locations.forEachPointPage(userID: userID) { page in
+            var text = ""
+            for point in page {
+                text += format.string(from: Date(timeIntervalSince1970: Double(point.time))) + ",\(point.latitude),\(point.longitude)\n"
+            }
+            try handle.write(contentsOf: Data(text.utf8))
+        }
+    }
+
     public func write(user: User, now: Date, to write: (Data) async throws -> Void) async throws {
         var zip = StoredZipWriter()
         func add(_ name: String, _ data: Data) async throws {
@@ -150,6 +169,12 @@ public struct TakeoutService: Sendable {
         try await add("visits/visits.gpx", VisitFormats.gpx(list))
         try await add("visits/chain.json", try encoder.encode(chain))
         try await add("visits/signing-public-key.txt", Data((chain.publicKey + "\n").utf8))
+        // Location history: every stored point (spooled like the health records) and the stays found in it.
+        let pointsPath = (spoolDirectory as NSString).appendingPathComponent("hibi-takeout-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(atPath: pointsPath) }
+        try await spoolLocations(userID: user.id, to: pointsPath)
+        try await add("visits/location-points.csv", try Data(contentsOf: URL(fileURLWithPath: pointsPath), options: .alwaysMapped))
+        try await add("visits/stays.json", try encoder.encode(try await locations.stays(userID: user.id, status: nil, limit: 100_000)))
 
         // Videos: what this person sees and what they made of it; the video files stay in the library.
         let library = try await videos.store.list(userID: user.id)
@@ -243,6 +268,8 @@ public struct TakeoutService: Sendable {
         visits/visits.gpx          the same visits as GPX 1.1 waypoints
         visits/chain.json          the tamper-evident chain: each record's body, SHA-256 hash and Ed25519 signature
         visits/signing-public-key.txt  the public key (base64, 32 bytes) that verifies those signatures
+        visits/location-points.csv  your location history as stored (time in UTC, latitude, longitude), oldest first
+        visits/stays.json          the stays found in it: arrival, departure, place, and whether you confirmed or dismissed each
         videos/library.json        the videos you see, with your titles, ratings, tags, favourites and viewing history
                                    (the video files themselves stay in the library; they are not in this archive)
         videos/playlists.json      your playlists, each a list of ids from library.json in play order

@@ -284,6 +284,19 @@ public struct LocationService: Sendable {
         return offered
     }
 
+    /// Every stored point of a person in time order, handed to `body` a page at a time (the takeout
+    /// writes them out without holding a long history in memory).
+    public func forEachPointPage(userID: String, _ body: ([LocationPoint]) throws -> Void) async throws {
+        var after: (Int64, Double, Double)?
+        while true {
+            let page = try await LocationPointStore.points(userID: userID, from: Int64.min / 2, to: Int64.max / 2, after: after,
+                                                           limit: Self.readPage, on: database.sql)
+            try body(page)
+            guard page.count == Self.readPage, let last = page.last else { return }
+            after = (last.time, last.latitude, last.longitude)
+        }
+    }
+
     // MARK: stays
 
     public func stays(userID: String, status: StayStatus?, limit: Int = 500) async throws -> [DetectedStay] {
