@@ -16,9 +16,7 @@ struct JournalRoutes: Sendable {
         }
         web.get("/day/:date") { _, context in
             let user = try context.requireUser()
-            let key = try dayKey(context)
-            let day = try await journal.day(user: user, key: key, diaryOpen: try await diaryReadable(context))
-            return HTMLPage(JournalViews.day(context: context, user: user, day: day, units: try await health.profiles.get(userID: user.id).units))
+            return try await page(user: user, key: try dayKey(context), context: context)
         }
         api.get("days/:date") { _, context in
             let user = try context.requireUser()
@@ -66,6 +64,15 @@ struct JournalRoutes: Sendable {
             return JSONBody(SearchResponse(query: query, diarySearched: open,
                                            results: try await journal.search(user: user, query: query, diaryOpen: open)))
         }
+    }
+
+    /// A day's page with its month calendar; `/` is today's, with the greeting and checklist above.
+    func page(user: User, key: DayKey, context: HibiRequestContext, home: JournalViews.Home? = nil) async throws -> HTMLPage {
+        let open = try await diaryReadable(context)
+        let day = try await journal.day(user: user, key: key, diaryOpen: open)
+        let month = try await journal.month(user: user, containing: key, diaryOpen: open)
+        return HTMLPage(JournalViews.day(context: context, user: user, day: day, units: try await health.profiles.get(userID: user.id).units,
+                                         month: month, today: today(user, context), home: home))
     }
 
     /// The form's choice: 1-5, or empty to go back to the default from the moods.
