@@ -183,6 +183,13 @@ struct JournalOverviewLogicTests {
             #expect(try await browser.get("/timeline?before=nonsense&limit=-5&mood=9").status == .ok, "a hand-edited link still shows a page")
             let home = try await browser.get("/")
             #expect(home.body.contains("Hello, Aiko") && home.body.contains(#"id="day-calendar""#) && home.body.contains(#"id="getting-started""#))
+            // Insights: too few days to say anything, and the page says so in both languages.
+            let insights = try await api.call(.get, "/api/v1/insights")
+            #expect(insights.status == .ok && insights.body.contains(#""insights":[]"#) && insights.body.contains(#""minimumDays":30"#))
+            #expect(try await browser.get("/insights").body.contains(#"id="insights-none""#))
+            browser.acceptLanguage = "ja"
+            #expect(try await browser.get("/insights").body.contains("まだ言えることはありません"))
+            browser.acceptLanguage = "en"
             let may = try await browser.get("/day/2024-05-07")
             #expect(may.body.contains(#"data-day="2024-05-05""#) && may.body.contains(#"aria-current="date""#))
         }
