@@ -195,3 +195,76 @@ struct JournalOverviewLogicTests {
         }
     }
 }
+
+struct ReviewLogicTests {
+    @Test func totalsAddUpTheDaysAndChangesNeedSomethingBefore() throws {
+        var monday = DaySummary(key: try #require(DayKey("2026-11-16")))
+        monday.steps = 8000
+        monday.sleepHours = 7
+        monday.rating = .good
+        monday.moods = [.happiness, .happiness]
+        monday.diaryEntries = 2
+        monday.visits = 2
+        monday.places = ["Cafe", "Park"]
+        var tuesday = DaySummary(key: try #require(DayKey("2026-11-17")))
+        tuesday.steps = 4000
+        tuesday.sleepHours = 6
+        tuesday.rating = .meh
+        tuesday.visits = 1
+        tuesday.newPlaces = 1
+        tuesday.places = ["Cafe"]
+        let empty = DaySummary(key: try #require(DayKey("2026-11-18")))
+        let totals = ReviewTotals.of([monday, tuesday, empty])
+        #expect(totals.daysRecorded == 2 && totals.steps == 12000 && totals.averageSleepHours == 6.5 && totals.averageRating == 3.5)
+        #expect(totals.moods == ["happiness": 2] && totals.visits == 3 && totals.newPlaces == 1 && totals.diaryEntries == 2)
+        #expect(ReviewTotals.places([monday, tuesday]).map(\.name) == ["Cafe", "Park"])
+        #expect(ReviewTotals.change(12000, from: 8000) == 50 && ReviewTotals.change(5, from: 0) == nil)
+    }
+}
+
+@Suite(.serialized) struct JournalReviewAPITests {
+    @Test func aWeekAndAMonthAddUpEveryDomainAndTheCardCarriesNothingPersonalUnlessAsked() async throws {
+        try await TestApp.run { browser in
+            try await browser.setUp()
+            try await browser.unlockDiary()
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            // Tokyo: 2026-11-16 is the Monday of ISO week 47.
+            #expect(try await api.call(.post, "/api/v1/diary/entries", json: #"{"date":"2026-11-16T03:00:00Z","text":"Secret walk","confirmedMood":"happiness"}"#).status == .created)
+            #expect(try await api.call(.post, "/api/v1/health/records", json: #"{"type":"steps","value":9000,"unit":"count","start":"2026-11-17T03:00:00Z"}"#).status == .created)
+            #expect(try await api.call(.post, "/api/v1/health/records", json: #"{"type":"steps","value":3000,"unit":"count","start":"2026-11-10T03:00:00Z"}"#).status == .created)
+            _ = try await VisitTestApp.create(api)
+            let week = try await api.call(.get, "/api/v1/reviews/week/2026-W47")
+            #expect(week.status == .ok, "\(week.body)")
+            let json = try #require(try JSONSerialization.jsonObject(with: week.data) as? [String: Any])
+            let totals = try #require(json["totals"] as? [String: Any])
+            #expect(totals["steps"] as? Double == 9000 && totals["diaryEntries"] as? Int == 1 && (totals["moods"] as? [String: Int])?["happiness"] == 1)
+            #expect((json["previousTotals"] as? [String: Any])?["steps"] as? Double == 3000)
+            #expect(json["from"] as? String == "2026-11-16" && json["to"] as? String == "2026-11-22" && json["previous"] as? String == "2026-W46")
+            #expect(try await api.call(.get, "/api/v1/reviews/week/2026-W54").status == .badRequest)
+            #expect(try await api.call(.get, "/api/v1/reviews/month/2026-11").status == .ok)
+            #expect(try await api.call(.get, "/api/v1/reviews/month/2026-13").status == .badRequest)
+
+            let page = try await browser.get("/review/week/2026-W47")
+            #expect(page.status == .ok && page.body.contains(#"id="figure-steps""#) && page.body.contains("+200%"))
+            #expect(page.body.contains("@media print") || page.body.contains("/static/journal.css"))
+            browser.acceptLanguage = "ja"
+            #expect(try await browser.get("/review/month/2026-11").body.contains("月のふりかえり"))
+            browser.acceptLanguage = "en"
+
+            let card = try await browser.get("/review/week/2026-W47/card.png")
+            #expect(card.status == .ok && card.headers[.contentType] == "image/png")
+            #expect(card.data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+            // The card's drawing (the same one the PNG is made from) holds the name only when asked for.
+            var day = DaySummary(key: try #require(DayKey("2026-11-16")))
+            day.steps = 9000
+            day.rating = .good
+            day.places = ["Tokyo Station"]
+            let review = JournalService.Review(period: try #require(ReviewPeriod(kind: .week, slug: "2026-W47")), totals: .of([day]), previous: .init(),
+                                               places: ReviewTotals.places([day]), badges: [], days: [day])
+            let plain = JournalViews.reviewCard(review: review, options: [], name: "Aiko", language: .en)
+            #expect(!plain.contains("Aiko") && !plain.contains("Tokyo Station") && !plain.contains("/ 5") && plain.contains("9,000"))
+            let chosen = JournalViews.reviewCard(review: review, options: ["name", "places", "mood"], name: "Aiko", language: .en)
+            #expect(chosen.contains("Aiko") && chosen.contains("Tokyo Station") && chosen.contains("/ 5"))
+        }
+    }
+}

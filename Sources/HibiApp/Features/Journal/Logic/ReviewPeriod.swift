@@ -64,3 +64,61 @@ public struct ReviewPeriod: Sendable, Equatable {
         kind == .week ? Self.week(containing: last.adding(days: 1, in: .gmt)) : Self.month(containing: last.adding(days: 1, in: .gmt))
     }
 }
+
+/// A period's figures across domains, added up from its days.
+public struct ReviewTotals: Sendable, Equatable, Codable {
+    public var daysRecorded = 0
+    public var diaryEntries = 0
+    public var ratedDays = 0
+    /// Mean day rating (1–5) over the rated days.
+    public var averageRating: Double?
+    public var moods: [String: Int] = [:]
+    public var steps = 0.0
+    /// Mean sleep over the nights with sleep recorded.
+    public var averageSleepHours: Double?
+    public var workouts = 0
+    public var workoutMinutes = 0.0
+    public var visits = 0
+    public var newPlaces = 0
+    public var videos = 0
+    public var videoHours = 0.0
+
+    public init() {}
+
+    public static func of(_ days: some Collection<DaySummary>) -> ReviewTotals {
+        var totals = ReviewTotals()
+        var ratings: [Int] = []
+        var sleep: [Double] = []
+        for day in days {
+            if !day.domains.isEmpty { totals.daysRecorded += 1 }
+            totals.diaryEntries += day.diaryEntries
+            for mood in day.moods { totals.moods[mood.rawValue, default: 0] += 1 }
+            if let rating = day.rating { ratings.append(rating.rawValue) }
+            totals.steps += day.steps ?? 0
+            if let hours = day.sleepHours { sleep.append(hours) }
+            totals.workouts += day.workouts
+            totals.workoutMinutes += day.workoutMinutes
+            totals.visits += day.visits
+            totals.newPlaces += day.newPlaces
+            totals.videos += day.videos
+            totals.videoHours += day.videoHours
+        }
+        totals.ratedDays = ratings.count
+        totals.averageRating = ratings.isEmpty ? nil : Double(ratings.reduce(0, +)) / Double(ratings.count)
+        totals.averageSleepHours = sleep.isEmpty ? nil : sleep.reduce(0, +) / Double(sleep.count)
+        return totals
+    }
+
+    /// The period's places, on the most days first (ties by name), at most `limit`.
+    public static func places(_ days: some Collection<DaySummary>, limit: Int = 10) -> [(name: String, days: Int)] {
+        var counts: [String: Int] = [:]
+        for day in days { for place in day.places { counts[place, default: 0] += 1 } }
+        return counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(limit).map { ($0.key, $0.value) }
+    }
+
+    /// Percent change from `before` to `now`; nil when there was nothing before (a change from zero has no size).
+    public static func change(_ now: Double, from before: Double) -> Double? {
+        guard before != 0, now.isFinite, before.isFinite else { return nil }
+        return (now - before) / before * 100
+    }
+}

@@ -7,6 +7,8 @@ struct JournalOverviewRoutes: Sendable {
     let day: JournalRoutes
     let setupState: SetupState
     let gettingStarted: GettingStartedService
+    /// The health share card's renderer (rsvg-convert), reused for the review's card.
+    var renderer = ShareCardRenderer()
 
     func register(web: some RouterMethods<HibiRequestContext>, api: some RouterMethods<HibiRequestContext>) {
         web.get("/") { request, context in
@@ -56,6 +58,44 @@ struct JournalOverviewRoutes: Sendable {
             return JSONBody(TimelineResponse(page, diaryOpen: open))
         }
         registerInsights(web: web, api: api)
+        registerReviews(web: web, api: api)
+    }
+
+    func registerReviews(web: some RouterMethods<HibiRequestContext>, api: some RouterMethods<HibiRequestContext>) {
+        for kind in [ReviewPeriod.Kind.week, .month] {
+            web.get("/review/\(kind.rawValue)/:period") { _, context in
+                let user = try context.requireUser()
+                let open = try await day.diaryReadable(context)
+                let review = try await journal.review(user: user, period: try Self.period(kind, context), diaryOpen: open)
+                return HTMLPage(JournalViews.review(context: context, review: review, diaryOpen: open,
+                                                    units: try await day.health.profiles.get(userID: user.id).units))
+            }
+            web.get("/review/\(kind.rawValue)/:period/card.png") { request, context in
+                let user = try context.requireUser()
+                let period = try Self.period(kind, context)
+                let options = Set(["name", "mood", "places", "badge"].filter { request.uri.formQuery.get($0) == "1" })
+                // The average rating may come from the moods: only with the diary open.
+                let open = options.contains("mood") ? try await day.diaryReadable(context) : false
+                let review = try await journal.review(user: user, period: period, diaryOpen: open)
+                let svg = JournalViews.reviewCard(review: review, options: options, name: user.displayName, language: context.language)
+                let png = try await renderer.png(svg: svg)
+                return FileResponse.attachment(png, contentType: "image/png", filename: "hibi-\(kind.rawValue)-\(period.slug).png")
+            }
+            api.get("reviews/\(kind.rawValue)/:period") { _, context in
+                let user = try context.requireUser()
+                let open = try await day.diaryReadable(context)
+                return JSONBody(ReviewResponse(try await journal.review(user: user, period: try Self.period(kind, context), diaryOpen: open), diaryOpen: open))
+            }
+        }
+    }
+
+    static func period(_ kind: ReviewPeriod.Kind, _ context: HibiRequestContext) throws -> ReviewPeriod {
+        guard let period = ReviewPeriod(kind: kind, slug: try context.parameters.require("period")) else {
+            throw RequestError.invalidParameter("period", kind == .week
+                ? Text(en: "an ISO week as YYYY-Www, such as 2026-W47", ja: "2026-W47 のような YYYY-Www 形式の ISO 週")
+                : Text(en: "a month as YYYY-MM, such as 2026-11", ja: "2026-11 のような YYYY-MM 形式の月"))
+        }
+        return period
     }
 
     func registerInsights(web: some RouterMethods<HibiRequestContext>, api: some RouterMethods<HibiRequestContext>) {

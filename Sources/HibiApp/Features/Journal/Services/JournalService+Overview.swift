@@ -137,3 +137,27 @@ extension JournalService {
         return Insights.find(days)
     }
 }
+
+extension JournalService {
+    public struct Review: Sendable {
+        public let period: ReviewPeriod
+        public let totals: ReviewTotals
+        public let previous: ReviewTotals
+        public let places: [(name: String, days: Int)]
+        public let badges: [(BadgeDefinition, Date)]
+        public let days: [DaySummary]
+    }
+
+    /// A week or a month across domains, with the period before for the changes. New places are first visits ever.
+    public func review(user: User, period: ReviewPeriod, diaryOpen: Bool) async throws -> Review {
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let before = period.previous
+        let all = try await summaries(user: user, first: before.first, last: period.last, diaryOpen: diaryOpen, options: .init(newPlaces: true))
+        let current = all.values.filter { $0.key >= period.first }.sorted { $0.key < $1.key }
+        let earlier = all.values.filter { $0.key <= before.last }
+        let start = period.first.interval(in: zone).start, end = period.last.interval(in: zone).end
+        let badges = try await health.badges.earned(userID: user.id).filter { $0.earnedAt >= start && $0.earnedAt < end }
+            .compactMap { earned in BadgeRules.definition(earned.key).map { ($0, earned.earnedAt) } }
+        return Review(period: period, totals: .of(current), previous: .of(earlier), places: ReviewTotals.places(current), badges: badges, days: current)
+    }
+}
