@@ -268,3 +268,36 @@ struct ReviewLogicTests {
         }
     }
 }
+
+/// Search everywhere reaches health: a record's notes (imported metadata), its category and where it came from.
+@Suite(.serialized) struct JournalHealthSearchTests {
+    @Test func healthNotesAndSourcesAreFoundAndOnlyTheOwners() async throws {
+        let core = try await AppCore.open(try await TestApp.config(), logger: TestApp.quietLogger, for: .command)
+        do {
+            let aiko = try await core.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
+                                                          language: nil, now: Date())
+            let ken = try await core.accounts.createUser(username: "ken", displayName: "Ken", password: Browser.password, isAdmin: false,
+                                                         language: nil, now: Date())
+            let start: Int64 = 1_714_539_600  // 2024-05-01 05:00 UTC
+            let records = core.features.health.service.records
+            _ = try await records.insert([HealthRecordDraft(type: "workout", value: 40, category: "Hiking", unit: "min", start: start, end: start + 2400,
+                                                            device: "Aiko's Watch", details: #"{"note":"ginkgo avenue loop"}"#)],
+                                         userID: aiko.id, source: .appleHealth, now: Date())
+            _ = try await records.insert([HealthRecordDraft(type: "workout", value: 30, category: "Hiking", unit: "min", start: start, end: start + 1800,
+                                                            device: "Ken's Watch", details: #"{"note":"ginkgo too"}"#)],
+                                         userID: ken.id, source: .appleHealth, now: Date())
+            let journal = core.features.journal.service
+            let byNote = try await journal.search(user: aiko, query: "GINKGO", diaryOpen: true)
+            #expect(byNote.count == 1 && byNote.first?.domain == .health && byNote.first?.snippet.contains("Aiko's Watch") == true)
+            #expect(byNote.first?.path.hasPrefix("/day/2024-05-01") == true)
+            #expect(try await journal.search(user: aiko, query: "hiking watch", diaryOpen: true).count == 1, "every word, across fields")
+            #expect(try await journal.search(user: aiko, query: "applehealth", diaryOpen: true).count == 1, "the source")
+            #expect(try await journal.search(user: aiko, query: "100%_", diaryOpen: true).isEmpty, "LIKE wildcards are literal")
+            #expect(try await journal.search(user: aiko, query: "Ken's", diaryOpen: true).isEmpty)
+        } catch {
+            await core.database.shutdown()
+            throw error
+        }
+        await core.database.shutdown()
+    }
+}

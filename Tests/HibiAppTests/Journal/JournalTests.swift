@@ -145,7 +145,7 @@ struct JournalLogicTests {
             #expect(picked.headers[.location] == "/day/2024-05-01")
             browser.acceptLanguage = "ja"
             let japanese = try await browser.get("/search?q=picnic")
-            #expect(japanese.body.contains("日記・訪問・動画を検索") && japanese.body.contains("A secret picnic"))
+            #expect(japanese.body.contains("日記・訪問・動画・健康を検索") && japanese.body.contains("A secret picnic"))
         }
     }
 }

@@ -303,7 +303,7 @@ extension HealthService {
         return try row?.decode(column: "first", as: Int64?.self).map { Date(timeIntervalSince1970: TimeInterval($0)) }
     }
 
-    /// Records whose type, category, source or device contains every word of `query`; what search everywhere finds in health.
+    /// Records whose type, category, source, device or notes (imported metadata) contain every word of `query`; what search everywhere finds in health.
     /// Health has no free-text notes besides the category (a workout's activity, a sleep stage) and the device
     /// or app that recorded it, so those are what is matched.
     public func search(userID: String, query: String, limit: Int) async throws -> [HealthRecord] {
@@ -313,7 +313,9 @@ extension HealthService {
         for word in words {
             let pattern = "%" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
                 .replacingOccurrences(of: "_", with: "\\_") + "%"
-            sql.appendInterpolation(unsafeRaw: " AND (LOWER(category) LIKE ")
+            sql.appendInterpolation(unsafeRaw: " AND (LOWER(type) LIKE ")
+            sql.appendInterpolation(bind: pattern)
+            sql.appendInterpolation(unsafeRaw: " ESCAPE '\\' OR LOWER(category) LIKE ")
             sql.appendInterpolation(bind: pattern)
             sql.appendInterpolation(unsafeRaw: " ESCAPE '\\' OR LOWER(device) LIKE ")
             sql.appendInterpolation(bind: pattern)

@@ -125,6 +125,18 @@ public struct JournalService: Sendable {
             SearchHit(domain: .videos, id: item.video.id, title: item.title, snippet: item.data.tags.joined(separator: ", "),
                       date: item.data.lastPlayedAt ?? item.video.createdAt, path: "/videos/\(item.video.id)")
         }
+        // Health: a record's notes (its metadata), the category (a workout's activity, a sleep stage) and where it came from.
+        let records = try await health.search(userID: user.id, query: query, limit: Self.healthSearchLimit)
+        hits += records.map { record in
+            let day = DayKey(record.start, timeZone: zone)
+            let what = [record.type, record.category, record.device, record.source.rawValue].filter { !$0.isEmpty }.joined(separator: " · ")
+            let notes = record.details.map { " — " + String($0.prefix(120)) } ?? ""
+            return SearchHit(domain: .health, id: record.id, title: day.description, snippet: what + notes, date: record.start,
+                             path: "/day/\(day)#day-health")
+        }
         return hits
     }
+
+    /// Health matches are records, which can be many a day (every sample from one watch): the newest few are enough to find the day.
+    static let healthSearchLimit = 50
 }
