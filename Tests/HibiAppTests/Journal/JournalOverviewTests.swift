@@ -301,3 +301,27 @@ struct ReviewLogicTests {
         await core.database.shutdown()
     }
 }
+
+struct DayKeyArithmeticTests {
+    /// The arithmetic day numbers agree with Foundation's calendar over two centuries, in zones either side of UTC.
+    @Test func dayNumbersAgreeWithTheCalendar() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        for zoneName in ["UTC", "Asia/Tokyo", "America/Los_Angeles", "Asia/Kathmandu"] {
+            let zone = try #require(TimeZone(identifier: zoneName))
+            calendar.timeZone = zone
+            var instant = -86_400.0 * 365 * 2
+            while instant < 86_400.0 * 365 * 200 {
+                let date = Date(timeIntervalSince1970: instant)
+                let parts = calendar.dateComponents([.year, .month, .day], from: date)
+                let key = DayKey(date, timeZone: zone)
+                #expect(key.year == parts.year && key.month == parts.month && key.day == parts.day, "\(zoneName) \(instant)")
+                instant += 86_400 * 37 + 3_637
+            }
+        }
+        let leap = try #require(DayKey("2024-02-28"))
+        #expect(leap.adding(days: 1, in: .gmt).description == "2024-02-29" && leap.adding(days: 2, in: .gmt).description == "2024-03-01")
+        #expect(try #require(DayKey("2000-01-01")).adding(days: -1, in: .gmt).description == "1999-12-31")
+        let known = try #require(DayKey("2026-11-23"))
+        #expect(DayKey(daysSince1970: 0).description == "1970-01-01" && known.daysSince1970 == 20_780)
+    }
+}

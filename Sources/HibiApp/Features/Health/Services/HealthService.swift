@@ -303,13 +303,18 @@ extension HealthService {
         return try row?.decode(column: "first", as: Int64?.self).map { Date(timeIntervalSince1970: TimeInterval($0)) }
     }
 
-    /// Records whose type, category, source, device or notes (imported metadata) contain every word of `query`; what search everywhere finds in health.
-    /// Health has no free-text notes besides the category (a workout's activity, a sleep stage) and the device
-    /// or app that recorded it, so those are what is matched.
-    public func search(userID: String, query: String, limit: Int) async throws -> [HealthRecord] {
+    /// Records whose type, category, source, device or notes (imported metadata) contain every word of `query`; what
+    /// search everywhere finds in health, newest first. Only the newest `window` records are looked at: a LIKE cannot
+    /// use an index, and years of Apple Health data are millions of rows (the window is months of a watch's samples,
+    /// years of hand-entered records).
+    public func search(userID: String, query: String, limit: Int, window: Int = 100_000) async throws -> [HealthRecord] {
         let words = query.lowercased().split(whereSeparator: \.isWhitespace).prefix(8)
         guard !words.isEmpty else { return [] }
-        var sql: SQLQueryString = "SELECT \(unsafeRaw: HealthRecordStore.columns.joined(separator: ", ")) FROM health_records WHERE user_id = \(bind: userID)"
+        let columns = HealthRecordStore.columns.joined(separator: ", ")
+        var sql: SQLQueryString = """
+            SELECT \(unsafeRaw: columns) FROM (SELECT \(unsafeRaw: columns) FROM health_records WHERE user_id = \(bind: userID) \
+            ORDER BY start_at DESC LIMIT \(unsafeRaw: String(max(1, min(window, 1_000_000))))) AS recent WHERE 1 = 1
+            """
         for word in words {
             let pattern = "%" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
                 .replacingOccurrences(of: "_", with: "\\_") + "%"

@@ -27,7 +27,8 @@ struct JournalOverviewRoutes: Sendable {
             let filter = TimelineFilter(domain: query.get("domain").flatMap(JournalDomain.init(rawValue:)),
                                         tag: Self.text(query.get("tag")), label: Self.text(query.get("label")),
                                         rating: query.get("mood").flatMap(Int.init).flatMap(DayRating.init(rawValue:)))
-            let before = query.get("before").flatMap(DayKey.init) ?? Self.tomorrow(user, context, day: day)
+            // Nothing is recorded after today: a later cursor starts at tomorrow rather than widening a window over empty years.
+            let before = min(query.get("before").flatMap(DayKey.init) ?? Self.tomorrow(user, context, day: day), Self.tomorrow(user, context, day: day))
             let limit = QueryNumber.clamped(query.get("limit"), range: 1...60, default: 20)
             let page = try await journal.timeline(user: user, before: before, limit: limit, filter: filter, diaryOpen: open)
             return HTMLPage(JournalViews.timeline(context: context, page: page, filter: filter, diaryOpen: open))
@@ -53,6 +54,7 @@ struct JournalOverviewRoutes: Sendable {
                 }
                 before = key
             }
+            before = min(before, Self.tomorrow(user, context, day: day))
             let limit = try QueryNumber.strict(query.get("limit"), name: "limit", range: 1...100) ?? 20
             let page = try await journal.timeline(user: user, before: before, limit: limit, filter: filter, diaryOpen: open)
             return JSONBody(TimelineResponse(page, diaryOpen: open))
