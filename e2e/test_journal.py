@@ -96,7 +96,7 @@ def fill_a_day(browser, base, clip_path):
     for minutes, value in ((9, 3200), (8, 1800)):
         record = json.loads(api(browser, "POST", "/api/v1/health/records",
                                 {"type": "steps", "value": value, "unit": "count", "start": iso(now - datetime.timedelta(minutes=minutes))}))
-        assert record.get("id"), record
+        assert record.get("record", {}).get("id"), record
     for minutes, name, notes in ((7, "Koishikawa Garden", "fed the carp near the ginkgo"), (5, "Kanda Tea House", "")):
         visit = json.loads(api(browser, "POST", "/api/v1/visits",
                                {"name": name, "latitude": 35.7056, "longitude": 139.7495, "visitedAt": iso(now - datetime.timedelta(minutes=minutes)),
@@ -113,13 +113,17 @@ def test_today_shows_every_domain_moves_to_yesterday_and_search_finds_diary_and_
 
     browser.get(base + "/")
     wait_text(browser, "#day-diary", "Tea by the ginkgo pond")
-    wait_text(browser, "#day-health", "5,000")
+    wait_text(browser, "#day-health", "5000")
     wait_text(browser, "#day-visits", "Koishikawa Garden")
     wait_text(browser, "#day-visits", "Kanda Tea House")
     wait_text(browser, "#day-videos", "Garden walk")
     dots = browser.find_elements(By.CSS_SELECTOR, f'#day-calendar a[data-day="{today}"] .dot')
     assert {d.get_attribute("class") for d in dots} == {"dot dot-diary", "dot dot-health", "dot dot-visits", "dot dot-videos"}
     shot(browser, "journal-04-today-desktop")
+    browser.execute_script("document.getElementById('day-diary').scrollIntoView()")
+    shot(browser, "journal-04b-today-domains-desktop")
+    browser.execute_script("document.getElementById('day-calendar').scrollIntoView()")
+    shot(browser, "journal-04c-today-calendar-desktop")
 
     old = browser.find_element(By.TAG_NAME, "html")
     browser.find_element(By.ID, "previous-day").click()
@@ -157,3 +161,6 @@ def test_today_and_the_timeline_fit_a_phone(server, phone, clip):  # noqa: F811
             ".slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))")
         assert not wide, f"{path} is wider than its column on a phone: {wide}"
         shot(phone, name)
+        if path == "/":
+            phone.execute_script("document.getElementById('day-calendar').scrollIntoView()")
+            shot(phone, name + "-calendar")
