@@ -113,7 +113,10 @@ for i in range(100_000 // scale):
     if mood:
         entry["confirmedMood"] = mood
     entries.append(entry)
-json.dump({"format": "hibi-diary", "version": 1, "exportedAt": "2026-11-20T00:00:00Z", "entries": entries}, open(f"{work}/export.json", "w"))
+# In parts of 20,000: one import's JSON is capped at 32 MB.
+for part in range(0, len(entries), 20_000):
+    json.dump({"format": "hibi-diary", "version": 1, "exportedAt": "2026-11-20T00:00:00Z", "entries": entries[part:part + 20_000]},
+              open(f"{work}/export-{part // 20_000:02d}.json", "w"))
 print(f"health {made}, visits {len(visit_rows)}, videos {len(video_rows)}, diary {len(entries)}", file=sys.stderr)
 PY
 record journal_generate "$(python3 -c "import time; print(time.time() - $START)")" s
@@ -123,8 +126,11 @@ HIBI_PORT=$PORT "$HIBI" serve >"$WORK/server.log" 2>&1 &
 bench_bg $!
 wait_http "http://127.0.0.1:$PORT/healthz" || { tail -20 "$WORK/server.log" >&2; die "Hibi did not start"; }
 log "importing the diary"
-curl -fsS -X POST -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" --data-binary "@$WORK/export.json" \
-  "http://127.0.0.1:$PORT/api/v1/diary/import" >/dev/null || { tail -20 "$WORK/server.log" >&2; die "diary import failed"; }
+for PART in "$WORK"/export-*.json; do
+  STATUS=$(curl -sS -o "$WORK/import.out" -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" \
+    --data-binary "@$PART" "http://127.0.0.1:$PORT/api/v1/diary/import")
+  [ "$STATUS" = 200 ] || [ "$STATUS" = 201 ] || { head -c 500 "$WORK/import.out" >&2; tail -20 "$WORK/server.log" >&2; die "diary import failed ($STATUS)"; }
+done
 sqlite3 "$DB" "SELECT 'rows: health ' || (SELECT COUNT(*) FROM health_records) || ', diary ' || (SELECT COUNT(*) FROM diary_entries) || ', visits ' || (SELECT COUNT(*) FROM visits) || ', plays ' || (SELECT COUNT(*) FROM video_user_data)" >&2
 
 log "$ROUNDS rounds of: day (API and page), timeline page, search, insights"
