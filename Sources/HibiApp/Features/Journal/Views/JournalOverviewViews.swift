@@ -74,7 +74,7 @@ extension JournalViews {
             }
             el("p", .class("calendar-legend muted small")) {
                 for rating in DayRating.allCases.reversed() {
-                    el("span", .class("legend rating-\(rating.rawValue)")) { rating.label(l) }
+                    el("span", .class("legend-dot")) { el("span", .class("swatch rating-\(rating.rawValue)"), .aria("hidden", "true")) { "" }; rating.label(l) }
                     " "
                 }
                 for domain in JournalDomain.allCases {

@@ -78,8 +78,11 @@ enum JournalViews {
             el("nav", .class("day-nav"), .aria("label", S.day(l))) {
                 el("a", .href("/day/\(day.previous)"), .id("previous-day"), .init("rel", "prev")) { "← " + S.previousDay(l) }
                 el("form", .method("get"), .action("/day"), .class("inline")) {
-                    el("label", .for("day-picker"), .class("visually-hidden")) { S.pickDay(l) }
-                    input(.type("date"), .name("date"), .id("day-picker"), .value(day.key.description))
+                    // A wrapping label (not a hidden one pointing at the field): axe did not accept the hidden one for a date field.
+                    el("label", .class("day-picker")) {
+                        el("span", .class("visually-hidden")) { S.pickDay(l) }
+                        input(.type("date"), .name("date"), .id("day-picker"), .value(day.key.description), .init("title", S.pickDay(l)))
+                    }
                     el("button", .type("submit"), .class("secondary")) { S.go(l) }
                 }
                 el("a", .href("/day/\(day.next)"), .id("next-day"), .init("rel", "next")) { S.nextDay(l) + " →" }
