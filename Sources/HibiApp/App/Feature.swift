@@ -54,7 +54,7 @@ public struct Features: Sendable {
         videos = VideosFeature(platform: platform)
         accounts = AccountsFeature(platform: platform, diary: diary, health: health, visits: visits, videos: videos)
         backups = BackupFeature(platform: platform)
-        journal = JournalFeature(platform: platform, diary: diary, health: health, visits: visits, videos: videos)
+        journal = JournalFeature(platform: platform, diary: diary, health: health, visits: visits, videos: videos, accounts: accounts)
     }
 
     public var all: [any Feature] { [accounts, diary, health, visits, videos, backups, journal] }

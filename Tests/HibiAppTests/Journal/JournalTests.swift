@@ -137,15 +137,15 @@ struct JournalLogicTests {
             let empty = try await browser.get("/day/2024-06-01")
             #expect(empty.body.contains(#"id="empty-day""#) && empty.body.contains("/diary/new"))
             #expect(try await browser.get("/day/not-a-day").status == .badRequest)
-            // The first page leads to today's page and to search everywhere.
+            // The first page is today's page, with the greeting above it.
             let home = try await browser.get("/")
-            #expect(home.body.contains(#"id="open-today""#) && home.body.contains(#"action="/search""#))
+            #expect(home.body.contains("Hello, Aiko") && home.body.contains(#"id="day-rating""#) && home.body.contains(#"id="day-calendar""#))
             #expect(!home.body.contains("Nothing recorded today yet"), "the first page no longer claims an empty day")
             let picked = try await browser.get("/day?date=2024-05-01")
             #expect(picked.headers[.location] == "/day/2024-05-01")
             browser.acceptLanguage = "ja"
             let japanese = try await browser.get("/search?q=picnic")
-            #expect(japanese.body.contains("日記・訪問・動画を検索") && japanese.body.contains("A secret picnic"))
+            #expect(japanese.body.contains("日記・訪問・動画・健康を検索") && japanese.body.contains("A secret picnic"))
         }
     }
 }

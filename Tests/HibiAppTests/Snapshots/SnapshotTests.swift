@@ -44,9 +44,13 @@ import Testing
         }
     }
 
-    @Test func theFirstPageOfANewInstance() {
-        let page = AccountViews.today(context: Self.context(user: Self.aiko), user: Self.aiko, now: Self.now,
-                                      checklist: GettingStarted(.init(faceEnrolled: true, diaryEntries: 1)))
+    @Test func theFirstPageOfANewInstance() throws {
+        // `/` is today's journal page: the greeting, the getting-started checklist, and an empty day.
+        let key = try #require(DayKey("2026-11-23")), yesterday = try #require(DayKey("2026-11-22")), tomorrow = try #require(DayKey("2026-11-24"))
+        let day = JournalService.Day(key: key, diary: [], health: [], visits: [], videosWatched: [], previous: yesterday, next: tomorrow,
+                                     onThisDay: [], rating: nil)
+        let page = JournalViews.day(context: Self.context(user: Self.aiko), user: Self.aiko, day: day, units: UnitPreferences(), today: key,
+                                    home: .init(checklist: GettingStarted(.init(faceEnrolled: true, diaryEntries: 1))))
         assertSnapshot(of: Self.lines(page.render()), as: .lines)
     }
 

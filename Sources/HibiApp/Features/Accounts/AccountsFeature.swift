@@ -7,6 +7,7 @@ import Hummingbird
 public struct AccountsFeature: Feature {
     public let devices: DeviceStore
     public let takeout: TakeoutService
+    /// What the user has done so far: the journal shows the checklist on `/`.
     let gettingStarted: GettingStartedService
     let platform: Platform
     let diary: DiaryFeature
@@ -33,7 +34,7 @@ public struct AccountsFeature: Feature {
         return .build { web, api in
             AccountWebRoutes(accounts: platform.accounts, sessions: platform.sessions, tokens: platform.tokens, devices: devices,
                              faceSignIn: faceSignIn, setupState: SetupState(users: platform.users), secureCookies: config.usesSecureCookies,
-                             sessionLifetime: config.sessionLifetime, diaryUnlocked: diaryUnlocked, gettingStarted: gettingStarted)
+                             sessionLifetime: config.sessionLifetime, diaryUnlocked: diaryUnlocked)
                 .register(on: web, signedIn: web.signedIn())
             AdminWebRoutes(accounts: platform.accounts, users: platform.users).register(on: web.admin())
             AccountAPIRoutes(accounts: platform.accounts, tokens: platform.tokens, bodyLimit: config.maxRequestBodyBytes,

@@ -7,15 +7,26 @@ public struct JournalFeature: Feature {
     public let service: JournalService
     let lock: DiaryLock
     let health: HealthService
+    /// `/` is today's page: it sends a new server to setup, and shows the accounts' getting-started checklist.
+    let setupState: SetupState
+    let gettingStarted: GettingStartedService
 
-    init(platform: Platform, diary: DiaryFeature, health: HealthFeature, visits: VisitsFeature, videos: VideosFeature) {
+    init(platform: Platform, diary: DiaryFeature, health: HealthFeature, visits: VisitsFeature, videos: VideosFeature, accounts: AccountsFeature) {
         service = JournalService(diary: diary.service, health: health.service, visits: visits.service, videos: videos.service,
                                  ratings: DayRatingStore(database: platform.database))
         lock = diary.lock
         self.health = health.service
+        setupState = SetupState(users: platform.users)
+        gettingStarted = accounts.gettingStarted
     }
 
     public func routes() -> FeatureRoutes {
-        .build { web, api in JournalRoutes(journal: service, lock: lock, health: health).register(web: web, api: api) }
+        .build { web, api in
+            let day = JournalRoutes(journal: service, lock: lock, health: health)
+            let signedInWeb = web.signedIn(), signedInAPI = api.signedIn()
+            day.register(web: signedInWeb, api: signedInAPI)
+            JournalOverviewRoutes(journal: service, day: day, setupState: setupState, gettingStarted: gettingStarted)
+                .register(home: web, web: signedInWeb, api: signedInAPI)
+        }
     }
 }

@@ -65,7 +65,7 @@ public enum CommonStrings {
     public static let gettingStartedProgress = Text(en: "%1 of %2 done", ja: "%2 項目中 %1 項目完了")
     public static let done = Text(en: "done", ja: "完了")
     public static let openToday = Text(en: "See everything from today", ja: "今日のすべてを見る")
-    public static let searchEverything = Text(en: "Search diary, visits and videos", ja: "日記・訪問・動画を検索")
+    public static let searchEverything = Text(en: "Search diary, visits, videos and health", ja: "日記・訪問・動画・健康を検索")
     public static let search = Text(en: "Search", ja: "検索")
     public static let backHome = Text(en: "Back to Today", ja: "今日のページへ戻る")
     public static let errorTitle = Text(en: "Something went wrong", ja: "問題が発生しました")

@@ -16,12 +16,10 @@ struct AccountWebRoutes: Sendable {
     let sessionLifetime: TimeInterval
     /// Whether this session's diary is open: then a token may be made without the password again.
     let diaryUnlocked: @Sendable (HibiRequestContext) async throws -> Bool
-    /// What the user has done so far, for the checklist on the first page.
-    var gettingStarted: GettingStartedService? = nil
 
-    /// `router` serves everyone (sign-in, setup, the first page); `signedIn` is a group whose handlers get their user from it.
+    /// `router` serves everyone (sign-in, setup); `signedIn` is a group whose handlers get their user from it.
+    /// `/` is the journal's: today's page (JournalOverviewRoutes).
     func register(on router: some RouterMethods<HibiRequestContext>, signedIn: some RouterMethods<SignedInContext>) {
-        router.get("/") { request, context in try await today(request, context) }
         router.get("/setup") { request, context in try await setupPage(request, context) }
         router.post("/setup") { request, context in try await setup(request, context) }
         router.get("/login") { request, context in try await loginPage(request, context) }
@@ -41,13 +39,6 @@ struct AccountWebRoutes: Sendable {
             guard try await devices.revoke(id: try context.parameters.require("id"), userID: user.id) else { throw AccountError.deviceNotFound }
             return Response.redirect(to: "/settings#devices", type: .found)
         }
-    }
-
-    func today(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
-        if try await setupState.needsSetup() { return .redirect(to: "/setup", type: .found) }
-        guard let user = context.user else { return .redirect(to: "/login", type: .found) }
-        let checklist = try await gettingStarted?.checklist(userID: user.id)
-        return try HTMLPage(AccountViews.today(context: context, user: user, now: context.now, checklist: checklist)).response(from: request, context: context)
     }
 
     func setupPage(_ request: Request, _ context: HibiRequestContext) async throws -> Response {

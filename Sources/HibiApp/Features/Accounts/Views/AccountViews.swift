@@ -64,32 +64,6 @@ enum AccountViews {
         }
     }
 
-    static func today(context: HibiRequestContext, user: User, now: Date, checklist: GettingStarted? = nil) -> Node {
-        let l = context.language
-        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        let date = now.formatted(Date.FormatStyle(date: .complete, time: .omitted, locale: Locale(identifier: l == .ja ? "ja_JP" : "en_US"), timeZone: zone))
-        return Layout.page(title: CommonStrings.today(l), context: context, current: "/") {
-            el("hgroup") {
-                el("h1") { CommonStrings.goodMorning(l, user.displayName) }
-                el("p", .id("today-date")) { date }
-            }
-            if let checklist, !checklist.isComplete {
-                gettingStarted(checklist, language: l)
-            }
-            // The journal: today's page across every feature, and one search over all of them.
-            el("section", .class("card"), .id("today-journal")) {
-                el("p") {
-                    el("a", .href("/day/\(DayKey(now, timeZone: zone))"), .role("button"), .id("open-today")) { CommonStrings.openToday(l) }
-                }
-                el("form", .method("get"), .action("/search"), .role("search")) {
-                    el("label", .for("home-search")) { CommonStrings.searchEverything(l) }
-                    input(.type("search"), .name("q"), .id("home-search"), .init("maxlength", "200"))
-                    el("button", .type("submit")) { CommonStrings.search(l) }
-                }
-            }
-        }
-    }
-
     /// First steps, each ticked off by what the user has done (read through the features' stores).
     static func gettingStarted(_ checklist: GettingStarted, language l: Language) -> Node {
         el("section", .class("card getting-started"), .id("getting-started"), .aria("labelledby", "getting-started-title")) {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SQLKit
 
 public struct DiaryService: Sendable {
     let store: DiaryStore
@@ -251,5 +252,20 @@ public struct DiaryService: Sendable {
 extension DiaryEntry {
     var searchRecord: DiarySearchIndex.Record {
         .init(id: id, date: date, text: DiarySearch.normalize(text), updatedAt: Int64(updatedAt.timeIntervalSince1970))
+    }
+}
+
+// MARK: read methods for the journal
+
+extension DiaryService {
+    /// Dates and confirmed moods only (no text is opened): the journal's calendar, timeline and insights.
+    public func moodPoints(userID: String, from: Date?, to: Date?) async throws -> [MoodPoint] {
+        try await store.moodPoints(userID: userID, from: from, to: to)
+    }
+
+    /// When the first entry was written, for paging back through time without scanning past it.
+    public func firstEntryDate(userID: String) async throws -> Date? {
+        let row = try await store.database.sql.raw("SELECT MIN(entry_at) AS first FROM diary_entries WHERE user_id = \(bind: userID)").first()
+        return try row?.decode(column: "first", as: Int64?.self).map { Date(timeIntervalSince1970: TimeInterval($0)) }
     }
 }

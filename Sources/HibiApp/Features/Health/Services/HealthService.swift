@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import SQLKit
+import Synchronization
 
 /// The feature's operations that span several stores: entry with badge awards, goals with progress,
 /// trends, and the facts badges are judged on.
@@ -246,5 +248,89 @@ extension HealthService {
         }
         try await profiles.save(profile, userID: user.id, now: now)
         return profile
+    }
+}
+
+// MARK: read methods for the journal
+
+extension HealthService {
+    /// One type's sum and count in one time bucket (a quarter hour, an hour or a local day, chosen by the caller).
+    public struct BucketTotal: Sendable, Equatable {
+        public let type: String
+        /// The bucket's first instant, in seconds since 1970.
+        public let start: Int64
+        public let sum: Double
+        public let count: Int
+    }
+
+    /// Sums per type and bucket of `bucket` seconds shifted by `shift` (a zone's offset, so a day bucket is a local
+    /// day), summed by the database: one row per bucket, not per record. Sleep is placed by when it ends (the night
+    /// before belongs to the morning), and time in bed or awake is not sleep. `types` nil means every type.
+    public func bucketTotals(userID: String, types: [String]?, from: Date, to: Date, bucket: Int64, shift: Int64) async throws -> [BucketTotal] {
+        let bucket = max(60, bucket)
+        let lower = Int64(from.timeIntervalSince1970) - 86400  // a night's sleep starts the day before it ends
+        let upper = Int64(to.timeIntervalSince1970)
+        var query: SQLQueryString = """
+            SELECT type, ((CASE WHEN type = 'sleep' THEN end_at ELSE start_at END) + \(bind: shift)) / \(bind: bucket) AS q, \
+            SUM(value) AS total, COUNT(*) AS n FROM health_records \
+            WHERE user_id = \(bind: userID) AND start_at >= \(bind: lower) AND start_at < \(bind: upper) \
+            AND NOT (type = 'sleep' AND category IN ('InBed', 'Awake'))
+            """
+        if let types {
+            guard !types.isEmpty else { return [] }
+            query.appendInterpolation(unsafeRaw: " AND type IN (")
+            for (index, type) in types.enumerated() {
+                if index > 0 { query.appendInterpolation(unsafeRaw: ", ") }
+                query.appendInterpolation(bind: type)
+            }
+            query.appendInterpolation(unsafeRaw: ")")
+        }
+        query.appendInterpolation(unsafeRaw: " GROUP BY type, q")
+        let fromSeconds = Int64(from.timeIntervalSince1970)
+        let totals = Mutex<[BucketTotal]>([])
+        try await database.sql.raw(query).run { row in
+            guard let type = try? row.decode(column: "type", as: String.self), let q = try? row.decode(column: "q", as: Int64.self),
+                  let total = try? row.decode(column: "total", as: Double.self), let n = try? row.decode(column: "n", as: Int.self) else { return }
+            let start = q * bucket - shift
+            if start + bucket > fromSeconds, start < upper { totals.withLock { $0.append(BucketTotal(type: type, start: start, sum: total, count: n)) } }
+        }
+        return totals.withLock { $0 }
+    }
+
+    /// When the first record starts, for paging back through time without scanning past it.
+    public func firstRecordDate(userID: String) async throws -> Date? {
+        let row = try await database.sql.raw("SELECT MIN(start_at) AS first FROM health_records WHERE user_id = \(bind: userID)").first()
+        return try row?.decode(column: "first", as: Int64?.self).map { Date(timeIntervalSince1970: TimeInterval($0)) }
+    }
+
+    /// Records whose type, category, source, device or notes (imported metadata) contain every word of `query`; what
+    /// search everywhere finds in health, newest first. Only the newest `window` records are looked at: a LIKE cannot
+    /// use an index, and years of Apple Health data are millions of rows (the window is months of a watch's samples,
+    /// years of hand-entered records).
+    public func search(userID: String, query: String, limit: Int, window: Int = 100_000) async throws -> [HealthRecord] {
+        let words = query.lowercased().split(whereSeparator: \.isWhitespace).prefix(8)
+        guard !words.isEmpty else { return [] }
+        let columns = HealthRecordStore.columns.joined(separator: ", ")
+        var sql: SQLQueryString = """
+            SELECT \(unsafeRaw: columns) FROM (SELECT \(unsafeRaw: columns) FROM health_records WHERE user_id = \(bind: userID) \
+            ORDER BY start_at DESC LIMIT \(unsafeRaw: String(max(1, min(window, 1_000_000))))) AS recent WHERE 1 = 1
+            """
+        for word in words {
+            let pattern = "%" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                .replacingOccurrences(of: "_", with: "\\_") + "%"
+            sql.appendInterpolation(unsafeRaw: " AND (LOWER(type) LIKE ")
+            sql.appendInterpolation(bind: pattern)
+            sql.appendInterpolation(unsafeRaw: " ESCAPE '\\' OR LOWER(category) LIKE ")
+            sql.appendInterpolation(bind: pattern)
+            sql.appendInterpolation(unsafeRaw: " ESCAPE '\\' OR LOWER(device) LIKE ")
+            sql.appendInterpolation(bind: pattern)
+            sql.appendInterpolation(unsafeRaw: " ESCAPE '\\' OR LOWER(source) LIKE ")
+            sql.appendInterpolation(bind: pattern)
+            sql.appendInterpolation(unsafeRaw: " ESCAPE '\\' OR LOWER(COALESCE(details, '')) LIKE ")
+            sql.appendInterpolation(bind: pattern)
+            sql.appendInterpolation(unsafeRaw: " ESCAPE '\\')")
+        }
+        sql.appendInterpolation(unsafeRaw: " ORDER BY start_at DESC LIMIT \(max(1, min(limit, 1000)))")
+        return try await database.sql.raw(sql).all().map(HealthRecordStore.decode)
     }
 }

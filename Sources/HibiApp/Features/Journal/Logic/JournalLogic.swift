@@ -22,14 +22,44 @@ public struct DayKey: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.day = day
     }
 
-    /// The day `date` falls on in `timeZone`.
+    /// The day `date` falls on in `timeZone`. Plain arithmetic on the local day number (no Calendar): summaries
+    /// place hundreds of thousands of instants on their days.
     public init(_ date: Date, timeZone: TimeZone) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        year = parts.year ?? 1970
-        month = parts.month ?? 1
-        day = parts.day ?? 1
+        let seconds = date.timeIntervalSince1970
+        let whole = seconds.isFinite ? Int64(max(-1e15, min(1e15, seconds)).rounded(.down)) : 0
+        let local = whole + Int64(timeZone.secondsFromGMT(for: date))
+        let days = local >= 0 ? local / 86400 : (local - 86399) / 86400
+        self.init(daysSince1970: days)
+    }
+
+    init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// The civil date of a day number (days since 1970-01-01), Howard Hinnant's `civil_from_days`.
+    init(daysSince1970 days: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        self.init(year: Int(yoe + era * 400 + (m <= 2 ? 1 : 0)), month: Int(m), day: Int(d))
+    }
+
+    /// Days since 1970-01-01, Howard Hinnant's `days_from_civil`.
+    var daysSince1970: Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let m = Int64(month)
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
     }
 
     public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
@@ -43,11 +73,10 @@ public struct DayKey: Sendable, Hashable, Comparable, CustomStringConvertible {
         return DateInterval(start: start, end: end)
     }
 
+    /// The calendar day `days` later (earlier when negative). Calendar days do not depend on the zone; the
+    /// parameter stays for the callers that think in local days.
     public func adding(days: Int, in timeZone: TimeZone) -> DayKey {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let noon = interval(in: timeZone).start.addingTimeInterval(12 * 3600)
-        return DayKey(calendar.date(byAdding: .day, value: days, to: noon) ?? noon, timeZone: timeZone)
+        DayKey(daysSince1970: daysSince1970 + Int64(max(-10_000_000, min(10_000_000, days))))
     }
 
     public static func < (lhs: DayKey, rhs: DayKey) -> Bool { (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day) }

@@ -7,35 +7,33 @@ struct JournalRoutes: Sendable {
     let lock: DiaryLock
     let health: HealthService
 
-    func register(web: some RouterMethods<HibiRequestContext>, api: some RouterMethods<HibiRequestContext>) {
+    func register(web: some RouterMethods<SignedInContext>, api: some RouterMethods<SignedInContext>) {
         web.get("/day") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             // The date picker's form: an unreadable date shows today rather than an error page.
-            let key = request.uri.formQuery.get("date").flatMap(DayKey.init) ?? today(user, context)
+            let key = request.uri.formQuery.get("date").flatMap(DayKey.init) ?? today(user, context.base)
             return Response.redirect(to: "/day/\(key)", type: .found)
         }
         web.get("/day/:date") { _, context in
-            let user = try context.requireUser()
-            let key = try dayKey(context)
-            let day = try await journal.day(user: user, key: key, diaryOpen: try await diaryReadable(context))
-            return HTMLPage(JournalViews.day(context: context, user: user, day: day, units: try await health.profiles.get(userID: user.id).units))
+            let user = context.user
+            return try await page(user: user, key: try dayKey(context.base), context: context.base)
         }
         api.get("days/:date") { _, context in
-            let user = try context.requireUser()
-            let day = try await journal.day(user: user, key: try dayKey(context), diaryOpen: try await diaryReadable(context))
+            let user = context.user
+            let day = try await journal.day(user: user, key: try dayKey(context.base), diaryOpen: try await diaryReadable(context.base))
             return JSONBody(DayResponse(day))
         }
         web.post("/day/:date/rating") { request, context in
-            let user = try context.requireUser()
-            let key = try dayKey(context)
+            let user = context.user
+            let key = try dayKey(context.base)
             var request = request
             let form = try await request.form()
             try await journal.rate(user: user, key: key, rating: try Self.rating(form["rating"]), now: context.now)
             return Response.redirect(to: "/day/\(key)#day-rating", type: .found)
         }
         api.put("days/:date/rating") { request, context in
-            let user = try context.requireUser()
-            let key = try dayKey(context)
+            let user = context.user
+            let key = try dayKey(context.base)
             var request = request
             let body = try await request.json(RatingRequest.self, limit: 1024)
             guard let rating = DayRating(rawValue: body.rating) else {
@@ -45,27 +43,36 @@ struct JournalRoutes: Sendable {
             return JSONBody(RatingResponse(rating: rating.rawValue, source: .chosen))
         }
         api.delete("days/:date/rating") { _, context in
-            let user = try context.requireUser()
-            try await journal.rate(user: user, key: try dayKey(context), rating: nil, now: context.now)
+            let user = context.user
+            try await journal.rate(user: user, key: try dayKey(context.base), rating: nil, now: context.now)
             return Response(status: .noContent)
         }
         web.get("/search") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let query = request.uri.formQuery.get("q") ?? ""
-            let open = try await diaryReadable(context)
-            return HTMLPage(JournalViews.search(context: context, query: query, hits: try await journal.search(user: user, query: query, diaryOpen: open),
+            let open = try await diaryReadable(context.base)
+            return HTMLPage(JournalViews.search(context: context.base, query: query, hits: try await journal.search(user: user, query: query, diaryOpen: open),
                                                 diaryOpen: open))
         }
         api.get("search") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             guard let query = request.uri.formQuery.get("q"), !query.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw RequestError.missingField("q")
             }
             guard query.count <= 200 else { throw RequestError.invalidParameter("q", Text(en: "at most 200 characters", ja: "200文字以内")) }
-            let open = try await diaryReadable(context)
+            let open = try await diaryReadable(context.base)
             return JSONBody(SearchResponse(query: query, diarySearched: open,
                                            results: try await journal.search(user: user, query: query, diaryOpen: open)))
         }
+    }
+
+    /// A day's page with its month calendar; `/` is today's, with the greeting and checklist above.
+    func page(user: User, key: DayKey, context: HibiRequestContext, home: JournalViews.Home? = nil) async throws -> HTMLPage {
+        let open = try await diaryReadable(context)
+        let day = try await journal.day(user: user, key: key, diaryOpen: open)
+        let month = try await journal.month(user: user, containing: key, diaryOpen: open)
+        return HTMLPage(JournalViews.day(context: context, user: user, day: day, units: try await health.profiles.get(userID: user.id).units,
+                                         month: month, today: today(user, context), home: home))
     }
 
     /// The form's choice: 1-5, or empty to go back to the default from the moods.

@@ -57,9 +57,7 @@ public struct JournalService: Sendable {
         let records = try await health.records.list(userID: user.id, filter: .init(from: interval.start, to: last, limit: Self.healthRecordLimit))
         let dayVisits = try await visits.list(userID: user.id, filter: VisitFilter(from: interval.start, to: interval.end))
             .sorted { $0.fields.visitedAt < $1.fields.visitedAt }
-        let watched = try await videos.store.list(userID: user.id).filter { item in
-            item.data.lastPlayedAt.map { interval.contains($0) && $0 < interval.end } ?? false
-        }
+        let watched = try await videos.played(userID: user.id, from: interval.start, to: interval.end)
         return Day(key: key, diary: entries, health: HealthDay.summarize(records), visits: Array(dayVisits.prefix(Self.perDomainLimit)),
                    videosWatched: Array(watched.prefix(Self.perDomainLimit)),
                    previous: key.adding(days: -1, in: zone), next: key.adding(days: 1, in: zone),
@@ -80,7 +78,16 @@ public struct JournalService: Sendable {
     func memories(user: User, key: DayKey, zone: TimeZone, diaryOpen: Bool) async throws -> [Memory] {
         let noon = key.interval(in: zone).start.addingTimeInterval(12 * 3600)
         let entries = diaryOpen ? try await diary.onThisDay(userID: user.id, today: noon, timeZone: zone) : []
-        let earlierVisits = try await visits.list(userID: user.id, filter: VisitFilter(to: key.interval(in: zone).start))
+        // The same date in each earlier year back to the first visit: one small read a year, not every visit ever.
+        var earlierVisits: [Visit] = []
+        if let first = try await visits.firstVisitDate(userID: user.id) {
+            // At most a century back: a far-future date asked for by hand must not become thousands of reads.
+            for year in stride(from: key.year - 1, through: max(1970, DayKey(first, timeZone: zone).year, key.year - 100), by: -1) {
+                guard let day = DayKey(String(format: "%04d-%02d-%02d", year, key.month, key.day)) else { continue }  // 29 February
+                let span = day.interval(in: zone)
+                earlierVisits += try await visits.list(userID: user.id, filter: VisitFilter(from: span.start, to: span.end))
+            }
+        }
         var byDay: [DayKey: ([DiaryEntry], [Visit])] = [:]
         for entry in entries {
             let day = DayKey(entry.date, timeZone: zone)
@@ -125,6 +132,18 @@ public struct JournalService: Sendable {
             SearchHit(domain: .videos, id: item.video.id, title: item.title, snippet: item.data.tags.joined(separator: ", "),
                       date: item.data.lastPlayedAt ?? item.video.createdAt, path: "/videos/\(item.video.id)")
         }
+        // Health: a record's notes (its metadata), the category (a workout's activity, a sleep stage) and where it came from.
+        let records = try await health.search(userID: user.id, query: query, limit: Self.healthSearchLimit)
+        hits += records.map { record in
+            let day = DayKey(record.start, timeZone: zone)
+            let what = [record.type, record.category, record.device, record.source.rawValue].filter { !$0.isEmpty }.joined(separator: " · ")
+            let notes = record.details.map { " — " + String($0.prefix(120)) } ?? ""
+            return SearchHit(domain: .health, id: record.id, title: day.description, snippet: what + notes, date: record.start,
+                             path: "/day/\(day)#day-health")
+        }
         return hits
     }
+
+    /// Health matches are records, which can be many a day (every sample from one watch): the newest few are enough to find the day.
+    static let healthSearchLimit = 50
 }

@@ -28,6 +28,17 @@ enum JournalStrings {
         language == .ja ? "\(years)年前" : (years == 1 ? "1 year ago" : "\(years) years ago")
     }
     static let search = CommonStrings.search
+    static let timeline = Text(en: "Timeline", ja: "タイムライン")
+    static let insights = Text(en: "Insights", ja: "インサイト")
+    static let thisWeek = Text(en: "This week", ja: "今週")
+    static let thisMonth = Text(en: "This month", ja: "今月")
+    static let calendar = Text(en: "Month", ja: "月のカレンダー")
+    static let previousMonth = Text(en: "Previous month", ja: "前の月")
+    static let nextMonth = Text(en: "Next month", ja: "次の月")
+    static let noRating = Text(en: "not rated", ja: "評価なし")
+    static func weekdays(_ language: Language) -> [String] {
+        language == .ja ? ["月", "火", "水", "木", "金", "土", "日"] : ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    }
     static let searchEverything = CommonStrings.searchEverything
     static let noResults = Text(en: "Nothing found.", ja: "見つかりませんでした。")
     static let searchLockedNote = Text(en: "Diary entries are searched when the diary is unlocked.", ja: "日記はロックを解除すると検索されます。")
@@ -45,22 +56,47 @@ enum JournalStrings {
 }
 
 enum JournalViews {
-    static func day(context: HibiRequestContext, user: User, day: JournalService.Day, units: UnitPreferences) -> Node {
+    /// What `/` adds above the day: the greeting (the page's heading) and, while steps remain, the getting-started checklist.
+    struct Home {
+        let checklist: GettingStarted?
+    }
+
+    static func day(context: HibiRequestContext, user: User, day: JournalService.Day, units: UnitPreferences, month: MonthCalendar? = nil,
+                    today: DayKey? = nil, home: Home? = nil) -> Node {
         let l = context.language
         let S = JournalStrings.self
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let title = dayTitle(day.key, language: l)
-        return Layout.page(title: title, context: context, current: "/") {
+        return Layout.page(title: home == nil ? title : CommonStrings.today(l), context: context, current: home == nil ? nil : "/") {
+            if let home {
+                el("hgroup") {
+                    el("h1") { CommonStrings.goodMorning(l, user.displayName) }
+                    el("p", .id("today-date")) { title }
+                }
+                if let checklist = home.checklist, !checklist.isComplete { AccountViews.gettingStarted(checklist, language: l) }
+            }
             el("nav", .class("day-nav"), .aria("label", S.day(l))) {
                 el("a", .href("/day/\(day.previous)"), .id("previous-day"), .init("rel", "prev")) { "← " + S.previousDay(l) }
                 el("form", .method("get"), .action("/day"), .class("inline")) {
-                    el("label", .for("day-picker"), .class("visually-hidden")) { S.pickDay(l) }
-                    input(.type("date"), .name("date"), .id("day-picker"), .value(day.key.description))
+                    // A wrapping label (not a hidden one pointing at the field): axe did not accept the hidden one for a date field.
+                    el("label", .class("day-picker")) {
+                        el("span", .class("visually-hidden")) { S.pickDay(l) }
+                        input(.type("date"), .name("date"), .id("day-picker"), .value(day.key.description), .init("title", S.pickDay(l)))
+                    }
                     el("button", .type("submit"), .class("secondary")) { S.go(l) }
                 }
                 el("a", .href("/day/\(day.next)"), .id("next-day"), .init("rel", "next")) { S.nextDay(l) + " →" }
             }
-            el("h1", .id("day-title")) { title }
+            if home == nil { el("h1", .id("day-title")) { title } }
+            el("p", .class("journal-links")) {
+                el("a", .href("/timeline"), .id("open-timeline")) { S.timeline(l) }
+                " · "
+                el("a", .href("/insights"), .id("open-insights")) { S.insights(l) }
+                " · "
+                el("a", .href("/review/week/\(ReviewPeriod.week(containing: day.key).slug)")) { S.thisWeek(l) }
+                " · "
+                el("a", .href("/review/month/\(ReviewPeriod.month(containing: day.key).slug)")) { S.thisMonth(l) }
+            }
             el("section", .id("day-rating")) {
                 el("form", .method("post"), .action("/day/\(day.key)/rating")) {
                     Layout.csrfField(context)
@@ -169,6 +205,8 @@ enum JournalViews {
                     }
                 }
             }
+            if let month { calendar(month, selected: day.key, today: today, language: l) }
+            link(.init("rel", "stylesheet"), .href("/static/journal.css"))
         }
     }
 

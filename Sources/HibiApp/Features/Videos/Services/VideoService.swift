@@ -393,3 +393,23 @@ struct VideoLibraryScanService: Service {
         try? await gracefulShutdown()
     }
 }
+
+// MARK: read methods for the journal
+
+extension VideoService {
+    /// Videos last played in `[from, to)`, most recent first (the journal's "videos watched" on a day).
+    public func played(userID: String, from: Date, to: Date) async throws -> [VideoItem] {
+        let lower = Int64(from.timeIntervalSince1970), upper = Int64(to.timeIntervalSince1970)
+        return try await store.visible(userID: userID)
+            .where(("d.last_played_at >= \(bind: lower) AND d.last_played_at < \(bind: upper)" as SQLQueryString))
+            .orderBy(SQLRaw("d.last_played_at DESC")).all().map(VideoStore.decodeItem)
+    }
+}
+
+extension VideoService {
+    /// The earliest last play the user has, for paging back through time without scanning past it.
+    public func firstPlayDate(userID: String) async throws -> Date? {
+        let row = try await store.database.sql.raw("SELECT MIN(last_played_at) AS first FROM video_user_data WHERE user_id = \(bind: userID)").first()
+        return try row?.decode(column: "first", as: Int64?.self).map { Date(timeIntervalSince1970: TimeInterval($0)) }
+    }
+}

@@ -306,3 +306,13 @@ public struct ChainExport: Codable, Sendable, Equatable {
     public var head: String?
     public var records: [Record]
 }
+
+// MARK: read methods for the journal
+
+extension VisitService {
+    /// When the first (not deleted) visit was, for paging back through time without scanning past it.
+    public func firstVisitDate(userID: String) async throws -> Date? {
+        let row = try await database.sql.raw("SELECT MIN(visited_at) AS first FROM visits WHERE user_id = \(bind: userID) AND deleted_at IS NULL").first()
+        return try row?.decode(column: "first", as: Int64?.self).map { Date(timeIntervalSince1970: TimeInterval($0)) }
+    }
+}

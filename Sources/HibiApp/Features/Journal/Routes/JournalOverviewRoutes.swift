@@ -1,0 +1,176 @@
+import Foundation
+import Hummingbird
+
+/// `/` (today's page, with the getting-started checklist while steps remain), `/timeline` and `GET /api/v1/timeline`.
+struct JournalOverviewRoutes: Sendable {
+    let journal: JournalService
+    let day: JournalRoutes
+    let setupState: SetupState
+    let gettingStarted: GettingStartedService
+    /// The health share card's renderer (rsvg-convert), reused for the review's card.
+    var renderer = ShareCardRenderer()
+
+    /// `/` answers everyone (setup, sign-in or today's page); the rest is in signed-in groups.
+    func register(home: some RouterMethods<HibiRequestContext>, web: some RouterMethods<SignedInContext>, api: some RouterMethods<SignedInContext>) {
+        home.get("/") { request, context in
+            if try await setupState.needsSetup() { return Response.redirect(to: "/setup", type: .found) }
+            guard let user = context.user else { return Response.redirect(to: "/login", type: .found) }
+            let key = day.today(user, context)
+            let checklist = try await gettingStarted.checklist(userID: user.id)
+            return try await day.page(user: user, key: key, context: context, home: JournalViews.Home(checklist: checklist))
+                .response(from: request, context: context)
+        }
+        web.get("/timeline") { request, context in
+            let user = context.user
+            let open = try await day.diaryReadable(context.base)
+            let query = request.uri.formQuery
+            // A hand-edited link shows the nearest sensible page rather than an error.
+            let filter = TimelineFilter(domain: query.get("domain").flatMap(JournalDomain.init(rawValue:)),
+                                        tag: Self.text(query.get("tag")), label: Self.text(query.get("label")),
+                                        rating: query.get("mood").flatMap(Int.init).flatMap(DayRating.init(rawValue:)))
+            // Nothing is recorded after today: a later cursor starts at tomorrow rather than widening a window over empty years.
+            let before = min(query.get("before").flatMap(DayKey.init) ?? Self.tomorrow(user, context.base, day: day), Self.tomorrow(user, context.base, day: day))
+            let limit = QueryNumber.clamped(query.get("limit"), range: 1...60, default: 20)
+            let page = try await journal.timeline(user: user, before: before, limit: limit, filter: filter, diaryOpen: open)
+            return HTMLPage(JournalViews.timeline(context: context.base, page: page, filter: filter, diaryOpen: open))
+        }
+        api.get("timeline") { request, context in
+            let user = context.user
+            let open = try await day.diaryReadable(context.base)
+            let query = request.uri.formQuery
+            var filter = TimelineFilter(tag: Self.text(query.get("tag")), label: Self.text(query.get("label")))
+            if let raw = query.get("domain"), !raw.isEmpty {
+                guard let domain = JournalDomain(rawValue: raw) else {
+                    throw RequestError.invalidParameter("domain", Text(en: "one of diary, health, visits, videos", ja: "diary・health・visits・videos のいずれか"))
+                }
+                filter.domain = domain
+            }
+            if let mood = try QueryNumber.strict(query.get("mood"), name: "mood", range: 1...5) { filter.rating = DayRating(rawValue: mood) }
+            if let tag = query.get("tag"), tag.count > 100 { throw RequestError.invalidParameter("tag", Text(en: "at most 100 characters", ja: "100文字以内")) }
+            if let label = query.get("label"), label.count > 100 { throw RequestError.invalidParameter("label", Text(en: "at most 100 characters", ja: "100文字以内")) }
+            var before = Self.tomorrow(user, context.base, day: day)
+            if let raw = query.get("before"), !raw.isEmpty {
+                guard let key = DayKey(raw) else {
+                    throw RequestError.invalidParameter("before", Text(en: "a day as YYYY-MM-DD between 1970 and 9999", ja: "1970〜9999年の YYYY-MM-DD 形式の日付"))
+                }
+                before = key
+            }
+            before = min(before, Self.tomorrow(user, context.base, day: day))
+            let limit = try QueryNumber.strict(query.get("limit"), name: "limit", range: 1...100) ?? 20
+            let page = try await journal.timeline(user: user, before: before, limit: limit, filter: filter, diaryOpen: open)
+            return JSONBody(TimelineResponse(page, diaryOpen: open))
+        }
+        registerInsights(web: web, api: api)
+        registerReviews(web: web, api: api)
+    }
+
+    func registerReviews(web: some RouterMethods<SignedInContext>, api: some RouterMethods<SignedInContext>) {
+        for kind in [ReviewPeriod.Kind.week, .month] {
+            web.get("/review/\(kind.rawValue)/:period") { _, context in
+                let user = context.user
+                let open = try await day.diaryReadable(context.base)
+                let review = try await journal.review(user: user, period: try Self.period(kind, context.base), diaryOpen: open)
+                return HTMLPage(JournalViews.review(context: context.base, review: review, diaryOpen: open,
+                                                    units: try await day.health.profiles.get(userID: user.id).units))
+            }
+            web.get("/review/\(kind.rawValue)/:period/card.png") { request, context in
+                let user = context.user
+                let period = try Self.period(kind, context.base)
+                let options = Set(["name", "mood", "places", "badge"].filter { request.uri.formQuery.get($0) == "1" })
+                // The average rating may come from the moods: only with the diary open.
+                let open = options.contains("mood") ? try await day.diaryReadable(context.base) : false
+                let review = try await journal.review(user: user, period: period, diaryOpen: open)
+                let svg = JournalViews.reviewCard(review: review, options: options, name: user.displayName, language: context.language)
+                let png = try await renderer.png(svg: svg)
+                return FileResponse.attachment(png, contentType: "image/png", filename: "hibi-\(kind.rawValue)-\(period.slug).png")
+            }
+            api.get("reviews/\(kind.rawValue)/:period") { _, context in
+                let user = context.user
+                let open = try await day.diaryReadable(context.base)
+                return JSONBody(ReviewResponse(try await journal.review(user: user, period: try Self.period(kind, context.base), diaryOpen: open), diaryOpen: open))
+            }
+        }
+    }
+
+    static func period(_ kind: ReviewPeriod.Kind, _ context: HibiRequestContext) throws -> ReviewPeriod {
+        guard let period = ReviewPeriod(kind: kind, slug: try context.parameters.require("period")) else {
+            throw RequestError.invalidParameter("period", kind == .week
+                ? Text(en: "an ISO week as YYYY-Www, such as 2026-W47", ja: "2026-W47 のような YYYY-Www 形式の ISO 週")
+                : Text(en: "a month as YYYY-MM, such as 2026-11", ja: "2026-11 のような YYYY-MM 形式の月"))
+        }
+        return period
+    }
+
+    func registerInsights(web: some RouterMethods<SignedInContext>, api: some RouterMethods<SignedInContext>) {
+        web.get("/insights") { _, context in
+            let user = context.user
+            let open = try await day.diaryReadable(context.base)
+            return HTMLPage(JournalViews.insights(context: context.base, insights: try await journal.insights(user: user, diaryOpen: open, now: context.now),
+                                                  diaryOpen: open))
+        }
+        api.get("insights") { _, context in
+            let user = context.user
+            let open = try await day.diaryReadable(context.base)
+            return JSONBody(InsightsResponse(try await journal.insights(user: user, diaryOpen: open, now: context.now), moodsUsed: open,
+                                             language: context.language))
+        }
+    }
+
+    static func text(_ raw: String?) -> String? {
+        guard let raw else { return nil }
+        let trimmed = String(raw.trimmingCharacters(in: .whitespaces).prefix(100))
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    static func tomorrow(_ user: User, _ context: HibiRequestContext, day: JournalRoutes) -> DayKey {
+        day.today(user, context).adding(days: 1, in: TimeZone(identifier: user.timeZone) ?? .gmt)
+    }
+}
+
+struct DaySummaryResponse: Codable, Sendable {
+    let date: String
+    /// Absent when the diary is locked for this caller.
+    let diaryEntries: Int?
+    let moods: [String]?
+    let rating: Int?
+    let ratingSource: JournalService.Rating.Source?
+    let healthRecords: Int
+    let steps: Double?
+    let sleepHours: Double?
+    let workouts: Int
+    let workoutMinutes: Double
+    let visits: Int
+    let places: [String]
+    let labels: [String]
+    let videosWatched: Int
+    let videoHours: Double
+
+    init(_ day: DaySummary, diaryOpen: Bool) {
+        date = day.key.description
+        diaryEntries = diaryOpen ? day.diaryEntries : nil
+        moods = diaryOpen ? day.moods.map(\.rawValue) : nil
+        rating = day.rating?.rawValue
+        ratingSource = day.rating == nil ? nil : (day.ratingChosen ? .chosen : .moods)
+        healthRecords = day.healthRecords
+        steps = day.steps
+        sleepHours = day.sleepHours
+        workouts = day.workouts
+        workoutMinutes = day.workoutMinutes
+        visits = day.visits
+        places = day.places
+        labels = day.labels
+        videosWatched = day.videos
+        videoHours = day.videoHours
+    }
+}
+
+struct TimelineResponse: Codable, Sendable {
+    let days: [DaySummaryResponse]
+    /// Pass as `before` for the next page; absent on the last page.
+    let next: String?
+
+    init(_ page: TimelinePaging.Page, diaryOpen: Bool) {
+        days = page.days.map { DaySummaryResponse($0, diaryOpen: diaryOpen) }
+        next = page.next?.description
+    }
+}

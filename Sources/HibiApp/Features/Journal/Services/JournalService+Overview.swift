@@ -1,0 +1,163 @@
+import Foundation
+
+/// Days in a few numbers, over a range: the month calendar, the timeline, reviews and insights. Read through the
+/// other features' services; the diary only gives dates and confirmed moods (no text is opened), and only when
+/// the caller may read the diary.
+extension JournalService {
+    public struct SummaryOptions: Sendable {
+        /// First visits to a place need every earlier visit; only reviews and insights ask for them.
+        public var newPlaces = false
+        /// Health types to read; nil reads every type (the calendar's dot counts any record). Insights over years
+        /// read only the types they correlate.
+        public var healthTypes: [String]?
+        public init(newPlaces: Bool = false, healthTypes: [String]? = nil) {
+            self.newPlaces = newPlaces
+            self.healthTypes = healthTypes
+        }
+    }
+
+    public func summaries(user: User, first: DayKey, last: DayKey, diaryOpen: Bool, options: SummaryOptions = .init()) async throws -> [DayKey: DaySummary] {
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        guard first <= last else { return [:] }
+        let start = first.interval(in: zone).start
+        let end = last.interval(in: zone).end
+        let moods = diaryOpen ? try await diary.moodPoints(userID: user.id, from: start, to: end.addingTimeInterval(-1)) : nil
+        let (bucket, shift) = DaySummaries.bucketing(zone, from: start, to: end)
+        let health = try await self.health.bucketTotals(userID: user.id, types: options.healthTypes, from: start, to: end, bucket: bucket, shift: shift)
+        let dayVisits = try await visits.list(userID: user.id, filter: VisitFilter(from: start, to: end))
+        let marks = dayVisits.map { VisitMark(id: $0.id, at: $0.fields.visitedAt, name: $0.fields.name, latitude: $0.fields.latitude,
+                                              longitude: $0.fields.longitude, labels: $0.fields.labels) }
+        var newPlaces: Set<String> = []
+        if options.newPlaces {
+            let history = try await visits.mapPoints(userID: user.id).filter { $0.at < end }
+                .map { VisitMark(id: $0.id, at: $0.at, name: $0.name, latitude: $0.lat, longitude: $0.lon) }
+            newPlaces = DaySummaries.newPlaceVisits(history)
+        }
+        let plays = try await videos.played(userID: user.id, from: start, to: end).compactMap { item in
+            item.data.lastPlayedAt.map { PlayMark(at: $0, seconds: item.video.media.durationSeconds ?? 0) }
+        }
+        let chosen = try await ratings.ratings(userID: user.id, from: first, to: last)
+        return DaySummaries.build(zone: zone, first: first, last: last, moods: moods, health: health, visits: marks, newPlaces: newPlaces,
+                                  plays: plays, chosen: chosen)
+    }
+
+    /// The month around `key`, every day of it (empty days too), for the calendar.
+    public func month(user: User, containing key: DayKey, diaryOpen: Bool) async throws -> MonthCalendar {
+        let grid = MonthCalendar.frame(year: key.year, month: key.month)
+        let days = try await summaries(user: user, first: grid.first, last: grid.last, diaryOpen: diaryOpen)
+        return MonthCalendar(year: key.year, month: key.month, first: grid.first, last: grid.last, leadingBlanks: grid.leadingBlanks, days: days)
+    }
+
+    /// The oldest moment anything was recorded, so the timeline stops looking further back.
+    func earliest(user: User, diaryOpen: Bool) async throws -> Date? {
+        var dates: [Date?] = [try await health.firstRecordDate(userID: user.id), try await visits.firstVisitDate(userID: user.id),
+                              try await videos.firstPlayDate(userID: user.id)]
+        if diaryOpen { dates.append(try await diary.firstEntryDate(userID: user.id)) }
+        // A chosen rating alone does not make a day show on the timeline: it needs something recorded.
+        return dates.compactMap { $0 }.min()
+    }
+
+    /// One page of the timeline: the newest `limit` days before `before` that hold something and pass the filter.
+    /// It reads a window back from the cursor, doubling it until the page is full or the window passes the oldest
+    /// data, so a page costs the days it shows plus their gaps, never an OFFSET over everything newer.
+    public func timeline(user: User, before: DayKey, limit: Int, filter: TimelineFilter, diaryOpen: Bool) async throws -> TimelinePaging.Page {
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        guard let oldest = try await earliest(user: user, diaryOpen: diaryOpen) else { return .init(days: [], next: nil) }
+        let oldestDay = DayKey(oldest, timeZone: zone)
+        let last = before.adding(days: -1, in: zone)
+        if last < oldestDay { return .init(days: [], next: nil) }
+        var span = max(14, limit * 2)
+        while true {
+            var windowStart = before.adding(days: -span, in: zone)
+            let exhausted = windowStart <= oldestDay
+            if exhausted { windowStart = oldestDay }
+            let days = try await summaries(user: user, first: windowStart, last: last, diaryOpen: diaryOpen)
+            var tagged: Set<DayKey>?
+            if let tag = filter.tag {
+                tagged = diaryOpen ? try await taggedDays(user: user, tag: tag, from: windowStart, to: last, zone: zone) : []
+            }
+            let (page, complete) = TimelinePaging.page(days, before: before, windowStart: windowStart, limit: limit, filter: filter,
+                                                       tagged: tagged, exhausted: exhausted)
+            if complete { return page }
+            span = min(span * 2, 365 * 100)
+        }
+    }
+
+    func taggedDays(user: User, tag: String, from: DayKey, to: DayKey, zone: TimeZone) async throws -> Set<DayKey> {
+        let entries = try await diary.list(userID: user.id, query: nil,
+                                           filter: .init(tag: tag, from: from.interval(in: zone).start, to: to.interval(in: zone).end.addingTimeInterval(-1)),
+                                           paging: PageRequest(page: 1, perPage: 1000)).entries
+        return Set(entries.map { DayKey($0.date, timeZone: zone) })
+    }
+}
+
+/// A month laid out for a calendar: blanks before the first (weeks start on Monday), then every day.
+public struct MonthCalendar: Sendable {
+    public let year: Int
+    public let month: Int
+    public let first: DayKey
+    public let last: DayKey
+    public let leadingBlanks: Int
+    public let days: [DayKey: DaySummary]
+
+    public static func frame(year: Int, month: Int) -> (first: DayKey, last: DayKey, leadingBlanks: Int) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let start = calendar.date(from: DateComponents(year: year, month: month, day: 1)) ?? Date(timeIntervalSince1970: 0)
+        let count = calendar.range(of: .day, in: .month, for: start)?.count ?? 28
+        let weekday = calendar.component(.weekday, from: start)  // 1 = Sunday
+        let first = DayKey(start, timeZone: .gmt)
+        let last = DayKey(start.addingTimeInterval(TimeInterval((count - 1) * 86400)), timeZone: .gmt)
+        return (first, last, (weekday + 5) % 7)
+    }
+
+    public var allDays: [DayKey] {
+        var result: [DayKey] = []
+        var day = first
+        while day <= last, result.count < 31 {
+            result.append(day)
+            day = day.adding(days: 1, in: .gmt)
+        }
+        return result
+    }
+}
+
+extension JournalService {
+    /// The day rating against the other domains over everything recorded. The moods count only when the diary is
+    /// readable by the caller; otherwise only the ratings the person chose.
+    public func insights(user: User, diaryOpen: Bool, now: Date) async throws -> [Insight] {
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        guard let oldest = try await earliest(user: user, diaryOpen: diaryOpen) else { return [] }
+        let today = DayKey(now, timeZone: zone)
+        let first = DayKey(oldest, timeZone: zone)
+        guard first <= today else { return [] }
+        let days = try await summaries(user: user, first: first, last: today, diaryOpen: diaryOpen,
+                                       options: .init(newPlaces: true, healthTypes: [HealthDataType.steps.rawValue, HealthDataType.sleep.rawValue,
+                                                                                     HealthDataType.workout.rawValue]))
+        return Insights.find(days)
+    }
+}
+
+extension JournalService {
+    public struct Review: Sendable {
+        public let period: ReviewPeriod
+        public let totals: ReviewTotals
+        public let previous: ReviewTotals
+        public let places: [(name: String, days: Int)]
+        public let badges: [(BadgeDefinition, Date)]
+        public let days: [DaySummary]
+    }
+
+    /// A week or a month across domains, with the period before for the changes. New places are first visits ever.
+    public func review(user: User, period: ReviewPeriod, diaryOpen: Bool) async throws -> Review {
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let before = period.previous
+        let all = try await summaries(user: user, first: before.first, last: period.last, diaryOpen: diaryOpen, options: .init(newPlaces: true))
+        let current = all.values.filter { $0.key >= period.first }.sorted { $0.key < $1.key }
+        let earlier = all.values.filter { $0.key <= before.last }
+        let start = period.first.interval(in: zone).start, end = period.last.interval(in: zone).end
+        let badges = try await health.badges.earned(userID: user.id).filter { $0.earnedAt >= start && $0.earnedAt < end }
+            .compactMap { earned in BadgeRules.definition(earned.key).map { ($0, earned.earnedAt) } }
+        return Review(period: period, totals: .of(current), previous: .of(earlier), places: ReviewTotals.places(current), badges: badges, days: current)
+    }
+}
