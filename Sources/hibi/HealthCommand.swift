@@ -33,6 +33,7 @@ struct ImportCommand: AsyncParsableCommand {
                 bar.finish()
                 let seconds = Date().timeIntervalSince(started)
                 print("Imported \(result.job.inserted) new records, skipped \(result.job.duplicates) duplicates in \(String(format: "%.1f", seconds)) s.")
+                for line in result.job.report.lines(.en) { print("  \(line)") }
                 for badge in result.newBadges { print("New badge: \(badge.name(.en)) (\(badge.name(.ja)))") }
             } catch let error as HealthError {
                 bar.finish()

@@ -7,7 +7,8 @@ public enum Schema {
     public static var all: [Migration] { [accounts, HealthSchema.migration, visits, videos, diary, diaryIndexes, rememberedDevices, HealthSchema.dropRedundantIndex,
                                              HealthSchema.importAttempts, tokenScopes, acknowledgedHead, BackupSchema.migration,
                                              InstanceSecretsSchema.migration, JobLeaseSchema.heartbeat, HealthSchema.goalsWithoutDeadline,
-                                             IntegritySchema.migration, faceLiveness, JournalSchema.dayRatings] }
+                                             IntegritySchema.migration, faceLiveness, JournalSchema.dayRatings,
+                                             HealthSchema.workoutsAndReports] }
 
     static let accounts = Migration(version: 1, name: "accounts") { sql, _ in
         try await sql.create(table: "settings")
