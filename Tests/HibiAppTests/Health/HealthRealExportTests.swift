@@ -165,3 +165,16 @@ extension HealthRealExportTests {
         #expect(HealthDataType.title(of: "HKQuantityTypeIdentifierNumberOfTimesFallen").en == "Number of times fallen")
     }
 }
+
+extension HealthRealExportTests {
+    @Test func recordProblemsHaveTheirReasons() {
+        let start = XMLAttribute("startDate", "2024-05-01 08:00:00 +0900")
+        let steps = XMLAttribute("type", "HKQuantityTypeIdentifierStepCount")
+        #expect(AppleHealthMapping.recordProblem([steps, start, XMLAttribute("value", "12")]) == nil)
+        #expect(AppleHealthMapping.recordProblem([steps, start]) == .missingValue)
+        #expect(AppleHealthMapping.recordProblem([steps, start, XMLAttribute("value", "nan")]) == .outOfRange)
+        #expect(AppleHealthMapping.recordProblem([steps, XMLAttribute("startDate", "1066-10-14 09:00:00 +0000"), XMLAttribute("value", "1")]) == .outOfRange)
+        #expect(AppleHealthMapping.recordProblem([steps, XMLAttribute("startDate", "soon"), XMLAttribute("value", "1")]) == .unparseableDate)
+        #expect(AppleHealthMapping.recordProblem([XMLAttribute("type", "HKCategoryTypeIdentifierMindfulSession"), start]) == nil)
+    }
+}

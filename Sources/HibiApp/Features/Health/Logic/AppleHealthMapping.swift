@@ -126,11 +126,21 @@ public enum AppleHealthMapping {
 
     /// Why a `<Record>` cannot be kept, or nil when `record` will make a draft of it.
     static func recordProblem(_ attributes: [XMLAttribute]) -> ImportSkipReason? {
-        var type = "", startText: String?
+        var type = "", startText: String?, valueText: String?
         for attribute in attributes {
-            if attribute.name == "type" { type = attribute.value } else if attribute.name == "startDate" { startText = attribute.value }
+            switch attribute.name {
+            case "type": type = attribute.value
+            case "startDate": startText = attribute.value
+            case "value": valueText = attribute.value
+            default: break
+            }
         }
         if type.isEmpty { return .missingValue }
+        if type.hasPrefix("HKQuantityTypeIdentifier") {
+            // A quantity without its number is not a measurement (and would have been stored as 0).
+            guard let valueText, let number = Double(valueText) else { return .missingValue }
+            if !number.isFinite { return .outOfRange }
+        }
         guard let startText else { return .missingValue }
         guard let start = parseDate(startText) else { return .unparseableDate }
         return plausible(start) ? nil : .outOfRange
