@@ -74,22 +74,47 @@ public enum AppleHealthMapping {
     /// A `<Record>` element's attributes as a draft, with the value in Hibi's unit for known types.
     /// Unknown types and units are kept exactly as Apple wrote them.
     static func record(_ attributes: [XMLAttribute], metadata: [(String, String)]) -> HealthRecordDraft? {
-        var type = "", unit = "", valueText = "", source = "", startText = "", endText = ""
+        if case let .kept(draft) = parseRecord(attributes, metadata: metadata) { return draft }
+        return nil
+    }
+
+    /// Why a `<Record>` cannot be kept, or nil when it can.
+    static func recordProblem(_ attributes: [XMLAttribute]) -> ImportSkipReason? {
+        if case let .skipped(reason) = parseRecord(attributes, metadata: []) { return reason }
+        return nil
+    }
+
+    /// 1900-01-01 to 2200-01-01: a date outside is a typo or a broken clock, not a measurement.
+    static func plausible(_ seconds: Int64) -> Bool { seconds >= -2_208_988_800 && seconds < 7_258_118_400 }
+
+    /// A `<Record>` as a draft, or the reason it cannot be kept; each attribute is read once (this runs
+    /// millions of times per export).
+    static func parseRecord(_ attributes: [XMLAttribute], metadata: [(String, String)]) -> Parsed<HealthRecordDraft> {
+        var type = "", unit = "", value: String?, source = "", startText: String?, endText = ""
         for attribute in attributes {
             switch attribute.name {
             case "type": type = attribute.value
             case "unit": unit = attribute.value
-            case "value": valueText = attribute.value
+            case "value": value = attribute.value
             case "sourceName": source = attribute.value
             case "startDate": startText = attribute.value
             case "endDate": endText = attribute.value
             default: break
             }
         }
-        guard !type.isEmpty, let start = parseDate(startText) else { return nil }
+        guard !type.isEmpty, let startText else { return .skipped(.missingValue) }
+        guard let start = parseDate(startText) else { return .skipped(.unparseableDate) }
+        guard plausible(start) else { return .skipped(.outOfRange) }
         let end = parseDate(endText) ?? start
+        let parsed = value.flatMap { Double($0) }
+        if type.hasPrefix("HKQuantityTypeIdentifier") {
+            // A quantity without its number is not a measurement (and would have been stored as 0).
+            guard let parsed else { return .skipped(.missingValue) }
+            if !parsed.isFinite { return .skipped(.outOfRange) }
+        }
+        let valueText = value ?? ""
         // Not a finite number ("HKCategoryValueSleepAnalysisAsleep", or "nan"): a category sample.
-        let number = Double(valueText).flatMap { $0.isFinite ? $0 : nil }
+        let number = parsed.flatMap { $0.isFinite ? $0 : nil }
         let category = number == nil ? valueText : ""
         var draft = HealthRecordDraft(type: type, value: number ?? 0, category: category, unit: unit, start: start, end: end,
                                       device: source, details: metadata.isEmpty ? nil : json(metadata))
@@ -121,33 +146,8 @@ public enum AppleHealthMapping {
                 }
             }
         }
-        return draft
+        return .kept(draft)
     }
-
-    /// Why a `<Record>` cannot be kept, or nil when `record` will make a draft of it.
-    static func recordProblem(_ attributes: [XMLAttribute]) -> ImportSkipReason? {
-        var type = "", startText: String?, valueText: String?
-        for attribute in attributes {
-            switch attribute.name {
-            case "type": type = attribute.value
-            case "startDate": startText = attribute.value
-            case "value": valueText = attribute.value
-            default: break
-            }
-        }
-        if type.isEmpty { return .missingValue }
-        if type.hasPrefix("HKQuantityTypeIdentifier") {
-            // A quantity without its number is not a measurement (and would have been stored as 0).
-            guard let valueText, let number = Double(valueText) else { return .missingValue }
-            if !number.isFinite { return .outOfRange }
-        }
-        guard let startText else { return .missingValue }
-        guard let start = parseDate(startText) else { return .unparseableDate }
-        return plausible(start) ? nil : .outOfRange
-    }
-
-    /// 1900-01-01 to 2200-01-01: a date outside is a typo or a broken clock, not a measurement.
-    static func plausible(_ seconds: Int64) -> Bool { seconds >= -2_208_988_800 && seconds < 7_258_118_400 }
 
     static func workout(_ attributes: [XMLAttribute], metadata: [(String, String)]) -> HealthRecordDraft? {
         var activity = "", source = "", startText = "", endText = "", duration = 0.0, durationUnit = "min"
@@ -478,8 +478,11 @@ public final class AppleHealthExportParser {
         case "Record" where record != nil:
             guard let attributes = record else { return nil }
             record = nil
-            if let reason = AppleHealthMapping.recordProblem(attributes) { return skip(name, reason) }
-            guard let draft = AppleHealthMapping.record(attributes, metadata: recordMetadata) else { return skip(name, .unparseableDate) }
+            let draft: HealthRecordDraft
+            switch AppleHealthMapping.parseRecord(attributes, metadata: recordMetadata) {
+            case let .kept(kept): draft = kept
+            case let .skipped(reason): return skip(name, reason)
+            }
             if correlation != nil, correlation?.members.count ?? 0 < 64 { correlation?.members.append(draft) }
             return .record(draft, kind: name)
         case "WorkoutRoute":
