@@ -112,3 +112,18 @@ import Testing
         #expect(throws: XMLStreamError.self) { _ = try WorkoutRouteGPX.parse(MemoryByteStream(entity)) }
     }
 }
+
+extension HealthHostileExportTests {
+    /// The in-buffer fast path for the five predefined entities and the general path agree, at any buffer size.
+    @Test func predefinedEntitiesDecodeTheSameAtEveryBufferSize() throws {
+        let xml = "<a v=\"&lt;&lt;HKDevice: 0x1&gt;, x&amp;y &quot;q&quot; &apos;a&apos; &#x41;&#66;&gt;\" w='&amp;'/>"
+        for size in [1, 2, 3, 5, 7, 64, 4096] {
+            let reader = XMLStreamReader(stream: MemoryByteStream(xml), bufferSize: size)
+            let event = try reader.nextEvent()
+            #expect(event == .start(name: "a", attributes: [XMLAttribute("v", "<<HKDevice: 0x1>, x&y \"q\" 'a' AB>"), XMLAttribute("w", "&")]), "buffer \(size)")
+            #expect(reader.bytesRead == Int64(xml.utf8.count))
+        }
+        let bad = XMLStreamReader(stream: MemoryByteStream("<a v=\"&ltx;\"/>"), bufferSize: 4096)
+        #expect(throws: XMLStreamError(reason: .undefinedEntity("ltx"), line: 1)) { _ = try bad.nextEvent() }
+    }
+}
