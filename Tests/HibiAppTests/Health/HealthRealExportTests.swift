@@ -178,3 +178,20 @@ extension HealthRealExportTests {
         #expect(AppleHealthMapping.recordProblem([XMLAttribute("type", "HKCategoryTypeIdentifierMindfulSession"), start]) == nil)
     }
 }
+
+extension HealthRealExportTests {
+    @Test func bulkRecordIdsAreTimeOrderedUUIDsAndUnique() {
+        let now = Date(timeIntervalSince1970: 1_714_899_600.123)
+        var ids = HealthRecordIDs(now: now)
+        let made = (0..<10_000).map { _ in ids.next() }
+        #expect(Set(made).count == made.count)
+        for id in made.prefix(50) {
+            let uuid = UUID(uuidString: id)
+            #expect(uuid?.uuidString == id)
+            #expect(id.count == 36 && id.dropFirst(14).first == "7" && "89AB".contains(id.dropFirst(19).first ?? "x"))
+        }
+        // The first 48 bits are the milliseconds, as TimeOrderedID writes them.
+        let reference = TimeOrderedID.make(now: now)
+        #expect(made[0].prefix(13) == reference.prefix(13))
+    }
+}
