@@ -2,7 +2,9 @@
 # Apple Health import throughput: `hibi import apple-health` (release build, a fresh SQLite data dir
 # each time) against healthkit-to-sqlite 1.0.1 (PyPI, installed into the project's .venv) on the same
 # generated export.xml, alternating Hibi, healthkit-to-sqlite, Hibi, … for ROUNDS rounds.
-# Prints records/s and seconds for both, the speed-up and both peak RSS (GNU time).
+# Prints records/s and seconds for both, the speed-up and both peak RSS (GNU time). Then the tokenizer
+# alone (`hibi import apple-health-scan`: every tag read, nothing stored) against libxml2's streaming
+# reader (`xmllint --stream --noout`) on the same file, MB/s each and their ratio.
 # Usage: Benchmarks/health-import.sh [size in MB]
 #   quick (default): 20 MB, ROUNDS=5; BENCH_SIZE=full: 1024 MB (2.6 million records), ROUNDS=3.
 # The export is generated once into .cache/health-bench/ and kept.
@@ -13,7 +15,7 @@ source "$(dirname "$0")/lib/common.sh"
 ROOT=$BENCH_ROOT
 SIZE_MB=${1:-$(by_size 20 1024)}
 is_count "$SIZE_MB" || die "size must be a whole number of MB"
-ensure_apt time python3 python3-venv
+ensure_apt time python3 python3-venv libxml2-utils
 ensure_app
 ensure_venv_pkg healthkit-to-sqlite==1.0.1
 HK="$ROOT/.venv/bin/healthkit-to-sqlite"
@@ -154,7 +156,37 @@ for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
   k=$(import_reference)
   log "round $ROUND/$ROUNDS: Hibi $h; healthkit-to-sqlite $k"
 done
+tokenize_hibi() {
+  local start end seconds
+  start=$(date +%s.%N)
+  /usr/bin/time -v -o "$WORK/scan.time" "$HIBI" import apple-health-scan "$XML" >"$WORK/scan.out" 2>&1 || die "apple-health-scan failed: $(tail -3 "$WORK/scan.out")"
+  end=$(date +%s.%N)
+  seconds=$(python3 -c "print($end - $start)")
+  record health_tokenizer_seconds "$seconds" s
+  record health_tokenizer_rate "$(python3 -c "import os; print(os.path.getsize('$XML') / 2**20 / $seconds)")" MB/s
+  record health_tokenizer_peak_rss "$(peak_mb "$WORK/scan.time")" MB
+  printf '%.2f s (%s)' "$seconds" "$(tail -1 "$WORK/scan.out")"
+}
+tokenize_xmllint() {
+  local start end seconds
+  start=$(date +%s.%N)
+  /usr/bin/time -v -o "$WORK/xmllint.time" xmllint --stream --noout "$XML" >"$WORK/xmllint.out" 2>&1 || die "xmllint --stream failed: $(tail -3 "$WORK/xmllint.out")"
+  end=$(date +%s.%N)
+  seconds=$(python3 -c "print($end - $start)")
+  record health_xmllint_stream_seconds "$seconds" s
+  record health_xmllint_stream_rate "$(python3 -c "import os; print(os.path.getsize('$XML') / 2**20 / $seconds)")" MB/s
+  record health_xmllint_stream_peak_rss "$(peak_mb "$WORK/xmllint.time")" MB
+  printf '%.2f s' "$seconds"
+}
+
+log "$ROUNDS rounds of the tokenizer alone then xmllint --stream"
+for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
+  t=$(tokenize_hibi)
+  x=$(tokenize_xmllint)
+  log "round $ROUND/$ROUNDS: tokenizer $t; xmllint --stream $x"
+done
 ROUND=0
 record health_export_records "$RECORDS" records
 record health_export_size "$(python3 -c "import os; print(os.path.getsize('$XML') / 2**20)")" MB
-report --ratio "health_speedup=health_healthkit_to_sqlite_seconds/health_hibi_seconds:x"
+report --ratio "health_speedup=health_healthkit_to_sqlite_seconds/health_hibi_seconds:x" \
+  --ratio "health_tokenizer_vs_xmllint=health_tokenizer_seconds/health_xmllint_stream_seconds:x"

@@ -62,6 +62,8 @@ def test_entry_import_goal_badges_trends(server, browser):
     browser.find_element(By.ID, "apple-submit").click()
     wait_text(browser, "#import-message", "Import finished: 60 new records", timeout=30)
     assert browser.find_element(By.ID, "import-progress").get_attribute("value") == "100"
+    # What the import did, per kind of element, under the message.
+    wait_text(browser, "#import-report", "Record: ", timeout=10)
     shot(browser, "health-02-import")
 
     # A goal with progress from the records.

@@ -15,10 +15,22 @@ document.addEventListener("DOMContentLoaded", () => {
   const message = document.getElementById("import-message");
   const fill = (template, ...args) => args.reduce((text, arg) => text.replace("%@", arg), template);
 
+  const report = document.getElementById("import-report");
+  // What the import did, one line per kind of element (added, duplicates, skipped and why).
+  const showReport = (job) => {
+    if (!report) return;
+    report.replaceChildren(...(job.summary || []).map((line) => {
+      const item = document.createElement("li");
+      item.textContent = line;
+      return item;
+    }));
+  };
+
   const poll = async (id) => {
     const response = await window.hibiFetch(`/api/v1/health/imports/${id}`);
     const job = await response.json();
     bar.value = Math.round(job.progress * 100);
+    showReport(job);
     if (job.state === "done") {
       message.textContent = fill(form.dataset.done, job.inserted, job.duplicates);
       message.className = "notice success";

@@ -12,7 +12,8 @@ public struct HealthFeature: Feature {
 
     init(platform: Platform) {
         self.platform = platform
-        service = HealthService(database: platform.database, box: platform.box, outbound: platform.outbound, logger: platform.logger)
+        service = HealthService(database: platform.database, box: platform.box, outbound: platform.outbound,
+                                mediaDirectory: platform.config.mediaDirectory, logger: platform.logger)
         importer = AppleHealthImporter(health: service, logger: platform.logger)
         let launcher = HealthImportLauncher(importer: importer, leases: JobLeases(database: platform.database, holder: platform.instanceID),
                                             logger: platform.logger)

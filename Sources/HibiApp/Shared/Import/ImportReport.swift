@@ -10,6 +10,12 @@ public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
     /// A GPX track point: a position on the way, not a place visited. Counted so a file holding
     /// only a track says so instead of answering "nothing".
     case trackPoint
+    /// An element kind Hibi does not keep (Apple Health's ClinicalRecord, Audiogram, …).
+    case unsupported
+    /// A file the export names (a workout route's GPX) that is not in the upload.
+    case missingFile
+    /// More of one kind inside one element than Hibi keeps (route points of one workout).
+    case tooMany
 
     public var text: Text {
         switch self {
@@ -19,6 +25,9 @@ public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
         case .missingValue: Text(en: "missing value", ja: "値がありません")
         case .trackPoint: Text(en: "track point (a position on the way, not stored as a visit)",
                                ja: "トラックポイント(移動中の位置のため訪問としては保存しません)")
+        case .unsupported: Text(en: "kind of element Hibi does not keep", ja: "Hibi が保存しない種類の要素")
+        case .missingFile: Text(en: "file named in the export but not in the upload", ja: "エクスポートに記載されているがアップロードに含まれないファイル")
+        case .tooMany: Text(en: "more than Hibi keeps for one element", ja: "1 つの要素に対して保存できる上限を超えた分")
         }
     }
 }
@@ -72,6 +81,32 @@ public struct ImportReport: Codable, Sendable, Equatable {
 
     public mutating func duplicate(_ kind: String) {
         update(kind) { $0.duplicates &+= 1 }
+    }
+
+    /// Counts a batch at once: `added` new, `duplicates` already there (zero counts still name the kind).
+    public mutating func count(_ kind: String, added: Int, duplicates: Int) {
+        update(kind) { entry in
+            entry.added &+= added
+            entry.duplicates &+= duplicates
+        }
+    }
+
+    /// Adds another report's counts to this one, kind by kind (first positions kept).
+    public mutating func merge(_ other: ImportReport) {
+        for entry in other.kinds {
+            update(entry.kind) { mine in
+                mine.added &+= entry.added
+                mine.duplicates &+= entry.duplicates
+                mine.approximateTime &+= entry.approximateTime
+                for skip in entry.skipped {
+                    if let index = mine.skipped.firstIndex(where: { $0.reason == skip.reason }) {
+                        mine.skipped[index].count &+= skip.count
+                    } else {
+                        mine.skipped.append(skip)
+                    }
+                }
+            }
+        }
     }
 
     public mutating func skip(_ kind: String, _ reason: ImportSkipReason, at position: String? = nil) {

@@ -74,25 +74,56 @@ public enum AppleHealthMapping {
     /// A `<Record>` element's attributes as a draft, with the value in Hibi's unit for known types.
     /// Unknown types and units are kept exactly as Apple wrote them.
     static func record(_ attributes: [XMLAttribute], metadata: [(String, String)]) -> HealthRecordDraft? {
-        var type = "", unit = "", valueText = "", source = "", startText = "", endText = ""
+        if case let .kept(draft) = parseRecord(attributes, metadata: metadata) { return draft }
+        return nil
+    }
+
+    /// Why a `<Record>` cannot be kept, or nil when it can.
+    static func recordProblem(_ attributes: [XMLAttribute]) -> ImportSkipReason? {
+        if case let .skipped(reason) = parseRecord(attributes, metadata: []) { return reason }
+        return nil
+    }
+
+    /// 1900-01-01 to 2200-01-01: a date outside is a typo or a broken clock, not a measurement.
+    static func plausible(_ seconds: Int64) -> Bool { seconds >= -2_208_988_800 && seconds < 7_258_118_400 }
+
+    /// A `<Record>` as a draft, or the reason it cannot be kept; each attribute is read once (this runs
+    /// millions of times per export).
+    static func parseRecord(_ attributes: [XMLAttribute], metadata: [(String, String)]) -> Parsed<HealthRecordDraft> {
+        var type = "", unit = "", value: String?, source = "", startText: String?, endText = ""
         for attribute in attributes {
             switch attribute.name {
             case "type": type = attribute.value
             case "unit": unit = attribute.value
-            case "value": valueText = attribute.value
+            case "value": value = attribute.value
             case "sourceName": source = attribute.value
             case "startDate": startText = attribute.value
             case "endDate": endText = attribute.value
             default: break
             }
         }
-        guard !type.isEmpty, let start = parseDate(startText) else { return nil }
+        guard !type.isEmpty, let startText else { return .skipped(.missingValue) }
+        guard let start = parseDate(startText) else { return .skipped(.unparseableDate) }
+        guard plausible(start) else { return .skipped(.outOfRange) }
         let end = parseDate(endText) ?? start
+        let parsed = value.flatMap { Double($0) }
+        if type.hasPrefix("HKQuantityTypeIdentifier") {
+            // A quantity without its number is not a measurement (and would have been stored as 0).
+            guard let parsed else { return .skipped(.missingValue) }
+            if !parsed.isFinite { return .skipped(.outOfRange) }
+        }
+        let valueText = value ?? ""
         // Not a finite number ("HKCategoryValueSleepAnalysisAsleep", or "nan"): a category sample.
-        let number = Double(valueText).flatMap { $0.isFinite ? $0 : nil }
+        let number = parsed.flatMap { $0.isFinite ? $0 : nil }
         let category = number == nil ? valueText : ""
         var draft = HealthRecordDraft(type: type, value: number ?? 0, category: category, unit: unit, start: start, end: end,
                                       device: source, details: metadata.isEmpty ? nil : json(metadata))
+        if number == nil, type.hasPrefix("HKCategoryTypeIdentifier") {
+            // A category sample (mindful session, stand hour, …): its length is what it measures.
+            draft.value = Double(max(0, end - start)) / 60
+            draft.unit = "min"
+            draft.category = valueText.hasPrefix("HKCategoryValue") ? String(valueText.dropFirst("HKCategoryValue".count)) : valueText
+        }
         if let known = known[type] {
             draft.type = known.rawValue
             switch known {
@@ -115,7 +146,7 @@ public enum AppleHealthMapping {
                 }
             }
         }
-        return draft
+        return .kept(draft)
     }
 
     static func workout(_ attributes: [XMLAttribute], metadata: [(String, String)]) -> HealthRecordDraft? {
@@ -165,26 +196,168 @@ public enum AppleHealthMapping {
     }
 }
 
-/// What the export parser hands out, one at a time.
+/// One point of a workout's route: an export's `<Location>` or a `workout-routes/*.gpx` track point.
+public struct WorkoutRoutePoint: Equatable, Sendable {
+    public var t: Int64
+    public var lat: Double
+    public var lon: Double
+    public var ele: Double?
+    public init(t: Int64, lat: Double, lon: Double, ele: Double?) {
+        self.t = t
+        self.lat = lat
+        self.lon = lon
+        self.ele = ele
+    }
+
+    public static func valid(lat: Double, lon: Double) -> Bool { lat.isFinite && lon.isFinite && abs(lat) <= 90 && abs(lon) <= 180 }
+}
+
+/// An element of a file that was not kept, with where it was and why.
+public struct ImportSkip: Equatable, Sendable {
+    public var kind: String
+    public var reason: ImportSkipReason
+    public var at: String
+}
+
+/// A `<Workout>` with what its children add: statistics, route points written inline (older exports)
+/// and the route files it names (newer exports keep routes as GPX files beside export.xml).
+public struct AppleHealthWorkout: Equatable, Sendable {
+    /// The workout as a health record (type `workout`, minutes), as trends and badges read it.
+    public var record: HealthRecordDraft
+    public var activity: String
+    public var durationMinutes: Double
+    public var distanceKm: Double?
+    public var energyKcal: Double?
+    public var routeFiles: [String] = []
+    public var points: [WorkoutRoutePoint] = []
+    /// Route points that could not be kept.
+    public var skips: [ImportSkip] = []
+
+    /// The workout's id, the same on every import of the same workout, so routes find it without a lookup.
+    public func id(userID: String) -> String {
+        WorkoutIdentity.id(userID: userID, activity: activity, start: record.start, end: record.end, device: record.device)
+    }
+}
+
+public enum WorkoutIdentity {
+    public static func id(userID: String, activity: String, start: Int64, end: Int64, device: String) -> String {
+        var hasher = FNV1a()
+        for part in [userID, activity, String(start), String(end), device] {
+            hasher.add(part)
+            hasher.add("\u{1F}")
+        }
+        return "w" + String(hasher.value, radix: 16) + String(start, radix: 36)
+    }
+
+    /// 64-bit FNV-1a: stable across runs and machines (Swift's Hasher is seeded per process).
+    struct FNV1a {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        mutating func add(_ text: String) {
+            for byte in text.utf8 { value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        }
+    }
+}
+
+extension AppleHealthMapping {
+    /// Workout statistics from the `<Workout>` attributes (older exports) or its `<WorkoutStatistics>` children.
+    static func workoutStatistics(attributes: [XMLAttribute], statistics: [[XMLAttribute]]) -> (distanceKm: Double?, energyKcal: Double?) {
+        func value(_ list: [XMLAttribute], _ name: String) -> String? { list.first { $0.name == name }?.value }
+        var distance: Double?
+        var energy: Double?
+        if let text = value(attributes, "totalDistance"), let number = Double(text), number.isFinite,
+           let factor = HealthUnits.factor(from: value(attributes, "totalDistanceUnit") ?? "km", for: .walkingRunningDistance) {
+            distance = number * factor
+        }
+        if let text = value(attributes, "totalEnergyBurned"), let number = Double(text), number.isFinite,
+           let factor = HealthUnits.factor(from: value(attributes, "totalEnergyBurnedUnit") ?? "kcal", for: .activeCalories) {
+            energy = number * factor
+        }
+        for item in statistics {
+            guard let type = value(item, "type"), let text = value(item, "sum"), let number = Double(text), number.isFinite else { continue }
+            let unit = value(item, "unit") ?? ""
+            if type.hasPrefix("HKQuantityTypeIdentifierDistance"), distance == nil,
+               let factor = HealthUnits.factor(from: unit, for: .walkingRunningDistance) {
+                distance = number * factor
+            } else if type == "HKQuantityTypeIdentifierActiveEnergyBurned", energy == nil,
+                      let factor = HealthUnits.factor(from: unit, for: .activeCalories) {
+                energy = number * factor
+            }
+        }
+        return (distance, energy)
+    }
+
+    /// A `<Location>` of an inline WorkoutRoute, or why it cannot be kept.
+    enum Parsed<T> { case kept(T), skipped(ImportSkipReason) }
+
+    static func location(_ attributes: [XMLAttribute]) -> Parsed<WorkoutRoutePoint> {
+        var date: String?, lat: Double?, lon: Double?, ele: Double?
+        for attribute in attributes {
+            switch attribute.name {
+            case "date": date = attribute.value
+            case "latitude": lat = Double(attribute.value)
+            case "longitude": lon = Double(attribute.value)
+            case "altitude": ele = Double(attribute.value).flatMap { $0.isFinite ? $0 : nil }
+            default: break
+            }
+        }
+        guard let date, let lat, let lon else { return .skipped(.missingValue) }
+        guard let t = parseDate(date) else { return .skipped(.unparseableDate) }
+        guard WorkoutRoutePoint.valid(lat: lat, lon: lon), plausible(t) else { return .skipped(.outOfRange) }
+        return .kept(WorkoutRoutePoint(t: t, lat: lat, lon: lon, ele: ele))
+    }
+
+    /// A blood pressure correlation's members as "121/79"; other correlations list their members' short names.
+    static func correlationSummary(type: String, members: [HealthRecordDraft]) -> String {
+        if type == "HKCorrelationTypeIdentifierBloodPressure",
+           let systolic = members.first(where: { $0.type == HealthDataType.bloodPressureSystolic.rawValue }),
+           let diastolic = members.first(where: { $0.type == HealthDataType.bloodPressureDiastolic.rawValue }) {
+            return "\(number(systolic.value))/\(number(diastolic.value))"
+        }
+        return members.map { shortName($0.type) }.joined(separator: ", ")
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
+
+/// What the export parser hands out, one at a time. Every element the report counts comes out as
+/// exactly one item, kept or skipped, so the counts add up to the file's.
 public enum AppleHealthItem: Equatable {
-    case record(HealthRecordDraft)
+    /// A record to store; `kind` is the element it came from (Record, Correlation, ActivitySummary).
+    case record(HealthRecordDraft, kind: String)
+    case workout(AppleHealthWorkout)
+    case skipped(ImportSkip)
     case birthDate(String)
 }
 
-/// Walks an export.xml: Records (with their MetadataEntry children), Workouts, ActivitySummaries, Me.
+/// Walks an export.xml: Records (with their MetadataEntry children), Correlations and the Records
+/// inside them, Workouts with their statistics and routes, ActivitySummaries, Me. Anything else
+/// directly under HealthData is reported as not kept.
 public final class AppleHealthExportParser {
     private let reader: XMLStreamReader
     private let timeZone: TimeZone
     private var sawHealthData = false
-    private var pending: (kind: String, attributes: [XMLAttribute])?
-    private var metadata: [(String, String)] = []
+    private var depth = 0
+    private var record: [XMLAttribute]?
+    private var recordMetadata: [(String, String)] = []
+    private var correlation: (attributes: [XMLAttribute], members: [HealthRecordDraft])?
+    private var workout: (attributes: [XMLAttribute], statistics: [[XMLAttribute]],
+                          routeFiles: [String], points: [WorkoutRoutePoint], skips: [ImportSkip])?
+    private var inRoute = false
+    /// The open Workout's or Correlation's own metadata (the two never nest).
+    private var outerMetadata: [(String, String)] = []
     private var metadataBytes = 0
+    private var ready: [AppleHealthItem] = []
     /// Bounds on one record's metadata: an export has a few entries of a few dozen bytes each, while a
     /// 300 KB ZIP holding 300 entries of 1 MB once cost 1.3 GB and wrote a 300 MB row.
     public static let maxMetadataEntries = 64
     public static let maxMetadataBytes = 16 * 1024
+    /// Inline route points of one workout: a day-long hike at one point a second is 86,400.
+    public static let maxRoutePoints = 200_000
     /// Each attribute value at most 16 KB, each tag 64 KB: far above any real export's.
     public static let limits = XMLLimits(maxValueBytes: 16 * 1024, maxTagBytes: 64 * 1024, maxAttributes: 64)
+    static let topLevel: Set<String> = ["ExportDate", "Me", "Record", "Correlation", "Workout", "ActivitySummary"]
 
     public init(stream: any ByteStream, timeZone: TimeZone) {
         self.reader = XMLStreamReader(stream: stream, limits: Self.limits)
@@ -194,10 +367,29 @@ public final class AppleHealthExportParser {
     public var line: Int { reader.line }
     public var bytesRead: Int64 { reader.bytesRead }
 
+    private func skip(_ kind: String, _ reason: ImportSkipReason) -> AppleHealthItem {
+        .skipped(ImportSkip(kind: kind, reason: reason, at: "line \(reader.line)"))
+    }
+
+    private func addMetadata(_ attributes: [XMLAttribute], to list: inout [(String, String)]) throws {
+        var key = "", value = ""
+        for attribute in attributes {
+            if attribute.name == "key" { key = attribute.value } else if attribute.name == "value" { value = attribute.value }
+        }
+        guard !key.isEmpty else { return }
+        list.append((key, value))
+        metadataBytes += key.utf8.count + value.utf8.count
+        guard list.count <= Self.maxMetadataEntries, metadataBytes <= Self.maxMetadataBytes else {
+            throw HealthError.tooMuchMetadata(line: reader.line, maxEntries: Self.maxMetadataEntries, maxBytes: Self.maxMetadataBytes)
+        }
+    }
+
     public func next() throws -> AppleHealthItem? {
+        if !ready.isEmpty { return ready.removeFirst() }
         while let event = try reader.nextEvent() {
             switch event {
             case let .start(name, attributes):
+                depth += 1
                 if !sawHealthData {
                     guard name == "HealthData" else {
                         throw HealthError.notAnExport(Text(en: "the root element is <\(name)>, not <HealthData>.",
@@ -206,48 +398,124 @@ public final class AppleHealthExportParser {
                     sawHealthData = true
                     continue
                 }
-                switch name {
-                case "Record", "Workout":
-                    // Nested Records (inside a Correlation) are still records; a Workout's children are its metadata.
-                    pending = (name, attributes)
-                    metadata.removeAll(keepingCapacity: true)
-                    metadataBytes = 0
-                case "MetadataEntry":
-                    if pending != nil {
-                        var key = "", value = ""
-                        for attribute in attributes {
-                            if attribute.name == "key" { key = attribute.value } else if attribute.name == "value" { value = attribute.value }
-                        }
-                        if !key.isEmpty {
-                            metadata.append((key, value))
-                            metadataBytes += key.utf8.count + value.utf8.count
-                            guard metadata.count <= Self.maxMetadataEntries, metadataBytes <= Self.maxMetadataBytes else {
-                                throw HealthError.tooMuchMetadata(line: reader.line, maxEntries: Self.maxMetadataEntries, maxBytes: Self.maxMetadataBytes)
-                            }
-                        }
-                    }
-                case "ActivitySummary":
-                    if let draft = AppleHealthMapping.activitySummary(attributes, timeZone: timeZone) { return .record(draft) }
-                case "Me":
-                    if let birth = attributes.first(where: { $0.name == "HKCharacteristicTypeIdentifierDateOfBirth" })?.value, !birth.isEmpty {
-                        return .birthDate(birth)
-                    }
-                default:
-                    break
-                }
+                if let item = try start(name, attributes) { return item }
             case .text:
                 continue // not asked for: the export keeps its data in attributes
             case let .end(name):
-                guard let open = pending, open.kind == name else { continue }
-                pending = nil
-                let draft = name == "Record"
-                    ? AppleHealthMapping.record(open.attributes, metadata: metadata)
-                    : AppleHealthMapping.workout(open.attributes, metadata: metadata)
-                if let draft { return .record(draft) }
+                depth -= 1
+                if let item = end(name) { return item }
             }
         }
         if !sawHealthData {
             throw HealthError.notAnExport(Text(en: "there is no <HealthData> element.", ja: "<HealthData> 要素がありません。"))
+        }
+        return nil
+    }
+
+    private func start(_ name: String, _ attributes: [XMLAttribute]) throws -> AppleHealthItem? {
+        switch name {
+        case "Record" where record == nil:
+            // Top level or inside a Correlation; a Workout's children are never Records.
+            record = attributes
+            recordMetadata.removeAll(keepingCapacity: true)
+            metadataBytes = 0
+        case "Correlation" where depth == 2:
+            correlation = (attributes, [])
+            outerMetadata.removeAll()
+            metadataBytes = 0
+        case "Workout" where depth == 2:
+            workout = (attributes, [], [], [], [])
+            outerMetadata.removeAll()
+            metadataBytes = 0
+        case "MetadataEntry":
+            if record != nil {
+                try addMetadata(attributes, to: &recordMetadata)
+            } else if inRoute {
+                break // the route's own sync metadata: nothing a person reads
+            } else if workout != nil {
+                try addMetadata(attributes, to: &outerMetadata)
+            } else if correlation != nil {
+                try addMetadata(attributes, to: &outerMetadata)
+            }
+        case "WorkoutStatistics" where workout != nil:
+            if workout?.statistics.count ?? 0 < 64 { workout?.statistics.append(attributes) }
+        case "WorkoutRoute" where workout != nil:
+            inRoute = true
+        case "FileReference" where inRoute:
+            if let path = attributes.first(where: { $0.name == "path" })?.value, !path.isEmpty, workout?.routeFiles.count ?? 0 < 16 {
+                workout?.routeFiles.append(path)
+            }
+        case "Location" where inRoute:
+            switch AppleHealthMapping.location(attributes) {
+            case let .kept(point):
+                if workout?.points.count ?? 0 < Self.maxRoutePoints {
+                    workout?.points.append(point)
+                } else {
+                    workout?.skips.append(ImportSkip(kind: "Location", reason: .tooMany, at: "line \(reader.line)"))
+                }
+            case let .skipped(reason):
+                workout?.skips.append(ImportSkip(kind: "Location", reason: reason, at: "line \(reader.line)"))
+            }
+        case "ActivitySummary" where depth == 2:
+            if let draft = AppleHealthMapping.activitySummary(attributes, timeZone: timeZone) { return .record(draft, kind: name) }
+            let day = attributes.first { $0.name == "dateComponents" }?.value
+            return skip(name, day == nil ? .missingValue : .unparseableDate)
+        case "Me" where depth == 2:
+            if let birth = attributes.first(where: { $0.name == "HKCharacteristicTypeIdentifierDateOfBirth" })?.value, !birth.isEmpty {
+                return .birthDate(birth)
+            }
+        default:
+            if depth == 2, !Self.topLevel.contains(name) {
+                // ClinicalRecord, Audiogram, VisionPrescription, …: said, not silently passed over.
+                return skip(name, .unsupported)
+            }
+        }
+        return nil
+    }
+
+    private func end(_ name: String) -> AppleHealthItem? {
+        switch name {
+        case "Record" where record != nil:
+            guard let attributes = record else { return nil }
+            record = nil
+            let draft: HealthRecordDraft
+            switch AppleHealthMapping.parseRecord(attributes, metadata: recordMetadata) {
+            case let .kept(kept): draft = kept
+            case let .skipped(reason): return skip(name, reason)
+            }
+            if correlation != nil, correlation?.members.count ?? 0 < 64 { correlation?.members.append(draft) }
+            return .record(draft, kind: name)
+        case "WorkoutRoute":
+            inRoute = false
+        case "Correlation" where depth == 1:
+            guard let open = correlation else { return nil }
+            correlation = nil
+            if let reason = AppleHealthMapping.recordProblem(open.attributes) { return skip(name, reason) }
+            guard var draft = AppleHealthMapping.record(open.attributes, metadata: outerMetadata) else { return skip(name, .unparseableDate) }
+            let type = draft.type
+            // The pair (or the meal) as one row naming its members: the members are rows of their own too.
+            draft.value = Double(open.members.count)
+            draft.unit = "count"
+            draft.category = AppleHealthMapping.correlationSummary(type: type, members: open.members)
+            var details = outerMetadata
+            details.append(("members", open.members.map { "\(AppleHealthMapping.shortName($0.type)) \(AppleHealthMapping.number($0.value)) \($0.unit)" }
+                .joined(separator: "; ")))
+            draft.details = AppleHealthMapping.json(details)
+            return .record(draft, kind: name)
+        case "Workout" where depth == 1:
+            guard let open = workout else { return nil }
+            workout = nil
+            inRoute = false
+            guard let draft = AppleHealthMapping.workout(open.attributes, metadata: outerMetadata) else {
+                return skip(name, open.attributes.contains { $0.name == "startDate" } ? .unparseableDate : .missingValue)
+            }
+            guard AppleHealthMapping.plausible(draft.start) else { return skip(name, .outOfRange) }
+            let stats = AppleHealthMapping.workoutStatistics(attributes: open.attributes, statistics: open.statistics)
+            return .workout(AppleHealthWorkout(record: draft, activity: draft.category, durationMinutes: draft.value,
+                                               distanceKm: stats.distanceKm, energyKcal: stats.energyKcal, routeFiles: open.routeFiles,
+                                               points: open.points, skips: open.skips))
+        default:
+            break
         }
         return nil
     }

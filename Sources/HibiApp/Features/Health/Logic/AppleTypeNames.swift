@@ -32,6 +32,13 @@ public enum AppleTypeNames {
         "StairAscentSpeed": Text(en: "Stair speed: up", ja: "階段の速度(上り)"),
         "StairDescentSpeed": Text(en: "Stair speed: down", ja: "階段の速度(下り)"),
         "SixMinuteWalkTestDistance": Text(en: "Six-minute walk", ja: "6分間歩行距離"),
+        "DietaryFatTotal": Text(en: "Fat", ja: "脂質"),
+        "DietaryProtein": Text(en: "Protein", ja: "たんぱく質"),
+        "DietaryCarbohydrates": Text(en: "Carbohydrates", ja: "炭水化物"),
+        "BloodPressure": Text(en: "Blood pressure (pair)", ja: "血圧(最高・最低)"),
+        "Food": Text(en: "Meal", ja: "食事"),
+        "HandwashingEvent": Text(en: "Handwashing", ja: "手洗い"),
+        "ToothbrushingEvent": Text(en: "Toothbrushing", ja: "歯みがき"),
     ]
 
     /// The friendly name of an Apple identifier (with or without its HK… prefix); unknown ones in words.

@@ -42,11 +42,16 @@ public struct ImportJobResponse: Codable, Sendable {
     public let inserted: Int64
     public let duplicates: Int64
     public let error: String?
+    /// Per kind of element: added, duplicates, skipped with a reason code.
+    public let report: ImportReport
+    /// The report in the request's language, one line per kind.
+    public let summary: [String]
 
     init(_ job: ImportJob, language: Language) {
         id = job.id; state = job.state.rawValue; fileName = job.fileName; totalBytes = job.totalBytes; bytesDone = job.bytesDone
         progress = job.state == .done ? 1 : (job.totalBytes > 0 ? min(1, Double(job.bytesDone) / Double(job.totalBytes)) : 0)
         inserted = job.inserted; duplicates = job.duplicates; error = job.errorMessage?(language)
+        report = job.report; summary = job.report.lines(language)
     }
 }
 

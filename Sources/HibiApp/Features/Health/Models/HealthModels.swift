@@ -347,4 +347,6 @@ public struct ImportJob: Sendable, Equatable {
     public var uploadPath: String?
     /// Runs started; a job still "running" at start-up with two or more stopped the process each time.
     public var attempts: Int64 = 0
+    /// What the import did so far, per kind of element (added, duplicates, skipped with a reason).
+    public var report = ImportReport()
 }

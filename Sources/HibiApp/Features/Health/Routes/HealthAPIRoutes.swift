@@ -68,6 +68,12 @@ struct HealthAPIRoutes: Sendable {
             guard let job = try await health.jobs.find(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.jobNotFound }
             return JSONBody(ImportJobResponse(job, language: context.language))
         }
+        api.get("health/electrocardiograms") { _, context in
+            JSONBody(health.electrocardiograms.list(userID: try context.requireUser().id))
+        }
+        api.get("health/electrocardiograms/:name") { _, context in
+            try HealthDownloads.electrocardiogram(health, user: try context.requireUser(), name: try context.parameters.require("name"))
+        }
         api.get("health/profile") { _, context in
             let user = try context.requireUser()
             return JSONBody(HealthProfileBody(try await health.profiles.get(userID: user.id)))

@@ -22,7 +22,11 @@ struct HealthWebRoutes: Sendable {
         }
         router.get("/health/import") { _, context in
             let user = try context.requireUser()
-            return HTMLPage(HealthViews.importPage(context: context, user: user, jobs: try await health.jobs.list(userID: user.id), notice: nil))
+            return HTMLPage(HealthViews.importPage(context: context, user: user, jobs: try await health.jobs.list(userID: user.id), notice: nil,
+                                                   electrocardiograms: health.electrocardiograms.list(userID: user.id)))
+        }
+        router.get("/health/electrocardiograms/:name") { _, context in
+            try HealthDownloads.electrocardiogram(health, user: try context.requireUser(), name: try context.parameters.require("name"))
         }
         router.post("/health/import/csv") { request, context in
             let user = try context.requireUser()

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Logging
+import SQLKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -183,18 +184,69 @@ public struct AppleHealthImporter: Sendable {
                                             totalBytes: size, uploadPath: uploadPath, now: now)
     }
 
-    /// Imports from `path` (XML or ZIP) into the job; `progress` is called after each batch.
+    /// Imports from `path` (XML or ZIP) into the job; `progress` is called after each batch. From a ZIP,
+    /// the workout routes' GPX files and the electrocardiograms beside export.xml are imported too.
     public func run(job: ImportJob, path: String, user: User, progress: @Sendable (ImportJob) -> Void = { _ in }) async throws -> ImportResult {
         do {
             let (stream, size) = try Self.open(path: path)
-            return try await run(job: job, stream: stream, totalBytes: size, user: user, progress: progress)
+            let archive = (stream as? ZipEntryStream).flatMap { _ in try? ZipReader(path: path, maxTotalBytes: ZipEntryStream.maxEntryBytes) }
+            return try await run(job: job, stream: stream, totalBytes: size, user: user, archive: archive, progress: progress)
         } catch let error as HealthError {
             try await health.jobs.setState(job.id, .failed, error: error.text, now: Date())
             throw error
         }
     }
 
-    public func run(job: ImportJob, stream: any ByteStream, totalBytes: Int64, user: User,
+    /// One batch of parsed items, written in one transaction with the job's checkpoint and report.
+    struct Batch: Sendable {
+        var records: [HealthRecordDraft] = []
+        /// Records from other elements than `<Record>` (Correlation, ActivitySummary), counted under their kind.
+        var others: [(kind: String, draft: HealthRecordDraft)] = []
+        var workouts: [AppleHealthWorkout] = []
+        var skips: [ImportSkip] = []
+        var count: Int { records.count + others.count + workouts.count + skips.count }
+        var isEmpty: Bool { count == 0 }
+    }
+
+    /// Writes a batch; returns what it added to the report and the numbers for the job's counters.
+    static func write(_ batch: Batch, userID: String, on sql: any SQLDatabase) async throws -> (report: ImportReport, inserted: Int, duplicates: Int) {
+        var report = ImportReport()
+        var inserted = 0, duplicates = 0
+        let now = Date()
+        if !batch.records.isEmpty {
+            let added = try await HealthRecordStore.insert(batch.records, userID: userID, source: .appleHealth, now: now, on: sql)
+            report.count("Record", added: added, duplicates: batch.records.count - added)
+            inserted += added
+            duplicates += batch.records.count - added
+        }
+        var kinds: [String] = []
+        for (kind, _) in batch.others where !kinds.contains(kind) { kinds.append(kind) }
+        for kind in kinds {
+            let drafts = batch.others.filter { $0.kind == kind }.map(\.draft)
+            let added = try await HealthRecordStore.insert(drafts, userID: userID, source: .appleHealth, now: now, on: sql)
+            report.count(kind, added: added, duplicates: drafts.count - added)
+            inserted += added
+            duplicates += drafts.count - added
+        }
+        if !batch.workouts.isEmpty {
+            // The workout stays a record too (trends, badges and the day page read it there).
+            _ = try await HealthRecordStore.insert(batch.workouts.map(\.record), userID: userID, source: .appleHealth, now: now, on: sql)
+            let added = try await HealthWorkoutStore.insert(batch.workouts, userID: userID, now: now, on: sql)
+            report.count("Workout", added: added, duplicates: batch.workouts.count - added)
+            inserted += added
+            duplicates += batch.workouts.count - added
+            for workout in batch.workouts {
+                for skip in workout.skips { report.skip(skip.kind, skip.reason, at: skip.at) }
+                guard !workout.points.isEmpty else { continue }
+                let points = try await HealthWorkoutStore.insertPoints(workout.points, workoutID: workout.id(userID: userID), userID: userID, on: sql)
+                report.count("Location", added: points, duplicates: workout.points.count - points)
+            }
+        }
+        for skip in batch.skips { report.skip(skip.kind, skip.reason, at: skip.at) }
+        return (report, inserted, duplicates)
+    }
+
+    public func run(job: ImportJob, stream: any ByteStream, totalBytes: Int64, user: User, archive: ZipReader? = nil,
                     progress: @Sendable (ImportJob) -> Void = { _ in }) async throws -> ImportResult {
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let parser = AppleHealthExportParser(stream: stream, timeZone: zone)
@@ -204,14 +256,15 @@ public struct AppleHealthImporter: Sendable {
         try await health.jobs.startAttempt(job.id)
         let skip = job.checkpoint
         var index: Int64 = 0
-        var batch: [HealthRecordDraft] = []
-        batch.reserveCapacity(batchSize)
+        var batch = Batch()
         var birthDate: String?
+        /// Route files named by workouts, read from the archive once the export.xml is in (all workouts, resumed ones included).
+        var routeFiles: [(workoutID: String, path: String)] = []
 
         // One batch is written while the next is parsed: parsing and SQLite each take about half the
         // time, so on two cores they overlap. Only one batch is ever in flight, so batches (and their
         // checkpoints) still commit in file order.
-        struct Written: Sendable { let checkpoint: Int64, bytes: Int64, inserted: Int, count: Int }
+        struct Written: Sendable { let checkpoint: Int64, bytes: Int64, inserted: Int, duplicates: Int, report: ImportReport }
         var inFlight: Task<Written, any Error>?
 
         func finishInFlight() async throws {
@@ -221,41 +274,54 @@ public struct AppleHealthImporter: Sendable {
             current.checkpoint = written.checkpoint
             current.bytesDone = written.bytes
             current.inserted += Int64(written.inserted)
-            current.duplicates += Int64(written.count - written.inserted)
+            current.duplicates += Int64(written.duplicates)
+            current.report = written.report
             progress(current)
         }
 
         func commit() async throws {
             try await finishInFlight()
             guard !batch.isEmpty else { return }
-            let drafts = batch
+            let items = batch
             let checkpoint = index
             let bytes = parser.bytesRead
-            batch = []
-            batch.reserveCapacity(batchSize)
+            let base = current.report
+            batch = Batch()
             let (health, jobID, userID) = (health, job.id, user.id)
             inFlight = Task {
-                let inserted = try await health.database.transaction { sql in
-                    let inserted = try await HealthRecordStore.insert(drafts, userID: userID, source: .appleHealth, now: Date(), on: sql)
+                try await health.database.transaction { sql in
+                    let (added, inserted, duplicates) = try await Self.write(items, userID: userID, on: sql)
+                    var report = base
+                    report.merge(added)
                     try await ImportJobStore.advance(jobID, checkpoint: checkpoint, bytesDone: bytes, inserted: inserted,
-                                                     duplicates: drafts.count - inserted, on: sql)
-                    return inserted
+                                                     duplicates: duplicates, report: report, on: sql)
+                    return Written(checkpoint: checkpoint, bytes: bytes, inserted: inserted, duplicates: duplicates, report: report)
                 }
-                return Written(checkpoint: checkpoint, bytes: bytes, inserted: inserted, count: drafts.count)
             }
         }
 
         do {
             while let item = try parser.next() {
-                switch item {
-                case let .birthDate(date):
+                if case let .birthDate(date) = item {
                     birthDate = date
-                case let .record(draft):
-                    index += 1
-                    if index <= skip { continue }
-                    batch.append(draft)
-                    if batch.count >= batchSize { try await commit() }
+                    continue
                 }
+                if case let .workout(workout) = item {
+                    for path in workout.routeFiles { routeFiles.append((workout.id(userID: user.id), path)) }
+                }
+                index += 1
+                if index <= skip { continue }
+                switch item {
+                case let .record(draft, kind):
+                    if kind == "Record" { batch.records.append(draft) } else { batch.others.append((kind, draft)) }
+                case let .workout(workout):
+                    batch.workouts.append(workout)
+                case let .skipped(skipped):
+                    batch.skips.append(skipped)
+                case .birthDate:
+                    break
+                }
+                if batch.count >= batchSize { try await commit() }
             }
             try await commit()
             try await finishInFlight()
@@ -274,6 +340,10 @@ public struct AppleHealthImporter: Sendable {
             logger.notice("health import failed", metadata: ["job": "\(job.id)", "code": "\(failure.code)"])
             throw failure
         }
+        var report = current.report
+        report.merge(try await importArchiveFiles(archive, routeFiles: routeFiles, user: user))
+        current.report = report
+        try await ImportJobStore.saveReport(job.id, report, on: health.database.sql)
         if let birthDate, try await health.profiles.get(userID: user.id).birthDate == nil {
             var profile = try await health.profiles.get(userID: user.id)
             profile.birthDate = String(birthDate.prefix(10))
@@ -286,5 +356,72 @@ public struct AppleHealthImporter: Sendable {
         progress(current)
         logger.info("health import finished", metadata: ["job": "\(job.id)", "inserted": "\(current.inserted)", "duplicates": "\(current.duplicates)"])
         return ImportResult(job: try await health.jobs.find(id: job.id, userID: user.id) ?? current, newBadges: badges)
+    }
+
+    /// The files beside export.xml: each route GPX a workout names (its points, kind `trkpt`), route files
+    /// no workout names, and electrocardiograms kept as files. Without an archive (export.xml alone), the
+    /// named route files are reported missing.
+    func importArchiveFiles(_ archive: ZipReader?, routeFiles: [(workoutID: String, path: String)], user: User) async throws -> ImportReport {
+        var report = ImportReport()
+        guard let archive else {
+            for file in routeFiles { report.skip("FileReference", .missingFile, at: file.path) }
+            return report
+        }
+        // Entry names carry the export's folder ("apple_health_export/workout-routes/x.gpx"); FileReference
+        // paths start at that folder ("/workout-routes/x.gpx").
+        var byTail: [String: String] = [:]
+        for name in archive.entries.keys {
+            if let range = name.range(of: "workout-routes/") ?? name.range(of: "electrocardiograms/") {
+                byTail[String(name[range.lowerBound...])] = name
+            }
+        }
+        var used: Set<String> = []
+        for file in routeFiles {
+            let tail = file.path.hasPrefix("/") ? String(file.path.dropFirst()) : file.path
+            guard let name = byTail[tail], let entry = archive.entries[name] else {
+                report.skip("FileReference", .missingFile, at: file.path)
+                continue
+            }
+            used.insert(name)
+            guard entry.size <= 64 << 20, let data = try? archive.contents(of: name) else {
+                report.skip("FileReference", .tooMany, at: file.path)
+                continue
+            }
+            let parsed: (points: [WorkoutRoutePoint], skips: [ImportSkip])
+            do {
+                parsed = try WorkoutRouteGPX.parse(MemoryByteStream(Array(data)))
+            } catch {
+                report.skip("FileReference", .unsupported, at: file.path)
+                continue
+            }
+            let (userID, workoutID) = (user.id, file.workoutID)
+            let added = try await health.database.transaction { sql in
+                try await HealthWorkoutStore.insertPoints(parsed.points, workoutID: workoutID, userID: userID, on: sql)
+            }
+            report.count("trkpt", added: added, duplicates: parsed.points.count - added)
+            for skip in parsed.skips { report.skip(skip.kind, skip.reason, at: "\(tail) \(skip.at)") }
+        }
+        for (tail, name) in byTail.sorted(by: { $0.key < $1.key }) {
+            if tail.hasPrefix("workout-routes/"), tail.hasSuffix(".gpx"), !used.contains(name) {
+                // A route no workout names has nothing to belong to: said, not silently passed over.
+                report.skip("workout-routes file", .missingValue, at: tail)
+            } else if tail.hasPrefix("electrocardiograms/"), tail.hasSuffix(".csv") {
+                let file = String(tail.dropFirst("electrocardiograms/".count))
+                guard health.electrocardiograms.directory != nil, HealthECGStore.isSafeName(file) else {
+                    report.skip("electrocardiogram", .unsupported, at: tail)
+                    continue
+                }
+                guard let entry = archive.entries[name], entry.size <= UInt64(HealthECGStore.maxBytes), let data = try? archive.contents(of: name) else {
+                    report.skip("electrocardiogram", .tooMany, at: tail)
+                    continue
+                }
+                if try health.electrocardiograms.save(name: file, data: data, userID: user.id) {
+                    report.count("electrocardiogram", added: 1, duplicates: 0)
+                } else {
+                    report.count("electrocardiogram", added: 0, duplicates: 1)
+                }
+            }
+        }
+        return report
     }
 }

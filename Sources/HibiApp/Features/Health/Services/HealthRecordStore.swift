@@ -55,8 +55,9 @@ public struct HealthRecordStore: Sendable {
             + " ON CONFLICT (\(identity.joined(separator: ","))) DO NOTHING"
         var binds: [SQLiteData] = []
         binds.reserveCapacity(drafts.count * columns.count)
+        var ids = HealthRecordIDs(now: now)
         for d in drafts {
-            binds += [.text(TimeOrderedID.make(now: now)), .text(userID), .text(d.type), .float(d.value), .text(d.category),
+            binds += [.text(ids.next()), .text(userID), .text(d.type), .float(d.value), .text(d.category),
                       .text(d.unit), .integer(SQLiteInt64(d.start)), .integer(SQLiteInt64(d.end)), .text(source.rawValue), .text(d.device),
                       d.details.map { .text($0) } ?? .null, .integer(SQLiteInt64(created))]
         }

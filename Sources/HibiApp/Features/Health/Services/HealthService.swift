@@ -13,11 +13,13 @@ public struct HealthService: Sendable {
     public let badges: HealthBadgeStore
     public let reminders: HealthReminderStore
     public let jobs: ImportJobStore
+    public let workoutStore: HealthWorkoutStore
+    public let electrocardiograms: HealthECGStore
     let logger: Logger
     /// Checks reminder webhooks before they are saved (the sender checks again at every send).
     let outbound: OutboundHTTP
 
-    public init(database: Database, box: SealedBoxService, outbound: OutboundHTTP = OutboundHTTP(), logger: Logger) {
+    public init(database: Database, box: SealedBoxService, outbound: OutboundHTTP = OutboundHTTP(), mediaDirectory: String? = nil, logger: Logger) {
         self.outbound = outbound
         self.database = database
         records = HealthRecordStore(database: database)
@@ -26,6 +28,8 @@ public struct HealthService: Sendable {
         badges = HealthBadgeStore(database: database)
         reminders = HealthReminderStore(database: database)
         jobs = ImportJobStore(database: database)
+        workoutStore = HealthWorkoutStore(database: database)
+        electrocardiograms = HealthECGStore(directory: mediaDirectory.map { ($0 as NSString).appendingPathComponent("health-ecg") })
         self.logger = logger
     }
 

@@ -217,12 +217,25 @@ public struct ImportJobStore: Sendable {
     }
 
     /// Written in the same transaction as the batch it describes, so the checkpoint never runs ahead of the data.
-    static func advance(_ id: String, checkpoint: Int64, bytesDone: Int64, inserted: Int, duplicates: Int, on sql: any SQLDatabase) async throws {
+    static func advance(_ id: String, checkpoint: Int64, bytesDone: Int64, inserted: Int, duplicates: Int, report: ImportReport? = nil,
+                        on sql: any SQLDatabase) async throws {
         try await sql.raw("""
             UPDATE health_import_jobs SET checkpoint = \(bind: checkpoint), bytes_done = \(bind: bytesDone),
             inserted = inserted + \(bind: Int64(inserted)), duplicates = duplicates + \(bind: Int64(duplicates)), state = \(bind: ImportState.running.rawValue)
             WHERE id = \(bind: id)
             """).run()
+        if let report { try await saveReport(id, report, on: sql) }
+    }
+
+    /// The report as JSON beside the counters, written with the batch it describes.
+    static func saveReport(_ id: String, _ report: ImportReport, on sql: any SQLDatabase) async throws {
+        let text = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+        try await sql.update("health_import_jobs").set("report", to: text).where("id", .equal, id).run()
+    }
+
+    static func decodeReport(_ text: String?) -> ImportReport {
+        guard let text, let report = try? JSONDecoder().decode(ImportReport.self, from: Data(text.utf8)) else { return ImportReport() }
+        return report
     }
 
     static func decode(_ row: any SQLRow) throws -> ImportJob {
@@ -240,6 +253,7 @@ public struct ImportJobStore: Sendable {
             createdAt: try row.date("created_at"),
             finishedAt: try row.optionalDate("finished_at"),
             uploadPath: try row.decode(column: "upload_path", as: String?.self),
-            attempts: try row.decode(column: "attempts", as: Int64.self))
+            attempts: try row.decode(column: "attempts", as: Int64.self),
+            report: decodeReport(try row.decode(column: "report", as: String?.self)))
     }
 }

@@ -31,6 +31,7 @@ enum HealthStrings {
     static let importDone = Text(en: "Import finished: %@ new records, %@ duplicates skipped.", ja: "読み込み完了: 新しい記録 %@ 件、重複 %@ 件をスキップしました。")
     static let importFailed = Text(en: "Import failed", ja: "読み込みに失敗しました")
     static let recentImports = Text(en: "Recent imports", ja: "最近の読み込み")
+    static let electrocardiograms = Text(en: "Electrocardiograms (from Apple Health)", ja: "心電図(Apple ヘルスケアから)")
     static let csv = Text(en: "CSV", ja: "CSV")
     static let csvHelp = Text(en: "Columns: type,value,unit,start,end,source,device,category (times in ISO-8601).", ja: "列: type,value,unit,start,end,source,device,category(日時は ISO-8601)。")
     static let csvImport = Text(en: "Import CSV", ja: "CSV を読み込む")

@@ -222,7 +222,8 @@ enum HealthViews {
         }
     }
 
-    static func importPage(context: HibiRequestContext, user: User, jobs: [ImportJob], notice: (String, Layout.NoticeKind)?) -> Node {
+    static func importPage(context: HibiRequestContext, user: User, jobs: [ImportJob], notice: (String, Layout.NoticeKind)?,
+                           electrocardiograms: [HealthECGStore.File] = []) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         return page(HealthStrings.importTitle(l), context: context, tab: "/health/import", scripts: ["/static/health.js"]) {
@@ -243,6 +244,17 @@ enum HealthViews {
                     // progress is not a void element: without its end tag the message below became its (never shown) content.
                     el("progress", [.id("import-progress"), .value("0"), .init("max", "100"), .init("hidden", nil), .aria("label", HealthStrings.importing(l))]) { "" }
                     el("p", .id("import-message")) { "" }
+                    el("ul", .id("import-report"), .class("import-report")) { "" }
+                }
+            }
+            if !electrocardiograms.isEmpty {
+                el("section", .class("card"), .id("ecg-section")) {
+                    el("h2") { HealthStrings.electrocardiograms(l) }
+                    el("ul", .id("ecg-list")) {
+                        for file in electrocardiograms {
+                            el("li") { el("a", .href("/health/electrocardiograms/\(file.name)"), .init("download", file.name)) { file.name } }
+                        }
+                    }
                 }
             }
             el("section", .class("card"), .id("csv-section")) {
@@ -266,6 +278,9 @@ enum HealthViews {
                             el("li") {
                                 "\(job.createdAt.formatted(formatter(l, zone))) · \(job.fileName) · \(job.state.rawValue) · +\(job.inserted) / =\(job.duplicates)"
                                 if let error = job.errorMessage { br(); el("small", .class("error-text")) { error(l) } }
+                                if !job.report.kinds.isEmpty {
+                                    el("ul", .class("import-report")) { for line in job.report.lines(l) { el("li") { line } } }
+                                }
                             }
                         }
                     }

@@ -1,0 +1,92 @@
+import Foundation
+import SQLKit
+
+/// A workout as stored: what the journal, the map and the workouts API read.
+public struct HealthWorkout: Sendable, Equatable, Codable {
+    public var id: String
+    public var activity: String
+    public var start: Date
+    public var end: Date
+    public var durationMinutes: Double
+    public var distanceKm: Double?
+    public var energyKcal: Double?
+    public var device: String
+    public var details: String?
+}
+
+/// Workouts and their route points, always scoped to one user.
+public struct HealthWorkoutStore: Sendable {
+    let database: Database
+
+    /// Inserts the workouts that are new (their ids are derived from what they are, so a re-import
+    /// conflicts on the key); returns how many were added.
+    static func insert(_ workouts: [AppleHealthWorkout], userID: String, now: Date, on sql: any SQLDatabase) async throws -> Int {
+        guard !workouts.isEmpty else { return 0 }
+        var added = 0
+        for start in stride(from: 0, to: workouts.count, by: 500) {
+            let builder = sql.insert(into: "health_workouts")
+                .columns("id", "user_id", "activity", "start_at", "end_at", "duration_min", "distance_km", "energy_kcal", "device", "details", "created_at")
+            for w in workouts[start..<min(start + 500, workouts.count)] {
+                builder.values(SQLBind(w.id(userID: userID)), SQLBind(userID), SQLBind(w.activity), SQLBind(w.record.start), SQLBind(w.record.end),
+                               SQLBind(w.durationMinutes), SQLBind(w.distanceKm), SQLBind(w.energyKcal), SQLBind(w.record.device),
+                               SQLBind(w.record.details), SQLBind(Int64(now.timeIntervalSince1970)))
+            }
+            added += try await builder.ignoringConflicts(with: ["id"]).returning("id").all().count
+        }
+        return added
+    }
+
+    /// Inserts route points of one workout, skipping those already stored; returns how many were added.
+    static func insertPoints(_ points: some Collection<WorkoutRoutePoint>, workoutID: String, userID: String, on sql: any SQLDatabase) async throws -> Int {
+        var added = 0
+        var chunk: [WorkoutRoutePoint] = []
+        chunk.reserveCapacity(500)
+        func flush() async throws {
+            guard !chunk.isEmpty else { return }
+            let builder = sql.insert(into: "health_workout_route_points").columns("user_id", "workout_id", "t", "lat", "lon", "ele")
+            for p in chunk { builder.values(SQLBind(userID), SQLBind(workoutID), SQLBind(p.t), SQLBind(p.lat), SQLBind(p.lon), SQLBind(p.ele)) }
+            added += try await builder.ignoringConflicts(with: ["workout_id", "t", "lat", "lon"]).returning("t").all().count
+            chunk.removeAll(keepingCapacity: true)
+        }
+        for point in points {
+            chunk.append(point)
+            if chunk.count == 500 { try await flush() }
+        }
+        try await flush()
+        return added
+    }
+
+    /// Whether the workout exists for this user (route files only attach to a workout of their owner).
+    public func exists(id: String, userID: String) async throws -> Bool {
+        try await database.sql.select().column("id").from("health_workouts").where("id", .equal, id).where("user_id", .equal, userID).first() != nil
+    }
+
+    /// Workouts that started in [from, to), oldest first, at most `limit`.
+    public func list(userID: String, from: Int64, to: Int64, limit: Int = 500) async throws -> [HealthWorkout] {
+        try await database.sql.select().column("*").from("health_workouts").where("user_id", .equal, userID)
+            .where("start_at", .greaterThanOrEqual, from).where("start_at", .lessThan, to)
+            .orderBy("start_at").orderBy("id").limit(limit).all().map(Self.decode)
+    }
+
+    public func find(id: String, userID: String) async throws -> HealthWorkout? {
+        try await database.sql.select().column("*").from("health_workouts").where("id", .equal, id).where("user_id", .equal, userID)
+            .first().map(Self.decode)
+    }
+
+    /// The route of one workout in time order (empty when it has none or is not the user's).
+    public func route(workoutID: String, userID: String, limit: Int = 200_000) async throws -> [WorkoutRoutePoint] {
+        try await database.sql.select().column("t").column("lat").column("lon").column("ele").from("health_workout_route_points")
+            .where("workout_id", .equal, workoutID).where("user_id", .equal, userID).orderBy("t").limit(limit).all()
+            .map { WorkoutRoutePoint(t: try $0.decode(column: "t", as: Int64.self), lat: try $0.decode(column: "lat", as: Double.self),
+                                     lon: try $0.decode(column: "lon", as: Double.self), ele: try $0.decode(column: "ele", as: Double?.self)) }
+    }
+
+    static func decode(_ row: any SQLRow) throws -> HealthWorkout {
+        HealthWorkout(id: try row.decode(column: "id", as: String.self), activity: try row.decode(column: "activity", as: String.self),
+                      start: try row.date("start_at"), end: try row.date("end_at"),
+                      durationMinutes: try row.decode(column: "duration_min", as: Double.self),
+                      distanceKm: try row.decode(column: "distance_km", as: Double?.self),
+                      energyKcal: try row.decode(column: "energy_kcal", as: Double?.self),
+                      device: try row.decode(column: "device", as: String.self), details: try row.decode(column: "details", as: String?.self))
+    }
+}
