@@ -24,8 +24,8 @@ public struct HealthFeature: Feature {
 
     public func routes() -> FeatureRoutes {
         .build { web, api in
-            HealthAPIRoutes(health: service, importer: importer, uploads: uploads, bodyLimit: platform.config.maxRequestBodyBytes).register(on: api)
-            HealthWebRoutes(health: service, renderer: ShareCardRenderer()).register(on: web)
+            HealthAPIRoutes(health: service, importer: importer, uploads: uploads, bodyLimit: platform.config.maxRequestBodyBytes).register(on: api.signedIn())
+            HealthWebRoutes(health: service, renderer: ShareCardRenderer()).register(on: web.signedIn())
         }
     }
 

@@ -8,15 +8,15 @@ struct HealthAPIRoutes: Sendable {
     let uploads: HealthUploads
     let bodyLimit: Int
 
-    func register(on api: some RouterMethods<HibiRequestContext>) {
+    func register(on api: some RouterMethods<SignedInContext>) {
         api.get("health/records") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let filter = try Self.filter(request)
             let units = try await health.profiles.get(userID: user.id).units
             return JSONBody(try await health.records.list(userID: user.id, filter: filter).map { HealthRecordResponse($0, units: units) })
         }
         api.post("health/records") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let body = try await request.json(HealthRecordRequest.self, limit: bodyLimit)
             let (record, badges) = try await health.add(.init(type: body.type, value: body.value, unit: body.unit, start: body.start, end: body.end),
@@ -25,12 +25,12 @@ struct HealthAPIRoutes: Sendable {
             return JSONBody(CreatedRecordResponse(record: HealthRecordResponse(record, units: units), newBadges: badges.map(\.key)), status: .created)
         }
         api.get("health/records/:id") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             guard let record = try await health.records.find(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
             return JSONBody(HealthRecordResponse(record, units: try await health.profiles.get(userID: user.id).units))
         }
         api.put("health/records/:id") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let body = try await request.json(HealthRecordRequest.self, limit: bodyLimit)
             let record = try await health.update(id: try context.parameters.require("id"),
@@ -39,15 +39,15 @@ struct HealthAPIRoutes: Sendable {
             return JSONBody(HealthRecordResponse(record, units: try await health.profiles.get(userID: user.id).units))
         }
         api.delete("health/records/:id") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             guard try await health.records.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
             return Response(status: .noContent)
         }
         api.get("health/export.csv") { _, context in
-            try await HealthDownloads.csv(health, user: try context.requireUser())
+            try await HealthDownloads.csv(health, user: context.user)
         }
         api.post("health/import.csv") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             if let type = request.headers[.contentType], !type.lowercased().hasPrefix("text/csv") { throw RequestError.unsupportedMediaType }
             var request = request
             let limit = 16 * 1_048_576
@@ -55,41 +55,41 @@ struct HealthAPIRoutes: Sendable {
             return JSONBody(try await health.importCSV(String(decoding: buffer.readableBytesView, as: UTF8.self), user: user, now: context.now))
         }
         api.post("health/imports") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let job = try await uploads.receive(request, user: user, fileName: request.uri.formQuery.get("name") ?? "export.xml", now: context.now)
             return JSONBody(ImportJobResponse(job, language: context.language), status: .accepted)
         }
         api.get("health/imports") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             return JSONBody(try await health.jobs.list(userID: user.id).map { ImportJobResponse($0, language: context.language) })
         }
         api.get("health/imports/:id") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             guard let job = try await health.jobs.find(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.jobNotFound }
             return JSONBody(ImportJobResponse(job, language: context.language))
         }
         api.get("health/electrocardiograms") { _, context in
-            JSONBody(health.electrocardiograms.list(userID: try context.requireUser().id))
+            JSONBody(health.electrocardiograms.list(userID: context.user.id))
         }
         api.get("health/electrocardiograms/:name") { _, context in
-            try HealthDownloads.electrocardiogram(health, user: try context.requireUser(), name: try context.parameters.require("name"))
+            try HealthDownloads.electrocardiogram(health, user: context.user, name: try context.parameters.require("name"))
         }
         api.get("health/profile") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             return JSONBody(HealthProfileBody(try await health.profiles.get(userID: user.id)))
         }
         api.put("health/profile") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let body = try await request.json(HealthProfileBody.self, limit: bodyLimit)
             return JSONBody(HealthProfileBody(try await health.updateProfile(user: user, body: body, now: context.now)))
         }
         api.get("health/goals") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             return JSONBody(try await health.goalProgress(user: user, now: context.now).map { GoalResponse($0.0, $0.1) })
         }
         api.post("health/goals") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let body = try await request.json(GoalRequest.self, limit: bodyLimit)
             let (goal, _) = try await health.createGoal(user: user, type: body.type, target: body.targetValue, deadline: body.deadline, now: context.now)
@@ -99,18 +99,18 @@ struct HealthAPIRoutes: Sendable {
             return JSONBody(GoalResponse(progress.0, progress.1), status: .created)
         }
         api.delete("health/goals/:id") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             guard try await health.goals.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.goalNotFound }
             return Response(status: .noContent)
         }
         api.get("health/badges") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             let earned = try await health.badges.earned(userID: user.id)
             let facts = try await health.facts(user: user, now: context.now)
             return JSONBody(BadgeRules.all.map { d in BadgeResponse(d, earned: earned.first { $0.key == d.key }, facts: facts, language: context.language) })
         }
         api.get("health/trends") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let (type, range) = try HealthRequest.trendQuery(request)
             let analysis = try await health.trends(user: user, type: type, range: range, now: context.now)
             return JSONBody(TrendResponse(
@@ -120,12 +120,12 @@ struct HealthAPIRoutes: Sendable {
                 slopePerDay: analysis.slopePerDay, rSquared: analysis.rSquared))
         }
         api.get("health/reminders") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             let now = context.now
             return JSONBody(try await health.reminders.list(userID: user.id).map { health.reminderResponse($0, user: user, now: now) })
         }
         api.post("health/reminders") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let body = try await request.json(ReminderRequest.self, limit: bodyLimit)
             let reminder = try await health.createReminder(user: user, time: body.time, weekdays: body.weekdays ?? [], message: body.message,
@@ -133,7 +133,7 @@ struct HealthAPIRoutes: Sendable {
             return JSONBody(health.reminderResponse(reminder, user: user, now: context.now), status: .created)
         }
         api.delete("health/reminders/:id") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             guard try await health.reminders.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.reminderNotFound }
             return Response(status: .noContent)
         }

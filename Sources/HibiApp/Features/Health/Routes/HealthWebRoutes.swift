@@ -6,30 +6,30 @@ struct HealthWebRoutes: Sendable {
     let health: HealthService
     let renderer: ShareCardRenderer
 
-    func register(on router: some RouterMethods<HibiRequestContext>) {
+    func register(on router: some RouterMethods<SignedInContext>) {
         router.get("/health") { request, context in try await overview(request, context) }
         router.post("/health/records") { request, context in try await addRecord(request, context) }
         router.get("/health/records/:id/edit") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             guard let record = try await health.records.find(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
-            return HTMLPage(HealthViews.edit(context: context, user: user, record: record, error: nil, values: nil))
+            return HTMLPage(HealthViews.edit(context: context.base, user: user, record: record, error: nil, values: nil))
         }
         router.post("/health/records/:id") { request, context in try await updateRecord(request, context) }
         router.post("/health/records/:id/delete") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             guard try await health.records.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
             return Response.redirect(to: "/health?deleted=1", type: .normal)
         }
         router.get("/health/import") { _, context in
-            let user = try context.requireUser()
-            return HTMLPage(HealthViews.importPage(context: context, user: user, jobs: try await health.jobs.list(userID: user.id), notice: nil,
+            let user = context.user
+            return HTMLPage(HealthViews.importPage(context: context.base, user: user, jobs: try await health.jobs.list(userID: user.id), notice: nil,
                                                    electrocardiograms: health.electrocardiograms.list(userID: user.id)))
         }
         router.get("/health/electrocardiograms/:name") { _, context in
-            try HealthDownloads.electrocardiogram(health, user: try context.requireUser(), name: try context.parameters.require("name"))
+            try HealthDownloads.electrocardiogram(health, user: context.user, name: try context.parameters.require("name"))
         }
         router.post("/health/import/csv") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let form = try await request.form(limit: 1_048_576)
             let notice: (String, Layout.NoticeKind)
@@ -41,19 +41,19 @@ struct HealthWebRoutes: Sendable {
                 notice = (error.message(context.language), .error)
                 status = error.status
             }
-            return HTMLPage(HealthViews.importPage(context: context, user: user, jobs: try await health.jobs.list(userID: user.id), notice: notice), status: status)
+            return HTMLPage(HealthViews.importPage(context: context.base, user: user, jobs: try await health.jobs.list(userID: user.id), notice: notice), status: status)
         }
-        router.get("/health/export.csv") { _, context in try await HealthDownloads.csv(health, user: try context.requireUser()) }
+        router.get("/health/export.csv") { _, context in try await HealthDownloads.csv(health, user: context.user) }
         router.get("/health/trends") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             let (type, range) = try HealthRequest.trendQuery(request)
             let analysis = try await health.trends(user: user, type: type, range: range, now: context.now)
-            return HTMLPage(HealthViews.trends(context: context, type: type, range: range, analysis: analysis,
+            return HTMLPage(HealthViews.trends(context: context.base, type: type, range: range, analysis: analysis,
                                                units: try await health.profiles.get(userID: user.id).units))
         }
         router.get("/health/goals") { _, context in try await goalsPage(context, notice: nil) }
         router.post("/health/goals") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let form = try await request.form()
             do {
@@ -77,12 +77,12 @@ struct HealthWebRoutes: Sendable {
             }
         }
         router.post("/health/goals/:id/delete") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             guard try await health.goals.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.goalNotFound }
             return Response.redirect(to: "/health/goals", type: .normal)
         }
         router.post("/health/profile") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let form = try await request.form()
             do {
@@ -108,12 +108,12 @@ struct HealthWebRoutes: Sendable {
             }
         }
         router.get("/health/badges") { _, context in
-            let user = try context.requireUser()
-            return HTMLPage(HealthViews.badges(context: context, user: user, earned: try await health.badges.earned(userID: user.id),
+            let user = context.user
+            return HTMLPage(HealthViews.badges(context: context.base, user: user, earned: try await health.badges.earned(userID: user.id),
                                                facts: try await health.facts(user: user, now: context.now)))
         }
         router.get("/health/badges/:file") { request, context in
-            _ = try context.requireUser()
+            
             let file = try context.parameters.require("file")
             guard file.hasSuffix(".svg"), let d = BadgeRules.definition(String(file.dropLast(4))) else { throw RequestError.notFound }
             let earned = request.uri.formQuery.get("state") != "locked"
@@ -122,7 +122,7 @@ struct HealthWebRoutes: Sendable {
         }
         router.get("/health/reminders") { _, context in try await remindersPage(context, notice: nil) }
         router.post("/health/reminders") { request, context in
-            let user = try context.requireUser()
+            let user = context.user
             var request = request
             let form = try await request.form()
             do {
@@ -134,15 +134,15 @@ struct HealthWebRoutes: Sendable {
             }
         }
         router.post("/health/reminders/:id/delete") { _, context in
-            let user = try context.requireUser()
+            let user = context.user
             guard try await health.reminders.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.reminderNotFound }
             return Response.redirect(to: "/health/reminders", type: .normal)
         }
         router.get("/health/share") { request, context in
-            _ = try context.requireUser()
+            
             let options = Self.shareOptions(request)
             let query = options.sorted().map { "\($0)=1" }.joined(separator: "&")
-            return HTMLPage(HealthViews.share(context: context, query: query, options: options))
+            return HTMLPage(HealthViews.share(context: context.base, query: query, options: options))
         }
         router.get("/health/share/card.svg") { request, context in
             let svg = try await shareSVG(request, context)
@@ -160,8 +160,8 @@ struct HealthWebRoutes: Sendable {
         return chosen.isEmpty && (request.uri.query ?? "").isEmpty ? ["steps", "badge"] : chosen
     }
 
-    func shareSVG(_ request: Request, _ context: HibiRequestContext) async throws -> String {
-        let user = try context.requireUser()
+    func shareSVG(_ request: Request, _ context: SignedInContext) async throws -> String {
+        let user = context.user
         let l = context.language
         let options = Self.shareOptions(request)
         let now = context.now
@@ -206,9 +206,9 @@ struct HealthWebRoutes: Sendable {
         return nil
     }
 
-    func overview(_ request: Request, _ context: HibiRequestContext, notice: (String, Layout.NoticeKind)? = nil, form: [String: String] = [:],
+    func overview(_ request: Request, _ context: SignedInContext, notice: (String, Layout.NoticeKind)? = nil, form: [String: String] = [:],
                   status: HTTPResponse.Status = .ok) async throws -> Response {
-        let user = try context.requireUser()
+        let user = context.user
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let now = context.now
         let q = request.uri.formQuery
@@ -241,7 +241,7 @@ struct HealthWebRoutes: Sendable {
             notice: notice, form: form)
         data.page = page.page
         data.hasOlder = records.count > page.perPage
-        return try HTMLPage(HealthViews.overview(context: context, user: user, data: data, now: now), status: status).response(from: request, context: context)
+        return try HTMLPage(HealthViews.overview(context: context.base, user: user, data: data, now: now), status: status).response(from: request, context: context.base)
     }
 
     func recordInput(_ form: FormData, zone: TimeZone) throws -> HealthService.NewRecord {
@@ -253,8 +253,8 @@ struct HealthWebRoutes: Sendable {
         return .init(type: form["type"] ?? "", value: value, unit: form["unit"], start: start, end: end)
     }
 
-    func addRecord(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
-        let user = try context.requireUser()
+    func addRecord(_ request: Request, _ context: SignedInContext) async throws -> Response {
+        let user = context.user
         var request = request
         let form = try await request.form()
         do {
@@ -265,8 +265,8 @@ struct HealthWebRoutes: Sendable {
         }
     }
 
-    func updateRecord(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
-        let user = try context.requireUser()
+    func updateRecord(_ request: Request, _ context: SignedInContext) async throws -> Response {
+        let user = context.user
         let id = try context.parameters.require("id")
         var request = request
         let form = try await request.form()
@@ -275,21 +275,21 @@ struct HealthWebRoutes: Sendable {
             _ = try await health.update(id: id, try recordInput(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt), user: user, now: context.now)
             return .redirect(to: "/health?saved=1", type: .normal)
         } catch let error as HealthError {
-            return try HTMLPage(HealthViews.edit(context: context, user: user, record: record, error: error.message(context.language), values: form.fields),
-                                status: error.status).response(from: request, context: context)
+            return try HTMLPage(HealthViews.edit(context: context.base, user: user, record: record, error: error.message(context.language), values: form.fields),
+                                status: error.status).response(from: request, context: context.base)
         }
     }
 
-    func goalsPage(_ context: HibiRequestContext, notice: (String, Layout.NoticeKind)?, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
-        let user = try context.requireUser()
-        return HTMLPage(HealthViews.goals(context: context, user: user, profile: try await health.profiles.get(userID: user.id),
+    func goalsPage(_ context: SignedInContext, notice: (String, Layout.NoticeKind)?, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
+        let user = context.user
+        return HTMLPage(HealthViews.goals(context: context.base, user: user, profile: try await health.profiles.get(userID: user.id),
                                           goals: try await health.goalProgress(user: user, now: context.now), notice: notice), status: status)
     }
 
-    func remindersPage(_ context: HibiRequestContext, notice: (String, Layout.NoticeKind)?, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
-        let user = try context.requireUser()
+    func remindersPage(_ context: SignedInContext, notice: (String, Layout.NoticeKind)?, status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
+        let user = context.user
         let now = context.now
-        return HTMLPage(HealthViews.reminders(context: context, reminders: try await health.reminders.list(userID: user.id).map {
+        return HTMLPage(HealthViews.reminders(context: context.base, reminders: try await health.reminders.list(userID: user.id).map {
             health.reminderResponse($0, user: user, now: now)
         }, notice: notice, user: user), status: status)
     }
