@@ -125,7 +125,8 @@ struct JournalLogicTests {
             let locked = try await browser.get("/day/2024-05-01")
             #expect(locked.status == .ok)
             #expect(!locked.body.contains("A secret picnic"))
-            #expect(locked.body.contains("/diary/unlock?next=/day/2024-05-01"))
+            // The link returns to this day after unlocking.
+            #expect(locked.body.contains(DiaryPaths.unlock(next: "/day/2024-05-01")))
             try await browser.unlockDiary()
             let open = try await browser.get("/day/2024-05-01")
             #expect(open.body.contains("A secret picnic"))

@@ -68,6 +68,14 @@ public enum Layout {
                                 }
                             }
                         }
+                        // One search box for everything, on every page (a link to the search page where the header is narrow).
+                        el("li", .class("header-search")) {
+                            el("form", .method("get"), .action("/search"), .role("search")) {
+                                input(.type("search"), .name("q"), .id("header-search"), .placeholder(CommonStrings.search(language)),
+                                      .aria("label", CommonStrings.searchEverything(language)))
+                            }
+                            el("a", .href("/search"), .class("search-link"), .aria("label", CommonStrings.searchEverything(language))) { "🔍" }
+                        }
                         el("li") {
                             el("details", .class("dropdown user-menu")) {
                                 el("summary", .aria("label", CommonStrings.userMenu(language, user.displayName))) { user.displayName }

@@ -140,6 +140,18 @@ struct DayResponse: Codable, Sendable {
     let health: [HealthDayLine]
     let visits: [VisitItem]
     let videosWatched: [VideoItemResponse]
+    struct WorkoutItem: Codable, Sendable {
+        let id: String
+        let activity: String
+        let start: Date
+        let end: Date
+        let durationMinutes: Double
+        let distanceKm: Double?
+        let energyKcal: Double?
+        /// The route as drawn on the day's map: at most 400 points spread along it, `[latitude, longitude]` each.
+        let route: [[Double]]
+    }
+    let workouts: [WorkoutItem]
     struct MemoryResponse: Codable, Sendable {
         let date: String
         let yearsAgo: Int
@@ -161,6 +173,11 @@ struct DayResponse: Codable, Sendable {
         visits = day.visits.map { VisitItem(id: $0.id, name: $0.fields.name, visitedAt: $0.fields.visitedAt, latitude: $0.fields.latitude,
                                             longitude: $0.fields.longitude) }
         videosWatched = day.videosWatched.map { VideoItemResponse(id: $0.video.id, title: $0.title, lastPlayedAt: $0.data.lastPlayedAt) }
+        workouts = day.workouts.map { item in
+            WorkoutItem(id: item.workout.id, activity: item.workout.activity, start: item.workout.start, end: item.workout.end,
+                        durationMinutes: item.workout.durationMinutes, distanceKm: item.workout.distanceKm, energyKcal: item.workout.energyKcal,
+                        route: item.route.map { [$0.lat, $0.lon] })
+        }
         let diaryOpen = day.diary != nil
         onThisDay = day.onThisDay.map { memory in
             MemoryResponse(date: memory.key.description, yearsAgo: memory.yearsAgo,

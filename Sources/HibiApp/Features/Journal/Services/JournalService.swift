@@ -31,7 +31,15 @@ public struct JournalService: Sendable {
         /// The person's own rating, else the default from the confirmed moods (only when the diary is readable).
         public let rating: Rating?
 
-        public var isEmpty: Bool { (diary ?? []).isEmpty && health.isEmpty && visits.isEmpty && videosWatched.isEmpty }
+        /// Workouts that started this day, each with its route (thinned for drawing).
+        public var workouts: [DayWorkout] = []
+
+        public var isEmpty: Bool { (diary ?? []).isEmpty && health.isEmpty && visits.isEmpty && videosWatched.isEmpty && workouts.isEmpty }
+    }
+
+    public struct DayWorkout: Sendable {
+        public let workout: HealthWorkout
+        public let route: [WorkoutRoutePoint]
     }
 
     public struct Memory: Sendable {
@@ -58,12 +66,20 @@ public struct JournalService: Sendable {
         let dayVisits = try await visits.list(userID: user.id, filter: VisitFilter(from: interval.start, to: interval.end))
             .sorted { $0.fields.visitedAt < $1.fields.visitedAt }
         let watched = try await videos.played(userID: user.id, from: interval.start, to: interval.end)
+        var workouts: [DayWorkout] = []
+        for workout in try await health.workouts(user: user, in: DateInterval(start: interval.start, end: last), limit: Self.workoutLimit) {
+            let route = try await health.workoutRoute(user: user, workoutID: workout.id)
+            workouts.append(DayWorkout(workout: workout, route: DayMap.thin(route, limit: DayMap.maxTrackPoints)))
+        }
         return Day(key: key, diary: entries, health: HealthDay.summarize(records), visits: Array(dayVisits.prefix(Self.perDomainLimit)),
                    videosWatched: Array(watched.prefix(Self.perDomainLimit)),
                    previous: key.adding(days: -1, in: zone), next: key.adding(days: 1, in: zone),
                    onThisDay: try await memories(user: user, key: key, zone: zone, diaryOpen: diaryOpen),
-                   rating: try await rating(user: user, key: key, entries: entries))
+                   rating: try await rating(user: user, key: key, entries: entries), workouts: workouts)
     }
+
+    /// Workouts drawn on one day's page; a day with more is generated data, and Health lists them all.
+    static let workoutLimit = 50
 
     func rating(user: User, key: DayKey, entries: [DiaryEntry]?) async throws -> Rating? {
         if let chosen = try await ratings.ratings(userID: user.id, from: key, to: key)[key] { return Rating(value: chosen, source: .chosen) }

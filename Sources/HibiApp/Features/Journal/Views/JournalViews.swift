@@ -9,6 +9,20 @@ enum JournalStrings {
     static let diary = Text(en: "Diary", ja: "日記")
     static let health = Text(en: "Health", ja: "健康")
     static let visits = Text(en: "Visits", ja: "訪問")
+    static let workouts = Text(en: "Workouts", ja: "ワークアウト")
+    static let dayMap = Text(en: "Where the day went", ja: "この日の足あと")
+    /// "42 min · 5.3 km · 310 kcal" in the person's units (what the workout recorded, nothing guessed).
+    static func workoutSummary(_ workout: HealthWorkout, units: UnitPreferences, language l: Language) -> String {
+        var parts = [Text(en: "\(Int(workout.durationMinutes.rounded())) min", ja: "\(Int(workout.durationMinutes.rounded()))分")(l)]
+        if let km = workout.distanceKm, km.isFinite, km > 0 {
+            parts.append(units.distance == .mi ? String(format: "%.1f mi", km / 1.609344) : String(format: "%.1f km", km))
+        }
+        if let kcal = workout.energyKcal, kcal.isFinite, kcal > 0 {
+            parts.append(units.energy == .kJ ? "\(Int((kcal * 4.184).rounded())) kJ" : "\(Int(kcal.rounded())) kcal")
+        }
+        return parts.joined(separator: " · ")
+    }
+    static let dayMapLabel = Text(en: "Map of the day: visits in order, and workout routes", ja: "この日の地図:訪問の順路とワークアウトのルート")
     static let videos = Text(en: "Videos watched", ja: "見た動画")
     static let diaryLocked = Text(en: "The diary is locked.", ja: "日記はロックされています。")
     static let unlock = Text(en: "Unlock to see this day's entries", ja: "ロックを解除してこの日の日記を見る")
@@ -125,7 +139,7 @@ enum JournalViews {
                 el("section", .id("empty-day"), .class("card")) {
                     el("p") { S.emptyDay(l) }
                     el("p") {
-                        el("a", .href("/diary/new"), .role("button")) { S.write(l) }
+                        el("a", .href(DiaryPaths.new), .role("button")) { S.write(l) }
                         " "
                         el("a", .href("/health/records/new"), .role("button"), .class("secondary")) { S.addRecord(l) }
                         " "
@@ -140,7 +154,7 @@ enum JournalViews {
                         for entry in entries {
                             el("article", .class("card"), .data("entry-id", entry.id)) {
                                 el("p") {
-                                    el("a", .href("/diary/entries/\(entry.id)")) { entry.date.formatted(time(l, zone)) }
+                                    el("a", .href(DiaryPaths.entry(entry.id))) { entry.date.formatted(time(l, zone)) }
                                     if let mood = entry.confirmedMood { " · \(mood.emoji) \(mood.label(l))" }
                                 }
                                 el("p", .class("entry-text")) { entry.text }
@@ -151,7 +165,7 @@ enum JournalViews {
             } else {
                 el("section", .id("day-diary")) {
                     el("h2") { S.diary(l) }
-                    el("p") { S.diaryLocked(l) + " "; el("a", .href("/diary/unlock?next=/day/\(day.key)")) { S.unlock(l) } }
+                    el("p") { S.diaryLocked(l) + " "; el("a", .href(DiaryPaths.unlock(next: "/day/\(day.key)"))) { S.unlock(l) } }
                 }
             }
             if !day.health.isEmpty {
@@ -166,6 +180,29 @@ enum JournalViews {
                             }
                         }
                     }
+                }
+            }
+            if !day.workouts.isEmpty {
+                el("section", .id("day-workouts")) {
+                    el("h2") { S.workouts(l) }
+                    el("ul") {
+                        for item in day.workouts {
+                            el("li") {
+                                item.workout.start.formatted(time(l, zone)) + " "
+                                el("strong") { HealthDataType.title(of: item.workout.activity)(l) }
+                                " · " + S.workoutSummary(item.workout, units: units, language: l)
+                            }
+                        }
+                    }
+                }
+            }
+            if let map = DayMap.svg(places: day.visits.map { DayMap.Place(latitude: $0.fields.latitude, longitude: $0.fields.longitude, name: $0.fields.name) },
+                                    tracks: day.workouts.map { $0.route.map { (lat: $0.lat, lon: $0.lon) } }, label: S.dayMapLabel(l)),
+               day.visits.count > 1 || !day.workouts.filter({ !$0.route.isEmpty }).isEmpty {
+                el("section", .id("day-map")) {
+                    el("h2") { S.dayMap(l) }
+                    // Built by DayMap from numbers, with every name escaped: markup Hibi wrote, like the health charts.
+                    Node.raw(map)
                 }
             }
             if !day.visits.isEmpty {
@@ -200,7 +237,7 @@ enum JournalViews {
                     el("h2") { S.videos(l) }
                     el("ul") {
                         for item in day.videosWatched {
-                            el("li") { el("a", .href("/videos/\(item.video.id)")) { item.title } }
+                            el("li") { el("a", .href(VideoPaths.video(item.video.id))) { item.title } }
                         }
                     }
                 }
