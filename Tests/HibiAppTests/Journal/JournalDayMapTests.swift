@@ -83,6 +83,11 @@ import Testing
             #expect(page.body.contains(#"id="day-workouts""#))
             #expect(page.body.contains("30 min · \(String(format: "%.1f", 12.25)) km · 251 kcal"))
             #expect(page.body.contains(#"class="day-map""#) && page.body.contains(#"class="day-map-track""#))
+            // Drawn from the coordinates alone: the map fetches nothing (no tiles, no links), so where the
+            // person was never leaves the server (README).
+            let map = try #require(page.body.components(separatedBy: #"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 320.0 200.0" class="day-map""#)
+                .dropFirst().first?.components(separatedBy: "</svg>").first)
+            #expect(!map.contains("http") && !map.contains("href") && !map.contains("url("))
 
             // Ken's day is his own: none of Aiko's workouts.
             let ken = Browser(client: browser.client)
