@@ -222,6 +222,16 @@ struct ReviewLogicTests {
     }
 }
 
+@Suite struct ReviewWatchTimeTests {
+    @Test func watchTimeUnderAnHourIsInMinutes() {
+        #expect(JournalViews.watchTime(hours: 20.0 / 60, language: .en) == "20 min")
+        #expect(JournalViews.watchTime(hours: 20.0 / 60, language: .ja) == "20分")
+        #expect(JournalViews.watchTime(hours: 1.5, language: .en) == "1.5 h")
+        #expect(JournalViews.watchTime(hours: 12, language: .ja) == "12時間")
+        #expect(JournalViews.watchTime(hours: .nan, language: .en) == "—")
+    }
+}
+
 @Suite(.serialized) struct JournalReviewAPITests {
     @Test func aWeekAndAMonthAddUpEveryDomainAndTheCardCarriesNothingPersonalUnlessAsked() async throws {
         try await TestApp.run { browser in

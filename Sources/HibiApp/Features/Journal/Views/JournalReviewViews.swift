@@ -61,6 +61,14 @@ extension JournalViews {
         }
     }
 
+    /// Time spent watching: minutes under an hour ("0 h" for twenty minutes said nothing), else hours to a tenth.
+    static func watchTime(hours: Double, language l: Language) -> String {
+        let locale = Locale(identifier: l == .ja ? "ja_JP" : "en_US")
+        guard hours.isFinite, hours >= 0 else { return "—" }
+        if hours < 1 { return Int((hours * 60).rounded()).formatted(.number.locale(locale)) + (l == .ja ? "分" : " min") }
+        return hours.formatted(.number.precision(.fractionLength(0...1)).locale(locale)) + (l == .ja ? "時間" : " h")
+    }
+
     static func review(context: HibiRequestContext, review: JournalService.Review, diaryOpen: Bool, units: UnitPreferences) -> Node {
         let l = context.language
         let R = ReviewStrings.self
@@ -104,7 +112,7 @@ extension JournalViews {
                 if t.visits > 0 { figure("visits", R.visits, number(Double(t.visits)), now: Double(t.visits), before: Double(p.visits)) }
                 if t.newPlaces > 0 { figure("new-places", R.newPlaces, number(Double(t.newPlaces)), now: Double(t.newPlaces), before: Double(p.newPlaces)) }
                 if t.videos > 0 {
-                    figure("videos", R.videos, number(Double(t.videos)) + " · " + number(t.videoHours, digits: 1) + (l == .ja ? "時間" : " h"),
+                    figure("videos", R.videos, number(Double(t.videos)) + " · " + Self.watchTime(hours: t.videoHours, language: l),
                            now: Double(t.videos), before: Double(p.videos))
                 }
             }
