@@ -243,3 +243,15 @@ import Testing
         #expect(DiaryPaths.list() == "/diary")
     }
 }
+
+/// Issue 12, item 4: account and administration addresses come from one place too.
+@Suite struct AccountPathsTests {
+    @Test func addressesAreBuiltOneWay() {
+        #expect(AccountPaths.revokeToken("t1") == "/settings/tokens/t1/revoke")
+        #expect(AccountPaths.revokeToken(":id") == "/settings/tokens/:id/revoke")
+        #expect(AccountPaths.setUserDisabled("u1", action: "enable") == "/admin/users/u1/enable")
+        #expect(AccountPaths.settings(section: "devices") == "/settings#devices")
+        #expect(VideoPaths.video("v1", playlist: "p1", autoplay: true) == "/videos/v1?playlist=p1&autoplay=1")
+        #expect(VideoPaths.library(tag: "a&b") == "/videos?tag=a%26b")
+    }
+}

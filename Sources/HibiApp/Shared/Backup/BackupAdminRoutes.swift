@@ -9,7 +9,7 @@ struct BackupAdminRoutes: Sendable {
     let settings: BackupSettings
 
     func register(on router: some RouterMethods<AdminContext>) {
-        router.get("/admin/backups") { _, context in
+        router.get(RouterPath(AccountPaths.adminBackups)) { _, context in
             let me = context.user
             return HTMLPage(BackupViews.page(context: context.base, me: me, settings: settings, runs: try await runs.recent(limit: 20)))
         }

@@ -81,12 +81,12 @@ public enum Layout {
                                 el("summary", .aria("label", CommonStrings.userMenu(language, user.displayName))) { user.displayName }
                                 // A menu of its own (app.css), not dir=rtl: that reversed the items and left them inline.
                                 el("ul", .class("user-menu-items")) {
-                                    el("li") { el("a", .href("/settings")) { CommonStrings.settings(language) } }
+                                    el("li") { el("a", .href(AccountPaths.settings)) { CommonStrings.settings(language) } }
                                     if user.isAdmin {
-                                        el("li") { el("a", .href("/admin/users")) { CommonStrings.admin(language) } }
+                                        el("li") { el("a", .href(AccountPaths.adminUsers)) { CommonStrings.admin(language) } }
                                     }
                                     el("li") {
-                                        el("form", .method("post"), .action("/logout"), .class("inline")) {
+                                        el("form", .method("post"), .action(AccountPaths.logout), .class("inline")) {
                                             csrfField(context)
                                             el("button", .type("submit"), .class("linklike"), .id("sign-out")) { CommonStrings.signOut(language) }
                                         }
@@ -103,7 +103,7 @@ public enum Layout {
     static func footer(context: HibiRequestContext) -> Node {
         let language = context.language
         return el("footer", .class("container site-footer")) {
-            el("form", .method("post"), .action("/language"), .class("language-switch")) {
+            el("form", .method("post"), .action(AccountPaths.language), .class("language-switch")) {
                 csrfField(context)
                 el("label", .for("language-select")) { CommonStrings.language(language) }
                 el("select", .name("language"), .id("language-select"), .data("autosubmit", "true")) {

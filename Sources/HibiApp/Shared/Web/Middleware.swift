@@ -177,7 +177,7 @@ struct CSRFMiddleware: RouterMiddleware {
     /// How much of a multipart body may be read to find its leading `_csrf` part.
     var leadingPartLimit = 16 * 1024
     /// Paths an anonymous client may write to: sign-in, first-run setup, the language switch.
-    var anonymousWebPaths: Set<String> = ["/login", "/setup", "/logout", "/language"]
+    var anonymousWebPaths: Set<String> = [AccountPaths.login, AccountPaths.setup, AccountPaths.logout, AccountPaths.language]
     /// API paths that a remembered device may call before anyone is signed in (face sign-in).
     var deviceAPIPaths: Set<String> = ["/api/v1/auth/face/challenge", "/api/v1/auth/face/frame",
                                        // Phones sending their position with HTTP Basic (username and API token), checked by the route.
@@ -250,7 +250,7 @@ struct ErrorMiddleware: RouterMiddleware {
             // A browser without a session asking for a page goes to sign-in instead of a bare 401 page.
             if case RequestError.unauthenticated = error, !request.uri.path.hasPrefix("/api/"), request.method == .get {
                 let next = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
-                return .redirect(to: "/login?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"), type: .found)
+                return .redirect(to: AccountPaths.login + "?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"), type: .found)
             }
             return response
         } catch let error as any HTTPResponseError {

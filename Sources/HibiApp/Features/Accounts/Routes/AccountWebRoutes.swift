@@ -20,29 +20,29 @@ struct AccountWebRoutes: Sendable {
     /// `router` serves everyone (sign-in, setup); `signedIn` is a group whose handlers get their user from it.
     /// `/` is the journal's: today's page (JournalOverviewRoutes).
     func register(on router: some RouterMethods<HibiRequestContext>, signedIn: some RouterMethods<SignedInContext>) {
-        router.get("/setup") { request, context in try await setupPage(request, context) }
-        router.post("/setup") { request, context in try await setup(request, context) }
-        router.get("/login") { request, context in try await loginPage(request, context) }
-        router.post("/login") { request, context in try await login(request, context) }
-        router.post("/logout") { request, context in try await logout(request, context, everywhere: false) }
-        router.post("/logout/all") { request, context in try await logout(request, context, everywhere: true) }
-        router.post("/language") { request, context in try await language(request, context) }
-        signedIn.get("/settings") { request, context in
+        router.get(RouterPath(AccountPaths.setup)) { request, context in try await setupPage(request, context) }
+        router.post(RouterPath(AccountPaths.setup)) { request, context in try await setup(request, context) }
+        router.get(RouterPath(AccountPaths.login)) { request, context in try await loginPage(request, context) }
+        router.post(RouterPath(AccountPaths.login)) { request, context in try await login(request, context) }
+        router.post(RouterPath(AccountPaths.logout)) { request, context in try await logout(request, context, everywhere: false) }
+        router.post(RouterPath(AccountPaths.logoutEverywhere)) { request, context in try await logout(request, context, everywhere: true) }
+        router.post(RouterPath(AccountPaths.language)) { request, context in try await language(request, context) }
+        signedIn.get(RouterPath(AccountPaths.settings)) { request, context in
             HTMLPage(try await settingsView(context.base, user: context.user))
         }
-        signedIn.post("/settings/profile") { request, context in try await profile(request, context) }
-        signedIn.post("/settings/password") { request, context in try await password(request, context) }
-        signedIn.post("/settings/tokens") { request, context in try await createToken(request, context) }
-        signedIn.post("/settings/tokens/:id/revoke") { request, context in try await revokeToken(request, context) }
-        signedIn.post("/settings/devices/:id/revoke") { _, context in
+        signedIn.post(RouterPath(AccountPaths.profile)) { request, context in try await profile(request, context) }
+        signedIn.post(RouterPath(AccountPaths.password)) { request, context in try await password(request, context) }
+        signedIn.post(RouterPath(AccountPaths.tokens)) { request, context in try await createToken(request, context) }
+        signedIn.post(RouterPath(AccountPaths.revokeToken(":id"))) { request, context in try await revokeToken(request, context) }
+        signedIn.post(RouterPath(AccountPaths.revokeDevice(":id"))) { _, context in
             let user = context.user
             guard try await devices.revoke(id: try context.parameters.require("id"), userID: user.id) else { throw AccountError.deviceNotFound }
-            return Response.redirect(to: "/settings#devices", type: .found)
+            return Response.redirect(to: AccountPaths.settings(section: "devices"), type: .found)
         }
     }
 
     func setupPage(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
-        guard try await setupState.needsSetup() else { return .redirect(to: context.user == nil ? "/login" : "/", type: .found) }
+        guard try await setupState.needsSetup() else { return .redirect(to: context.user == nil ? AccountPaths.login : "/", type: .found) }
         return try HTMLPage(AccountViews.setup(context: context)).response(from: request, context: context)
     }
 
@@ -59,7 +59,7 @@ struct AccountWebRoutes: Sendable {
             setupState.markDone()
             return try await signedIn(user: user, redirect: "/", context: context)
         } catch let error as AccountError {
-            if error == .setupAlreadyDone { return .redirect(to: "/login", type: .found) }
+            if error == .setupAlreadyDone { return .redirect(to: AccountPaths.login, type: .found) }
             return try HTMLPage(AccountViews.setup(context: context, error: error.message(context.language), username: username,
                                                    displayName: form["display_name"] ?? ""), status: error.status)
                 .response(from: request, context: context)
@@ -67,7 +67,7 @@ struct AccountWebRoutes: Sendable {
     }
 
     func loginPage(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
-        if try await setupState.needsSetup() { return .redirect(to: "/setup", type: .found) }
+        if try await setupState.needsSetup() { return .redirect(to: AccountPaths.setup, type: .found) }
         let next = LocalRedirect.path(request.uri.formQuery.get("next"))
         if context.user != nil { return .redirect(to: next, type: .found) }
         return try HTMLPage(AccountViews.login(context: context, next: next, face: try await faceBox(request, context, next: next)))
@@ -131,7 +131,7 @@ struct AccountWebRoutes: Sendable {
                 try await sessions.delete(tokenHash: hash)
             }
         }
-        var response = Response.redirect(to: "/login", type: .found)
+        var response = Response.redirect(to: AccountPaths.login, type: .found)
         response.setCookie(Cookie(name: Cookies.session, value: "", maxAge: 0, path: "/", secure: secureCookies, httpOnly: true, sameSite: .lax))
         return response
     }
@@ -217,7 +217,7 @@ struct AccountWebRoutes: Sendable {
         let context = context.base
         let id = try context.parameters.require("id")
         guard try await tokens.revoke(id: id, userID: user.id) else { throw AccountError.tokenNotFound }
-        return .redirect(to: "/settings#tokens", type: .found)
+        return .redirect(to: AccountPaths.settings(section: "tokens"), type: .found)
     }
 }
 

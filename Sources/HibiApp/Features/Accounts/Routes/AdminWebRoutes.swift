@@ -6,14 +6,14 @@ struct AdminWebRoutes: Sendable {
     let users: UserStore
 
     func register(on router: some RouterMethods<AdminContext>) {
-        router.get("/admin/users") { request, context in
+        router.get(RouterPath(AccountPaths.adminUsers)) { request, context in
             let me = context.user
             return HTMLPage(AccountViews.admin(context: context.base, users: try await users.all(), me: me))
         }
-        router.post("/admin/users") { request, context in try await addUser(request, context) }
-        router.post("/admin/users/:id/disable") { request, context in try await setDisabled(request, context, true) }
-        router.post("/admin/users/:id/enable") { request, context in try await setDisabled(request, context, false) }
-        router.post("/admin/users/:id/reset") { request, context in try await reset(request, context) }
+        router.post(RouterPath(AccountPaths.adminUsers)) { request, context in try await addUser(request, context) }
+        router.post(RouterPath(AccountPaths.setUserDisabled(":id", action: "disable"))) { request, context in try await setDisabled(request, context, true) }
+        router.post(RouterPath(AccountPaths.setUserDisabled(":id", action: "enable"))) { request, context in try await setDisabled(request, context, false) }
+        router.post(RouterPath(AccountPaths.resetUser(":id"))) { request, context in try await reset(request, context) }
     }
 
     func addUser(_ request: Request, _ context: AdminContext) async throws -> Response {
@@ -38,7 +38,7 @@ struct AdminWebRoutes: Sendable {
     func setDisabled(_ request: Request, _ context: AdminContext, _ disabled: Bool) async throws -> Response {
         let me = context.user
         _ = try await accounts.setDisabled(userID: try context.parameters.require("id"), disabled: disabled, actingUserID: me.id)
-        return .redirect(to: "/admin/users", type: .found)
+        return .redirect(to: AccountPaths.adminUsers, type: .found)
     }
 
     func reset(_ request: Request, _ context: AdminContext) async throws -> Response {
@@ -46,7 +46,7 @@ struct AdminWebRoutes: Sendable {
         let (user, temporary) = try await accounts.resetPassword(userID: try context.parameters.require("id"), now: context.now)
         if user.id == me.id {
             // Resetting your own password signed you out everywhere, this browser included.
-            return .redirect(to: "/login", type: .found)
+            return .redirect(to: AccountPaths.login, type: .found)
         }
         return try HTMLPage(AccountViews.admin(context: context.base, users: try await users.all(), me: me, temporary: (user.username, temporary)))
             .response(from: request, context: context.base)

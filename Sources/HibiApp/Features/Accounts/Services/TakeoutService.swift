@@ -288,7 +288,7 @@ struct TakeoutRoutes: Sendable {
     /// Both groups are diary groups: the takeout holds the diary, so it needs it open (or a `diary` token).
     func register(web: some RouterMethods<DiaryContext>, api: some RouterMethods<DiaryContext>) {
         api.get("me/export") { _, context in response(context.user, now: context.now) }
-        web.get("/settings/export.zip") { _, context in response(context.user, now: context.now) }
+        web.get(RouterPath(AccountPaths.takeout)) { _, context in response(context.user, now: context.now) }
         api.post("me/import") { request, context in
             var request = request
             let buffer = try await request.collectBody(limit: DiaryTransfer.maxImportBytes)

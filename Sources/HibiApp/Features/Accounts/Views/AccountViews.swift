@@ -10,7 +10,7 @@ enum AccountViews {
                     el("p") { CommonStrings.setupIntro(l) }
                 }
                 if let error { Layout.notice(error, kind: .error) }
-                el("form", .method("post"), .action("/setup"), .id("setup-form")) {
+                el("form", .method("post"), .action(AccountPaths.setup), .id("setup-form")) {
                     Layout.csrfField(context)
                     Layout.field(label: CommonStrings.username(l), id: "username", .name("username"), .value(username), .autocomplete("username"), .required, .autofocus,
                                  .minlength(3), .maxlength(32))
@@ -48,7 +48,7 @@ enum AccountViews {
                     face
                     el("h2") { CommonStrings.orWithPassword(l) }
                 }
-                el("form", .method("post"), .action("/login"), .id("login-form")) {
+                el("form", .method("post"), .action(AccountPaths.login), .id("login-form")) {
                     Layout.csrfField(context)
                     input(.type("hidden"), .name("next"), .value(next))
                     Layout.field(label: CommonStrings.username(l), id: "username", .name("username"), .value(username), .autocomplete("username"), .required, .autofocus)
@@ -108,7 +108,7 @@ enum AccountViews {
             el("section", .class("card"), .id("profile")) {
                 el("h2") { CommonStrings.profile(l) }
                 if let (text, kind) = notices.profile { Layout.notice(text, kind: kind) }
-                el("form", .method("post"), .action("/settings/profile")) {
+                el("form", .method("post"), .action(AccountPaths.profile)) {
                     Layout.csrfField(context)
                     Layout.field(label: CommonStrings.displayName(l), id: "display_name", .name("display_name"), .value(user.displayName), .maxlength(64), .required)
                     el("div", .class("grid")) {
@@ -135,7 +135,7 @@ enum AccountViews {
             el("section", .class("card"), .id("password-section")) {
                 el("h2") { CommonStrings.changePassword(l) }
                 if let (text, kind) = notices.password { Layout.notice(text, kind: kind) }
-                el("form", .method("post"), .action("/settings/password")) {
+                el("form", .method("post"), .action(AccountPaths.password)) {
                     Layout.csrfField(context)
                     Layout.field(label: CommonStrings.currentPassword(l), id: "current_password", .name("current_password"), .type("password"), .autocomplete("current-password"), .required)
                     Layout.field(label: CommonStrings.newPassword(l), id: "new_password", .name("new_password"), .type("password"), .autocomplete("new-password"), .required,
@@ -149,7 +149,7 @@ enum AccountViews {
             el("section", .class("card"), .id("takeout")) {
                 el("h2") { TakeoutStrings.title(l) }
                 el("p", .class("muted")) { TakeoutStrings.intro(l) }
-                el("a", .href("/settings/export.zip"), .role("button"), .id("download-all"), .init("download", nil)) { TakeoutStrings.download(l) }
+                el("a", .href(AccountPaths.takeout), .role("button"), .id("download-all"), .init("download", nil)) { TakeoutStrings.download(l) }
             }
             el("section", .class("card"), .id("tokens")) {
                 el("h2") { CommonStrings.apiTokens(l) }
@@ -185,7 +185,7 @@ enum AccountViews {
                                         el("td") { formatDate(token.createdAt, user: user, language: l) }
                                         el("td") { token.lastUsedAt.map { formatDate($0, user: user, language: l) } ?? CommonStrings.never(l) }
                                         el("td") {
-                                            el("form", .method("post"), .action("/settings/tokens/\(token.id)/revoke"), .class("inline")) {
+                                            el("form", .method("post"), .action(AccountPaths.revokeToken(token.id)), .class("inline")) {
                                                 Layout.csrfField(context)
                                                 el("button", .type("submit"), .class("secondary outline small")) { CommonStrings.revoke(l) }
                                             }
@@ -196,7 +196,7 @@ enum AccountViews {
                         }
                     }
                 }
-                el("form", .method("post"), .action("/settings/tokens"), .id("token-form")) {
+                el("form", .method("post"), .action(AccountPaths.tokens), .id("token-form")) {
                     Layout.csrfField(context)
                     Layout.field(label: CommonStrings.tokenName(l), id: "token-name", .name("name"), .required, .maxlength(64))
                     el("fieldset") {
@@ -234,7 +234,7 @@ enum AccountViews {
                                         el("td") { formatDate(device.createdAt, user: user, language: l) }
                                         el("td") { device.lastUsedAt.map { formatDate($0, user: user, language: l) } ?? CommonStrings.never(l) }
                                         el("td") {
-                                            el("form", .method("post"), .action("/settings/devices/\(device.id)/revoke"), .class("inline")) {
+                                            el("form", .method("post"), .action(AccountPaths.revokeDevice(device.id)), .class("inline")) {
                                                 Layout.csrfField(context)
                                                 el("button", .type("submit"), .class("secondary outline small")) { CommonStrings.forget(l) }
                                             }
@@ -249,7 +249,7 @@ enum AccountViews {
             el("section", .class("card"), .id("sessions")) {
                 el("h2") { CommonStrings.dangerZone(l) }
                 el("p") { CommonStrings.sessionsIntro(l) }
-                el("form", .method("post"), .action("/logout/all")) {
+                el("form", .method("post"), .action(AccountPaths.logoutEverywhere)) {
                     Layout.csrfField(context)
                     el("button", .type("submit"), .class("secondary")) { CommonStrings.signOutEverywhere(l) }
                 }
@@ -262,7 +262,7 @@ enum AccountViews {
         let l = context.language
         return Layout.page(title: CommonStrings.admin(l), context: context) {
             el("h1") { CommonStrings.users(l) }
-            el("p") { el("a", .href("/admin/backups"), .id("admin-backups-link")) { BackupStrings.title(l) } }
+            el("p") { el("a", .href(AccountPaths.adminBackups), .id("admin-backups-link")) { BackupStrings.title(l) } }
             if let (text, kind) = notice { Layout.notice(text, kind: kind) }
             if let (name, password) = temporary {
                 el("div", .class("notice success"), .role("status")) {
@@ -292,12 +292,12 @@ enum AccountViews {
                                 el("td") { user.disabled ? CommonStrings.disabledLabel(l) : CommonStrings.activeLabel(l) }
                                 el("td", .class("actions")) {
                                     if user.id != me.id {
-                                        el("form", .method("post"), .action("/admin/users/\(user.id)/\(user.disabled ? "enable" : "disable")"), .class("inline")) {
+                                        el("form", .method("post"), .action(AccountPaths.setUserDisabled(user.id, action: user.disabled ? "enable" : "disable")), .class("inline")) {
                                             Layout.csrfField(context)
                                             el("button", .type("submit"), .class("secondary outline small")) { user.disabled ? CommonStrings.enable(l) : CommonStrings.disable(l) }
                                         }
                                     }
-                                    el("form", .method("post"), .action("/admin/users/\(user.id)/reset"), .class("inline")) {
+                                    el("form", .method("post"), .action(AccountPaths.resetUser(user.id)), .class("inline")) {
                                         Layout.csrfField(context)
                                         el("button", .type("submit"), .class("secondary outline small")) { CommonStrings.resetPassword(l) }
                                     }
@@ -309,7 +309,7 @@ enum AccountViews {
             }
             el("section", .class("card")) {
                 el("h2") { CommonStrings.addUser(l) }
-                el("form", .method("post"), .action("/admin/users"), .id("add-user")) {
+                el("form", .method("post"), .action(AccountPaths.adminUsers), .id("add-user")) {
                     Layout.csrfField(context)
                     el("div", .class("grid")) {
                         Layout.field(label: CommonStrings.username(l), id: "new_username", .name("username"), .required, .minlength(3), .maxlength(32))

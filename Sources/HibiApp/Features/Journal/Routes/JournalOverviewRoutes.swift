@@ -13,8 +13,8 @@ struct JournalOverviewRoutes: Sendable {
     /// `/` answers everyone (setup, sign-in or today's page); the rest is in signed-in groups.
     func register(home: some RouterMethods<HibiRequestContext>, web: some RouterMethods<SignedInContext>, api: some RouterMethods<SignedInContext>) {
         home.get("/") { request, context in
-            if try await setupState.needsSetup() { return Response.redirect(to: "/setup", type: .found) }
-            guard let user = context.user else { return Response.redirect(to: "/login", type: .found) }
+            if try await setupState.needsSetup() { return Response.redirect(to: AccountPaths.setup, type: .found) }
+            guard let user = context.user else { return Response.redirect(to: AccountPaths.login, type: .found) }
             let key = day.today(user, context)
             let checklist = try await gettingStarted.checklist(userID: user.id)
             return try await day.page(user: user, key: key, context: context, home: JournalViews.Home(checklist: checklist))
