@@ -6,22 +6,28 @@ import Testing
 
 /// The import report through the API, the CLI's words and the import page; electrocardiograms owner-only.
 @Suite(.serialized) struct HealthReportAPITests {
+    /// Uploads the real-shaped export.zip through the API, as the import page does, and waits for its job.
+    static func importRealExport(_ browser: Browser, _ api: APIClient) async throws -> ImportJobResponse {
+        let zip = try Data(contentsOf: URL(fileURLWithPath: try RealExportFixtures.zip()))
+        let headers: HTTPFields = [.authorization: "Bearer \(api.token ?? "")", .contentType: "application/zip"]
+        let response = try await browser.client.executeRequest(uri: "/api/v1/health/imports?name=export.zip", method: .post, headers: headers,
+                                                              body: ByteBuffer(bytes: zip))
+        guard response.status == .accepted else { throw TestFailure("import: \(response.status)") }
+        var job = try JSONCoding.decoder.decode(ImportJobResponse.self, from: Data(buffer: response.body))
+        for _ in 0..<200 where job.state != "done" && job.state != "failed" {
+            try await Task.sleep(for: .milliseconds(50))
+            job = try APIClient.decode(ImportJobResponse.self, try await api.call(.get, "/api/v1/health/imports/\(job.id)"))
+        }
+        return job
+    }
+
     @Test func theJobStatusCarriesTheReportAndTheFilesStayTheOwners() async throws {
         try await TestApp.run { browser in
             try await browser.setUp()
             try await browser.get("/admin/users")
             try await browser.post("/admin/users", form: ["username": "ken", "password": "kens password!"])
             let api = APIClient(browser: browser, token: try await browser.createToken())
-            let zip = try Data(contentsOf: URL(fileURLWithPath: try RealExportFixtures.zip()))
-            let headers: HTTPFields = [.authorization: "Bearer \(api.token ?? "")", .contentType: "application/zip"]
-            let response = try await browser.client.executeRequest(uri: "/api/v1/health/imports?name=export.zip", method: .post, headers: headers,
-                                                                  body: ByteBuffer(bytes: zip))
-            #expect(response.status == .accepted)
-            var job = try JSONCoding.decoder.decode(ImportJobResponse.self, from: Data(buffer: response.body))
-            for _ in 0..<200 where job.state != "done" && job.state != "failed" {
-                try await Task.sleep(for: .milliseconds(50))
-                job = try APIClient.decode(ImportJobResponse.self, try await api.call(.get, "/api/v1/health/imports/\(job.id)"))
-            }
+            let job = try await Self.importRealExport(browser, api)
             #expect(job.state == "done")
             #expect(job.report.kinds.first { $0.kind == "Record" }?.added == 11)
             #expect(job.report.kinds.first { $0.kind == "trkpt" }?.added == 3)

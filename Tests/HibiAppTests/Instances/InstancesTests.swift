@@ -219,7 +219,7 @@ enum TwoInstances {
                 if finished?.state == .done { break }
                 try await Task.sleep(for: .milliseconds(100))
             }
-            #expect(finished?.state == .done)
+            #expect(finished?.state == .done, "\(finished?.errorMessage?.en ?? "no error recorded")")
             #expect(finished?.inserted == 3)
             let count = try await b.database.sql.raw("SELECT COUNT(*) AS n FROM health_records").first()?.decode(column: "n", as: Int.self)
             #expect(count == 3)

@@ -49,6 +49,26 @@ import Testing
         #expect(svg.components(separatedBy: "class=\"day-map-track\"").count == 2)
         #expect(svg.components(separatedBy: "class=\"day-map-way\"").count == 2)
         #expect(!svg.contains("nan") && !svg.contains("inf"))
+        // A place that cannot be drawn is left out without shifting the others' numbers off their names.
+        let skipping = try #require(DayMap.svg(places: [.init(latitude: .nan, longitude: 139, name: "Nowhere"),
+                                                       .init(latitude: 35.66, longitude: 139.70, name: "Park")], tracks: [], label: "x"))
+        #expect(skipping.contains("<title>1. Park</title>") && !skipping.contains("Nowhere"))
+    }
+}
+
+@Suite struct WorkoutSummaryTests {
+    @Test func numbersFromAFileAreShownOrLeftOutButNeverStopTheServer() {
+        func workout(_ minutes: Double, _ km: Double?, _ kcal: Double?) -> HealthWorkout {
+            HealthWorkout(id: "w", activity: "Running", start: Date(), end: Date(), durationMinutes: minutes, distanceKm: km, energyKcal: kcal,
+                          device: "", details: nil)
+        }
+        #expect(JournalStrings.workoutSummary(workout(30, 12.25, 250.5), units: UnitPreferences(), language: .en)
+                == "30 min · \(String(format: "%.1f", 12.25)) km · 251 kcal")
+        #expect(JournalStrings.workoutSummary(workout(30, 10, 100), units: UnitPreferences(distance: .mi, energy: .kJ), language: .ja)
+                == "30分 · 6.2 mi · 418 kJ")
+        // Values no real workout has, as a hostile export could carry them: shown as numbers or left out.
+        #expect(JournalStrings.workoutSummary(workout(.nan, .infinity, -5), units: UnitPreferences(), language: .en) == "")
+        #expect(JournalStrings.workoutSummary(workout(1e300, nil, 1e300), units: UnitPreferences(energy: .kJ), language: .en).hasSuffix(" kJ"))
     }
 }
 
@@ -58,17 +78,7 @@ import Testing
             try await browser.setUp()
             try await browser.post("/admin/users", form: ["username": "ken", "password": "kens password!"])
             let api = APIClient(browser: browser, token: try await browser.createToken())
-            let zip = try Data(contentsOf: URL(fileURLWithPath: try RealExportFixtures.zip()))
-            let headers: HTTPFields = [.authorization: "Bearer \(api.token ?? "")", .contentType: "application/zip"]
-            let response = try await browser.client.executeRequest(uri: "/api/v1/health/imports?name=export.zip", method: .post, headers: headers,
-                                                                  body: ByteBuffer(bytes: zip))
-            #expect(response.status == .accepted)
-            var job = try JSONCoding.decoder.decode(ImportJobResponse.self, from: Data(buffer: response.body))
-            for _ in 0..<200 where job.state != "done" && job.state != "failed" {
-                try await Task.sleep(for: .milliseconds(50))
-                job = try APIClient.decode(ImportJobResponse.self, try await api.call(.get, "/api/v1/health/imports/\(job.id)"))
-            }
-            #expect(job.state == "done")
+            #expect(try await HealthReportAPITests.importRealExport(browser, api).state == "done")
 
             // The cycling workout of 2024-05-05 18:00 in Tokyo (09:00 UTC), its route from the GPX file in the zip.
             let day = try await api.call(.get, "/api/v1/days/2024-05-05")

@@ -1,11 +1,21 @@
 import Hummingbird
 
+/// A typed context that reads everything the shared middleware set (language, clock, CSRF token,
+/// identity) through to the request's `HibiRequestContext`.
+@dynamicMemberLookup
+public protocol ReadsBaseContext {
+    var base: HibiRequestContext { get }
+}
+
+extension ReadsBaseContext {
+    public subscript<Value>(dynamicMember keyPath: KeyPath<HibiRequestContext, Value>) -> Value { base[keyPath: keyPath] }
+}
+
 /// A request from a signed-in person. A route group of this context checks the sign-in once, as the
 /// request enters the group (401, or the sign-in page for a browser, otherwise), and its handlers get
 /// `context.user` as a plain `User`: there is no check left for a handler to forget.
 /// Everything the shared middleware set (language, clock, CSRF token, identity) reads through to `base`.
-@dynamicMemberLookup
-public struct SignedInContext: ChildRequestContext {
+public struct SignedInContext: ChildRequestContext, ReadsBaseContext {
     public typealias ParentContext = HibiRequestContext
     public var coreContext: CoreRequestContextStorage
     /// The request as the shared middleware left it; pages are rendered with it.
@@ -20,8 +30,6 @@ public struct SignedInContext: ChildRequestContext {
         base = context
     }
 
-    public subscript<Value>(dynamicMember keyPath: KeyPath<HibiRequestContext, Value>) -> Value { base[keyPath: keyPath] }
-
     /// The user, if they are an administrator; 403 otherwise.
     public func requireAdmin() throws -> User {
         guard user.isAdmin else { throw RequestError.forbidden }
@@ -32,8 +40,7 @@ public struct SignedInContext: ChildRequestContext {
 /// A request that may read the diary: signed in, and the diary open in this session (or a token with
 /// the `diary` scope). It can only be made from a `SignedInContext` that `DiaryLockMiddleware` passed,
 /// so a route in a diary group cannot be reached with the diary locked.
-@dynamicMemberLookup
-public struct DiaryContext: ChildRequestContext {
+public struct DiaryContext: ChildRequestContext, ReadsBaseContext {
     public typealias ParentContext = SignedInContext
     public var coreContext: CoreRequestContextStorage
     public let base: HibiRequestContext
@@ -46,13 +53,10 @@ public struct DiaryContext: ChildRequestContext {
         coreContext = context.coreContext
         base = context.base
     }
-
-    public subscript<Value>(dynamicMember keyPath: KeyPath<HibiRequestContext, Value>) -> Value { base[keyPath: keyPath] }
 }
 
 /// A request from an administrator: made from a signed-in context, refused with 403 for anyone else.
-@dynamicMemberLookup
-public struct AdminContext: ChildRequestContext {
+public struct AdminContext: ChildRequestContext, ReadsBaseContext {
     public typealias ParentContext = SignedInContext
     public var coreContext: CoreRequestContextStorage
     public let base: HibiRequestContext
@@ -64,12 +68,11 @@ public struct AdminContext: ChildRequestContext {
         coreContext = context.coreContext
         base = context.base
     }
-
-    public subscript<Value>(dynamicMember keyPath: KeyPath<HibiRequestContext, Value>) -> Value { base[keyPath: keyPath] }
 }
 
-/// The diary lock as one middleware: it asks `DiaryLock` once per request (sliding the idle timer), and
-/// sends a browser to the unlock page or answers `diary_locked`, before any handler or body read.
+/// The diary lock as one middleware: it asks `DiaryLock` once per request whether the diary is open
+/// (sliding the idle timer), and sends a browser to the unlock page or answers `diary_locked`, before
+/// any handler or body read.
 public struct DiaryLockMiddleware: RouterMiddleware {
     public typealias Context = SignedInContext
     let lock: DiaryLock
@@ -79,7 +82,13 @@ public struct DiaryLockMiddleware: RouterMiddleware {
     }
 
     public func handle(_ request: Request, context: SignedInContext, next: (Request, SignedInContext) async throws -> Response) async throws -> Response {
-        try await lock.check(context.base, request)
+        guard try await lock.admits(context) else {
+            // A browser asking for a page goes to the unlock page and comes back; anything else is told why.
+            if request.method == .get, !request.uri.path.hasPrefix("/api/") {
+                throw Redirect(to: DiaryPaths.unlock(next: request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")))
+            }
+            throw DiaryError.diaryLocked
+        }
         var context = context
         context.diaryOpen = true
         return try await next(request, context)

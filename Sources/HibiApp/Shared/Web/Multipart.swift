@@ -12,15 +12,15 @@ public struct MultipartForm: Sendable {
     }
 
     public private(set) var fields: [String: String] = [:]
-    public private(set) var files: [String: File] = [:]
     /// Every file part in the order sent, with its field name: an `<input type=file multiple>` sends several under one name.
     public private(set) var orderedFiles: [(name: String, file: File)] = []
 
     public subscript(_ name: String) -> String? { fields[name] }
 
-    /// A file input left empty still sends a part with an empty filename; that counts as no file.
+    /// The last file sent under `name`. A file input left empty still sends a part with an empty
+    /// filename; that counts as no file.
     public func file(_ name: String) -> File? {
-        guard let file = files[name], !file.data.isEmpty else { return nil }
+        guard let file = orderedFiles.last(where: { $0.name == name })?.file, !file.data.isEmpty else { return nil }
         return file
     }
 
@@ -48,7 +48,6 @@ public struct MultipartForm: Sendable {
             if let name = Self.parameter("name", in: disposition) {
                 if let filename = Self.parameter("filename", in: disposition) {
                     let file = File(filename: filename, contentType: headers["content-type"], data: Data(buffer: body))
-                    form.files[name] = file
                     form.orderedFiles.append((name, file))
                 } else if form.fields[name] == nil {
                     form.fields[name] = String(buffer: body)

@@ -28,34 +28,24 @@ public struct DiaryLock: Sendable {
             .onConflict(with: ["user_id"]) { $0.set(excludedValueOf: "lock_minutes") }.run()
     }
 
-    /// Passes if the signed-in user's diary is open in this session (sliding the idle timer); otherwise
-    /// a redirect to the unlock page for browsers, or `diaryLocked` for scripts. Routes do not call this:
-    /// `DiaryLockMiddleware` does, once for each diary route group.
-    func check(_ context: HibiRequestContext, _ request: Request) async throws {
-        _ = try await require(context, request)
-    }
-
-    /// The signed-in user if their diary is open; see `check`. For the few callers outside a diary
-    /// route group that serve the diary only in part (the journal's day page asks `isUnlocked` instead).
-    public func require(_ context: HibiRequestContext, _ request: Request) async throws -> User {
-        let now = context.now
-        let user = try context.requireUser()
-        if case let .apiToken(_, scopes) = context.identity?.credential {
+    /// Whether this request may read the diary: a token by its `diary` scope (refused with a clear
+    /// error without it), a browser session while it is unlocked (each use slides the idle timer).
+    /// What a locked request is answered (the unlock page, or `diary_locked`) is the web's concern:
+    /// `DiaryLockMiddleware` decides it.
+    func admits(_ context: SignedInContext) async throws -> Bool {
+        switch context.identity?.credential {
+        case let .apiToken(_, scopes)?:
             guard scopes.contains(.diary) else { throw AccountError.tokenScopeMissing("diary") }
-            return user
-        }
-        guard case let .session(tokenHash, _) = context.identity?.credential else { return user }
-        let unlockedAt = try await sessions.unlockedAt(tokenHash: tokenHash)
-        let idle = TimeInterval(try await lockMinutes(userID: user.id) * 60)
-        if let unlockedAt, now.timeIntervalSince(unlockedAt) < idle {
+            return true
+        case let .session(tokenHash, _)?:
+            let now = context.now
+            guard let unlockedAt = try await sessions.unlockedAt(tokenHash: tokenHash),
+                  now.timeIntervalSince(unlockedAt) < TimeInterval(try await lockMinutes(userID: context.user.id) * 60) else { return false }
             if now.timeIntervalSince(unlockedAt) > 15 { try await touch(tokenHash: tokenHash, now: now) }
-            return user
+            return true
+        case nil:
+            return false
         }
-        if request.method == .get, !request.uri.path.hasPrefix("/api/") {
-            let next = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
-            throw Redirect(to: DiaryPaths.unlock(next: next))
-        }
-        throw DiaryError.diaryLocked
     }
 
     /// Whether this browser session has its diary open now (a token never counts: it has scopes instead).

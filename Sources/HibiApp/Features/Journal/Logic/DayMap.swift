@@ -23,24 +23,39 @@ public enum DayMap {
     /// Points kept per track: enough for the shape at this size, and a bound on the page's weight.
     static let maxTrackPoints = 400
 
-    /// Positions in the view box for the given coordinates (in order), fitted with a margin and the same
-    /// scale on both axes. One place, or several at the same spot, land in the middle.
+    /// The fit of a set of coordinates into the view box, with a margin and the same scale on both
+    /// axes; worked out once per map, then used for every track and place. One place, or several at
+    /// one spot, land in the middle.
+    struct Frame {
+        let centreLat: Double, centreLon: Double, shrink: Double, scale: Double
+
+        init?(fitting all: [(lat: Double, lon: Double)]) {
+            let finite = all.filter { $0.lat.isFinite && $0.lon.isFinite }
+            guard let first = finite.first else { return nil }
+            var (south, north, west, east) = (first.lat, first.lat, first.lon, first.lon)
+            for point in finite {
+                south = min(south, point.lat); north = max(north, point.lat)
+                west = min(west, point.lon); east = max(east, point.lon)
+            }
+            shrink = cos((south + north) / 2 * .pi / 180)
+            let spanX = (east - west) * shrink, spanY = north - south
+            let scaleX = spanX > 0 ? (width - 2 * margin) / spanX : .infinity
+            let scaleY = spanY > 0 ? (height - 2 * margin) / spanY : .infinity
+            scale = min(scaleX, scaleY).isFinite ? min(scaleX, scaleY) : 0
+            centreLon = (west + east) / 2
+            centreLat = (south + north) / 2
+        }
+
+        /// Positions in the view box, the coordinates that are not numbers left out.
+        func project(_ coordinates: [(lat: Double, lon: Double)]) -> [(x: Double, y: Double)] {
+            coordinates.filter { $0.lat.isFinite && $0.lon.isFinite }.map { point in
+                (width / 2 + (point.lon - centreLon) * shrink * scale, height / 2 - (point.lat - centreLat) * scale)
+            }
+        }
+    }
+
     static func project(_ coordinates: [(lat: Double, lon: Double)], fitting all: [(lat: Double, lon: Double)]) -> [(x: Double, y: Double)] {
-        let finite = all.filter { $0.lat.isFinite && $0.lon.isFinite }
-        guard let first = finite.first else { return [] }
-        var (south, north, west, east) = (first.lat, first.lat, first.lon, first.lon)
-        for point in finite {
-            south = min(south, point.lat); north = max(north, point.lat)
-            west = min(west, point.lon); east = max(east, point.lon)
-        }
-        let shrink = cos((south + north) / 2 * .pi / 180)
-        let spanX = (east - west) * shrink, spanY = north - south
-        let usableX = width - 2 * margin, usableY = height - 2 * margin
-        let scale = (spanX > 0 || spanY > 0) ? min(spanX > 0 ? usableX / spanX : .infinity, spanY > 0 ? usableY / spanY : .infinity) : 0
-        let centreLon = (west + east) / 2, centreLat = (south + north) / 2
-        return coordinates.filter { $0.lat.isFinite && $0.lon.isFinite }.map { point in
-            (width / 2 + (point.lon - centreLon) * shrink * scale, height / 2 - (point.lat - centreLat) * scale)
-        }
+        Frame(fitting: all)?.project(coordinates) ?? []
     }
 
     /// At most `limit` points spread evenly along the track, the first and the last always among them.
@@ -52,16 +67,18 @@ public enum DayMap {
     /// The SVG, or nil when there is nothing to draw.
     public static func svg(places: [Place], tracks: [[(lat: Double, lon: Double)]], label: String) -> String? {
         let thinned = tracks.map { thin($0, limit: maxTrackPoints) }.filter { !$0.isEmpty }
-        let all = places.map { (lat: $0.latitude, lon: $0.longitude) } + thinned.flatMap { $0 }
-        guard !all.isEmpty else { return nil }
+        // Numbered in order among the places that can be drawn, so numbers and names stay paired.
+        let places = places.filter { $0.latitude.isFinite && $0.longitude.isFinite }
+        let coordinates = places.map { (lat: $0.latitude, lon: $0.longitude) }
+        guard let frame = Frame(fitting: coordinates + thinned.flatMap { $0 }) else { return nil }
         func f(_ value: Double) -> String { String(format: "%.1f", value) }
         var svg = #"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \#(f(width)) \#(f(height))" class="day-map" role="img" aria-label="\#(escapeHTML(label))">"#
         svg += #"<rect width="100%" height="100%" rx="8" class="day-map-ground"/>"#
         for track in thinned {
-            let points = project(track, fitting: all).map { "\(f($0.x)),\(f($0.y))" }.joined(separator: " ")
+            let points = frame.project(track).map { "\(f($0.x)),\(f($0.y))" }.joined(separator: " ")
             svg += #"<polyline points="\#(points)" class="day-map-track" fill="none"/>"#
         }
-        let spots = project(places.map { (lat: $0.latitude, lon: $0.longitude) }, fitting: all)
+        let spots = frame.project(coordinates)
         if spots.count > 1 {
             svg += #"<polyline points="\#(spots.map { "\(f($0.x)),\(f($0.y))" }.joined(separator: " "))" class="day-map-way" fill="none"/>"#
         }

@@ -12,13 +12,19 @@ enum JournalStrings {
     static let workouts = Text(en: "Workouts", ja: "ワークアウト")
     static let dayMap = Text(en: "Where the day went", ja: "この日の足あと")
     /// "42 min · 5.3 km · 310 kcal" in the person's units (what the workout recorded, nothing guessed).
+    /// An imported file supplies these numbers, so they are formatted, never converted to `Int` (a huge
+    /// or non-finite value would stop the server); what is not a sensible amount is left out.
     static func workoutSummary(_ workout: HealthWorkout, units: UnitPreferences, language l: Language) -> String {
-        var parts = [Text(en: "\(Int(workout.durationMinutes.rounded())) min", ja: "\(Int(workout.durationMinutes.rounded()))分")(l)]
+        func whole(_ value: Double) -> String { value.formatted(.number.precision(.fractionLength(0)).rounded(rule: .toNearestOrAwayFromZero).grouping(.never)) }
+        var parts: [String] = []
+        if workout.durationMinutes.isFinite, workout.durationMinutes >= 0 {
+            parts.append(Text(en: "\(whole(workout.durationMinutes)) min", ja: "\(whole(workout.durationMinutes))分")(l))
+        }
         if let km = workout.distanceKm, km.isFinite, km > 0 {
             parts.append(units.distance == .mi ? String(format: "%.1f mi", km / 1.609344) : String(format: "%.1f km", km))
         }
         if let kcal = workout.energyKcal, kcal.isFinite, kcal > 0 {
-            parts.append(units.energy == .kJ ? "\(Int((kcal * 4.184).rounded())) kJ" : "\(Int(kcal.rounded())) kcal")
+            parts.append(units.energy == .kJ ? whole(kcal * 4.184) + " kJ" : whole(kcal) + " kcal")
         }
         return parts.joined(separator: " · ")
     }
