@@ -171,6 +171,13 @@ struct JournalOverviewLogicTests {
             #expect(try await api.call(.get, "/api/v1/timeline?before=2024-02-30").status == .badRequest)
             #expect(try await api.call(.get, "/api/v1/timeline?mood=6").status == .badRequest)
             #expect(!(try await api.call(.get, "/api/v1/timeline?before=2024-06-01&limit=100")).body.contains("2024-05-02"))
+            // A filter that matches nothing over a long history (schemathesis's records reach back to 1970): one request
+            // reads two years at most and hands back a cursor, so no request scans fifty years.
+            #expect(try await api.call(.post, "/api/v1/health/records", json: #"{"type":"steps","value":5,"unit":"count","start":"1975-01-01T03:00:00Z"}"#).status == .created)
+            let far = try #require(try JSONSerialization.jsonObject(with: try await api.call(.get, "/api/v1/timeline?before=2024-06-01&label=nothing").data)
+                as? [String: Any])
+            #expect((far["days"] as? [Any])?.isEmpty == true)
+            #expect(far["next"] as? String == DayKey("2024-06-01")?.adding(days: -730, in: .gmt).description)
 
             // The pages: the timeline with its load-more link, `/` as today's page with the calendar. A locked diary
             // leaves its days out of the timeline.

@@ -79,9 +79,15 @@ extension JournalService {
             let (page, complete) = TimelinePaging.page(days, before: before, windowStart: windowStart, limit: limit, filter: filter,
                                                        tagged: tagged, exhausted: exhausted)
             if complete { return page }
-            span = min(span * 2, 365 * 100)
+            // One request reads at most two years back (a filter matching nothing over a history going back
+            // to 1970 took over ten seconds); it answers what it found and a cursor to carry on from.
+            if span >= Self.timelineMaxSpanDays { return .init(days: page.days, next: windowStart) }
+            span = min(span * 2, Self.timelineMaxSpanDays)
         }
     }
+
+    /// Days one timeline request may read back from its cursor.
+    static let timelineMaxSpanDays = 730
 
     func taggedDays(user: User, tag: String, from: DayKey, to: DayKey, zone: TimeZone) async throws -> Set<DayKey> {
         let entries = try await diary.list(userID: user.id, query: nil,
