@@ -72,5 +72,8 @@ start_server "$DATA" "$PORT" "$DBURL"
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
   --max-examples 30 --include-method DELETE --no-color
 
+# The browser tests start their own servers; the schemathesis one would only compete for the cores.
+kill "${PIDS[-1]}" 2>/dev/null || true; wait "${PIDS[-1]}" 2>/dev/null || true
+
 stage "browser tests (headless Chromium)"
 HIBI_BIN="$HIBI" .venv/bin/python -m pytest -q e2e
