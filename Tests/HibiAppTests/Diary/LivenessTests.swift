@@ -25,13 +25,14 @@ import Testing
     }
 
     /// Feeds frames 250 ms apart (each answered 120 ms after it arrived) and returns the last outcome.
+    /// Plays frames arriving `interval` ms apart, each answered `processing` ms after it arrived.
     static func play(_ frames: [([Double], [Double])], steps: [HeadTurn], start: Int64 = 0, interval: Int64 = 250,
-                     distance: Float = 0.3) -> (Liveness.Outcome, Liveness.State) {
+                     processing: Int64 = 120, distance: Float = 0.3) -> (Liveness.Outcome, Liveness.State) {
         var state = Liveness.State(steps: steps, createdAt: start)
         var time = start
         for (box, points) in frames {
             time += interval
-            switch Liveness.advance(state, frame: frame(box: box, points: points, at: time, distance: distance), answeredAt: time + 120,
+            switch Liveness.advance(state, frame: frame(box: box, points: points, at: time, distance: distance), answeredAt: time + processing,
                                     arrivedAt: time, threshold: threshold) {
             case let .next(next): state = next
             case let .passed(passed): return (.passed(passed), passed)
@@ -106,9 +107,26 @@ import Testing
 
     @Test func aStillPictureNeverTurnsAndRunsOutOfTime() {
         let still = Self.recorded(81...81)[0]
-        let (outcome, state) = Self.play(Array(repeating: still, count: 40), steps: [.left, .up, .right])
+        // 130 ms of the sender's own time a frame (250 ms apart, answered after 120): 7 s is 54 frames.
+        let (outcome, state) = Self.play(Array(repeating: still, count: 80), steps: [.left, .up, .right])
         #expect(outcome == .failed(.stepTimedOut))
         #expect(state.current == 1)
+        #expect((state.stepUserTime ?? 0) > Liveness.stepWindow - 200)
+    }
+
+    @Test func aSlowServerDoesNotTimeOutAGenuineHeadButAStillPictureStillRunsOut() {
+        // Each frame answered after 600 ms (a debug build on a busy machine), the next one 100 ms later:
+        // the recording's longest step spans 25 frames, 17.5 s of wall time but 2.5 s of the person's.
+        let (outcome, state) = Self.play(Self.recorded(75...372, every: 6), steps: [.down, .right, .up, .left],
+                                         interval: 700, processing: 600)
+        #expect(Self.isPassed(outcome), "\(outcome), reached step \(state.current)")
+        // A still picture on the same slow server: under 7 s of its own time, but the step's wall-clock
+        // bound (21 s) ends it, so the server's slowness cannot be bought as time.
+        let still = Self.recorded(81...81)[0]
+        let (stillOutcome, stillState) = Self.play(Array(repeating: still, count: 40), steps: [.left, .up, .right],
+                                                   interval: 700, processing: 600)
+        #expect(stillOutcome == .failed(.stepTimedOut))
+        #expect((stillState.stepUserTime ?? 0) < Liveness.stepWindow)
     }
 
     @Test func aTurnedPhotoAndItsMirrorAreRefused() {
@@ -130,7 +148,7 @@ import Testing
     @Test func aPhotoShiftedAndScaledBetweenFramesCannotTurn() {
         let photo = Self.recorded(111...111)[0]
         var frames = Array(repeating: Self.recorded(84...84)[0], count: 3)
-        for k in 0..<30 {
+        for k in 0..<70 {
             let s = 1 + 0.04 * sin(Double(k)), dx = 8 * cos(Double(k)), dy = 5 * sin(Double(k) / 2)
             frames.append(Self.transformed(photo.0, photo.1, (s, 0, dx, 0, s, dy)))
         }

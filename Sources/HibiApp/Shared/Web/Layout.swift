@@ -9,7 +9,7 @@ public enum Layout {
     public static let navigation: [NavItem] = [
         NavItem(path: "/", title: CommonStrings.today, icon: "☀"),
         NavItem(path: DiaryPaths.list, title: CommonStrings.diary, icon: "📔"),
-        NavItem(path: "/health", title: CommonStrings.health, icon: "♥"),
+        NavItem(path: HealthPaths.overview, title: CommonStrings.health, icon: "♥"),
         NavItem(path: "/visits", title: CommonStrings.visits, icon: "📍"),
         NavItem(path: VideoPaths.library, title: CommonStrings.videos, icon: "▶"),
     ]

@@ -35,7 +35,7 @@ public struct GettingStarted: Sendable, Equatable {
                  href: DiaryPaths.new, done: state.diaryEntries > 0),
             Step(key: "health", title: Text(en: "Import Apple Health", ja: "Apple ヘルスケアを読み込む"),
                  help: Text(en: "Upload the export from your iPhone, or type a record.", ja: "iPhone の書き出しファイルをアップロードするか、記録を入力します。"),
-                 href: "/health/import", done: state.healthRecords > 0),
+                 href: HealthPaths.importPage, done: state.healthRecords > 0),
             Step(key: "visit", title: Text(en: "Add a visit", ja: "訪問を追加する"),
                  help: Text(en: "A place you went, on the map.", ja: "行った場所を地図に残します。"),
                  href: "/visits/new", done: state.visits > 0),

@@ -24,8 +24,13 @@ public enum Liveness {
     public static let minimumInterval: Int64 = 90
     /// Longest wait between answering one frame and the next one arriving.
     public static let maximumGap: Int64 = 1500
-    /// Time to perform one step after it is revealed.
+    /// The person's time to perform one step after it is revealed: from each answer to the next frame's
+    /// arrival, summed. The server's own analysis time is not theirs: a loaded server (a debug build on
+    /// a busy machine took over 700 ms a frame) must not time out a genuine head.
     public static let stepWindow: Int64 = 7000
+    /// Wall-clock bound on one step, whatever the server's speed: a client cannot use the time the server
+    /// spends on its frames to prepare the next ones for longer than this.
+    public static let stepWallWindow: Int64 = 3 * stepWindow
     public static let maximumFrames = 120
     /// Frames without a usable face (a blink, motion blur) tolerated in one challenge.
     public static let maximumLostFrames = 3
@@ -136,6 +141,9 @@ public enum Liveness {
         public var lostFrames = 0
         public var lastArrivedAt: Int64?
         public var lastAnsweredAt: Int64?
+        /// The person's time spent on the current step (see `stepWindow`); optional so that a challenge
+        /// stored before it existed still opens.
+        public var stepUserTime: Int64?
 
         public init(steps: [HeadTurn], createdAt: Int64) {
             self.steps = steps
@@ -156,15 +164,24 @@ public enum Liveness {
     public static func admit(_ state: State, arrivedAt: Int64) -> FaceAuthError? {
         if let last = state.lastArrivedAt, arrivedAt - last < minimumInterval { return .framesTooFast }
         if let answered = state.lastAnsweredAt, arrivedAt - answered > maximumGap { return .framesInterrupted }
-        if state.current > 0, arrivedAt - state.stepRevealedAt > stepWindow { return .stepTimedOut }
+        if state.current > 0 {
+            if (state.stepUserTime ?? 0) + userTime(state, arrivedAt: arrivedAt) > stepWindow { return .stepTimedOut }
+            if arrivedAt - state.stepRevealedAt > stepWallWindow { return .stepTimedOut }
+        }
         if state.frames.count + state.lostFrames >= maximumFrames { return .stepTimedOut }
         return nil
+    }
+
+    /// The client's time from the last answer to this frame's arrival.
+    static func userTime(_ state: State, arrivedAt: Int64) -> Int64 {
+        max(0, arrivedAt - (state.lastAnsweredAt ?? state.stepRevealedAt))
     }
 
     /// Judges one analysed frame (nil = no single usable face) and moves the challenge on.
     public static func advance(_ state: State, frame: Frame?, answeredAt: Int64, arrivedAt: Int64, threshold: Float) -> Outcome {
         if let refused = admit(state, arrivedAt: arrivedAt) { return .failed(refused) }
         var state = state
+        if state.current > 0 { state.stepUserTime = (state.stepUserTime ?? 0) + userTime(state, arrivedAt: arrivedAt) }
         state.lastArrivedAt = arrivedAt
         state.lastAnsweredAt = answeredAt
         guard let frame else {
@@ -181,6 +198,7 @@ public enum Liveness {
             state.baseline = median(straight.map(\.geometry.noseDrop))
             state.current = 1
             state.stepRevealedAt = answeredAt
+            state.stepUserTime = 0
             return .next(state)
         }
         guard let step = state.step, let baseline = state.baseline else { return .failed(.challengeNotFollowed) }
@@ -188,6 +206,7 @@ public enum Liveness {
         if state.current < state.steps.count {
             state.current += 1
             state.stepRevealedAt = answeredAt
+            state.stepUserTime = 0
             return .next(state)
         }
         if let flat = poseInconsistency(state.frames) { return .failed(flat) }

@@ -121,7 +121,7 @@ public struct BadgeResponse: Codable, Sendable {
         requirementType = d.requirement.type.rawValue; requirementValue = d.requirement.value
         self.earned = earned != nil; earnedAt = earned?.earnedAt
         progress = earned != nil ? 1 : BadgeRules.progress(d.requirement, facts: facts)
-        imageURL = "/health/badges/\(d.key).svg"
+        imageURL = HealthPaths.badgeImage(key: d.key)
     }
 }
 

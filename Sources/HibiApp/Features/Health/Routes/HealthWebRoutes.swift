@@ -7,28 +7,28 @@ struct HealthWebRoutes: Sendable {
     let renderer: ShareCardRenderer
 
     func register(on router: some RouterMethods<SignedInContext>) {
-        router.get("/health") { request, context in try await overview(request, context) }
-        router.post("/health/records") { request, context in try await addRecord(request, context) }
-        router.get("/health/records/:id/edit") { _, context in
+        router.get(RouterPath(HealthPaths.overview)) { request, context in try await overview(request, context) }
+        router.post(RouterPath(HealthPaths.records)) { request, context in try await addRecord(request, context) }
+        router.get(RouterPath(HealthPaths.editRecord(":id"))) { _, context in
             let user = context.user
             guard let record = try await health.records.find(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
             return HTMLPage(HealthViews.edit(context: context.base, user: user, record: record, error: nil, values: nil))
         }
-        router.post("/health/records/:id") { request, context in try await updateRecord(request, context) }
-        router.post("/health/records/:id/delete") { _, context in
+        router.post(RouterPath(HealthPaths.record(":id"))) { request, context in try await updateRecord(request, context) }
+        router.post(RouterPath(HealthPaths.deleteRecord(":id"))) { _, context in
             let user = context.user
             guard try await health.records.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
-            return Response.redirect(to: "/health?deleted=1", type: .normal)
+            return Response.redirect(to: HealthPaths.overviewDeleted, type: .normal)
         }
-        router.get("/health/import") { _, context in
+        router.get(RouterPath(HealthPaths.importPage)) { _, context in
             let user = context.user
             return HTMLPage(HealthViews.importPage(context: context.base, user: user, jobs: try await health.jobs.list(userID: user.id), notice: nil,
                                                    electrocardiograms: health.electrocardiograms.list(userID: user.id)))
         }
-        router.get("/health/electrocardiograms/:name") { _, context in
+        router.get(RouterPath(HealthPaths.electrocardiogram(":name"))) { _, context in
             try HealthDownloads.electrocardiogram(health, user: context.user, name: try context.parameters.require("name"))
         }
-        router.post("/health/import/csv") { request, context in
+        router.post(RouterPath(HealthPaths.importCSV)) { request, context in
             let user = context.user
             var request = request
             let form = try await request.form(limit: 1_048_576)
@@ -43,16 +43,16 @@ struct HealthWebRoutes: Sendable {
             }
             return HTMLPage(HealthViews.importPage(context: context.base, user: user, jobs: try await health.jobs.list(userID: user.id), notice: notice), status: status)
         }
-        router.get("/health/export.csv") { _, context in try await HealthDownloads.csv(health, user: context.user) }
-        router.get("/health/trends") { request, context in
+        router.get(RouterPath(HealthPaths.exportCSV)) { _, context in try await HealthDownloads.csv(health, user: context.user) }
+        router.get(RouterPath(HealthPaths.trends)) { request, context in
             let user = context.user
             let (type, range) = try HealthRequest.trendQuery(request)
             let analysis = try await health.trends(user: user, type: type, range: range, now: context.now)
             return HTMLPage(HealthViews.trends(context: context.base, type: type, range: range, analysis: analysis,
                                                units: try await health.profiles.get(userID: user.id).units))
         }
-        router.get("/health/goals") { _, context in try await goalsPage(context, notice: nil) }
-        router.post("/health/goals") { request, context in
+        router.get(RouterPath(HealthPaths.goals)) { _, context in try await goalsPage(context, notice: nil) }
+        router.post(RouterPath(HealthPaths.goals)) { request, context in
             let user = context.user
             var request = request
             let form = try await request.form()
@@ -76,12 +76,12 @@ struct HealthWebRoutes: Sendable {
                 return try await goalsPage(context, notice: (error.message(context.language), .error), status: error.status)
             }
         }
-        router.post("/health/goals/:id/delete") { _, context in
+        router.post(RouterPath(HealthPaths.deleteGoal(":id"))) { _, context in
             let user = context.user
             guard try await health.goals.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.goalNotFound }
-            return Response.redirect(to: "/health/goals", type: .normal)
+            return Response.redirect(to: HealthPaths.goals, type: .normal)
         }
-        router.post("/health/profile") { request, context in
+        router.post(RouterPath(HealthPaths.profile)) { request, context in
             let user = context.user
             var request = request
             let form = try await request.form()
@@ -107,12 +107,12 @@ struct HealthWebRoutes: Sendable {
                 return try await goalsPage(context, notice: (error.message(context.language), .error), status: error.status)
             }
         }
-        router.get("/health/badges") { _, context in
+        router.get(RouterPath(HealthPaths.badges)) { _, context in
             let user = context.user
             return HTMLPage(HealthViews.badges(context: context.base, user: user, earned: try await health.badges.earned(userID: user.id),
                                                facts: try await health.facts(user: user, now: context.now)))
         }
-        router.get("/health/badges/:file") { request, context in
+        router.get(RouterPath(HealthPaths.badgeImage(file: ":file"))) { request, context in
             
             let file = try context.parameters.require("file")
             guard file.hasSuffix(".svg"), let d = BadgeRules.definition(String(file.dropLast(4))) else { throw RequestError.notFound }
@@ -120,8 +120,8 @@ struct HealthWebRoutes: Sendable {
             return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "private, max-age=3600"],
                             body: .init(byteBuffer: ByteBuffer(string: HealthGraphics.badge(d, earned: earned, language: context.language))))
         }
-        router.get("/health/reminders") { _, context in try await remindersPage(context, notice: nil) }
-        router.post("/health/reminders") { request, context in
+        router.get(RouterPath(HealthPaths.reminders)) { _, context in try await remindersPage(context, notice: nil) }
+        router.post(RouterPath(HealthPaths.reminders)) { request, context in
             let user = context.user
             var request = request
             let form = try await request.form()
@@ -133,22 +133,22 @@ struct HealthWebRoutes: Sendable {
                 return try await remindersPage(context, notice: (error.message(context.language), .error), status: error.status)
             }
         }
-        router.post("/health/reminders/:id/delete") { _, context in
+        router.post(RouterPath(HealthPaths.deleteReminder(":id"))) { _, context in
             let user = context.user
             guard try await health.reminders.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.reminderNotFound }
-            return Response.redirect(to: "/health/reminders", type: .normal)
+            return Response.redirect(to: HealthPaths.reminders, type: .normal)
         }
-        router.get("/health/share") { request, context in
+        router.get(RouterPath(HealthPaths.share)) { request, context in
             
             let options = Self.shareOptions(request)
             let query = options.sorted().map { "\($0)=1" }.joined(separator: "&")
             return HTMLPage(HealthViews.share(context: context.base, query: query, options: options))
         }
-        router.get("/health/share/card.svg") { request, context in
+        router.get(RouterPath(HealthPaths.shareCardSVG)) { request, context in
             let svg = try await shareSVG(request, context)
             return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(string: svg)))
         }
-        router.get("/health/share/card.png") { request, context in
+        router.get(RouterPath(HealthPaths.shareCardPNG)) { request, context in
             let png = try await renderer.png(svg: try await shareSVG(request, context))
             return FileResponse.attachment(png, contentType: "image/png", filename: "hibi-health.png")
         }
@@ -259,7 +259,7 @@ struct HealthWebRoutes: Sendable {
         let form = try await request.form()
         do {
             let (_, badges) = try await health.add(try recordInput(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt), user: user, now: context.now)
-            return .redirect(to: badges.first.map { "/health?saved=1&badge=\($0.key)" } ?? "/health?saved=1", type: .normal)
+            return .redirect(to: HealthPaths.overviewSaved(badge: badges.first?.key), type: .normal)
         } catch let error as HealthError {
             return try await overview(request, context, notice: (error.message(context.language), .error), form: form.fields, status: error.status)
         }
@@ -273,7 +273,7 @@ struct HealthWebRoutes: Sendable {
         guard let record = try await health.records.find(id: id, userID: user.id) else { throw HealthError.recordNotFound }
         do {
             _ = try await health.update(id: id, try recordInput(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt), user: user, now: context.now)
-            return .redirect(to: "/health?saved=1", type: .normal)
+            return .redirect(to: HealthPaths.overviewSaved(), type: .normal)
         } catch let error as HealthError {
             return try HTMLPage(HealthViews.edit(context: context.base, user: user, record: record, error: error.message(context.language), values: form.fields),
                                 status: error.status).response(from: request, context: context.base)

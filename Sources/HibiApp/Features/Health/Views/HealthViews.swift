@@ -1,14 +1,14 @@
 import Foundation
 
 enum HealthViews {
-    static let tabs: [(String, Text)] = [("/health", HealthStrings.overview), ("/health/trends", HealthStrings.trends), ("/health/goals", HealthStrings.goals),
-                                         ("/health/badges", HealthStrings.badges), ("/health/reminders", HealthStrings.reminders), ("/health/import", HealthStrings.importTitle),
-                                         ("/health/share", HealthStrings.share)]
+    static let tabs: [(String, Text)] = [(HealthPaths.overview, HealthStrings.overview), (HealthPaths.trends, HealthStrings.trends), (HealthPaths.goals, HealthStrings.goals),
+                                         (HealthPaths.badges, HealthStrings.badges), (HealthPaths.reminders, HealthStrings.reminders), (HealthPaths.importPage, HealthStrings.importTitle),
+                                         (HealthPaths.share, HealthStrings.share)]
 
     static func page(_ title: String, context: HibiRequestContext, tab: String, scripts: [String] = [], @NodeBuilder content: () -> [Node]) -> Node {
         let l = context.language
         let body = content()
-        return Layout.page(title: title, context: context, current: "/health") {
+        return Layout.page(title: title, context: context, current: HealthPaths.overview) {
             link(.init("rel", "stylesheet"), .href("/static/health.css"))
             el("div", .class("health-tabs section-nav"), .role("navigation"), .aria("label", HealthStrings.health(l))) {
                 el("ul") {
@@ -74,7 +74,7 @@ enum HealthViews {
             if !data.to.isEmpty { items.append(.init(name: "to", value: data.to)) }
             var components = URLComponents()
             components.queryItems = items
-            return "/health" + (components.string ?? "") + "#records-table"
+            return HealthPaths.overview + (components.string ?? "") + "#records-table"
         }
         return el("nav", .class("pagination"), .id("records-pager"), .aria("label", HealthStrings.recordPages(l))) {
             if data.page > 1 { el("a", .href(link(data.page - 1)), .init("rel", "prev")) { "← " + HealthStrings.newer(l) } } else { el("span") { "" } }
@@ -86,7 +86,7 @@ enum HealthViews {
     static func overview(context: HibiRequestContext, user: User, data: Overview, now: Date) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        return page(HealthStrings.health(l), context: context, tab: "/health", scripts: ["/static/health.js"]) {
+        return page(HealthStrings.health(l), context: context, tab: HealthPaths.overview, scripts: ["/static/health.js"]) {
             el("h1") { HealthStrings.health(l) }
             if let notice = data.notice { Layout.notice(notice.0, kind: notice.1) }
             el("div", .class("health-summary")) {
@@ -107,7 +107,7 @@ enum HealthViews {
                 el("section", .class("badge-strip"), .id("earned-badges")) {
                     for badge in data.earned.suffix(6) {
                         if let d = BadgeRules.definition(badge.key) {
-                            el("a", .href("/health/badges"), .init("title", d.name(l))) { Node.raw(HealthGraphics.badge(d, earned: true, size: 56, language: l)) }
+                            el("a", .href(HealthPaths.badges), .init("title", d.name(l))) { Node.raw(HealthGraphics.badge(d, earned: true, size: 56, language: l)) }
                         }
                     }
                 }
@@ -128,11 +128,11 @@ enum HealthViews {
             }
             el("section", .class("card")) {
                 el("h2") { HealthStrings.addRecord(l) }
-                recordForm(context: context, action: "/health/records", values: data.form, zone: zone, now: now, button: HealthStrings.add(l))
+                recordForm(context: context, action: HealthPaths.records, values: data.form, zone: zone, now: now, button: HealthStrings.add(l))
             }
             el("section", .class("card")) {
                 el("h2") { HealthStrings.records(l) }
-                el("form", .method("get"), .action("/health"), .class("filter-form"), .id("filter-form")) {
+                el("form", .method("get"), .action(HealthPaths.overview), .class("filter-form"), .id("filter-form")) {
                     el("label") {
                         HealthStrings.type(l)
                         el("select", .name("type"), .id("filter-type")) { typeOptions(l, selected: data.filterType, includeAll: true, extra: data.types) }
@@ -157,8 +157,8 @@ enum HealthViews {
                                         el("td") { r.start.formatted(formatter(l, zone)) }
                                         el("td") { r.source.title(l) + (r.device.isEmpty ? "" : " · \(r.device)") }
                                         el("td", .class("actions")) {
-                                            el("a", .href("/health/records/\(r.id)/edit"), .class("small")) { HealthStrings.edit(l) }
-                                            el("form", .method("post"), .action("/health/records/\(r.id)/delete"), .class("inline")) {
+                                            el("a", .href(HealthPaths.editRecord(r.id)), .class("small")) { HealthStrings.edit(l) }
+                                            el("form", .method("post"), .action(HealthPaths.deleteRecord(r.id)), .class("inline")) {
                                                 Layout.csrfField(context)
                                                 el("button", .type("submit"), .class("linklike small danger")) { HealthStrings.delete(l) }
                                             }
@@ -213,11 +213,11 @@ enum HealthViews {
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let form = values ?? ["type": record.type, "value": HealthFormat.number(record.value, maxFractionDigits: 4), "unit": record.unit,
                               "start": localInput(record.start, zone: zone), "end": record.end == record.start ? "" : localInput(record.end, zone: zone)]
-        return page(HealthStrings.edit(l), context: context, tab: "/health", scripts: ["/static/health.js"]) {
+        return page(HealthStrings.edit(l), context: context, tab: HealthPaths.overview, scripts: ["/static/health.js"]) {
             el("article", .class("card")) {
                 el("h1") { HealthStrings.edit(l) + " · " + HealthDataType.title(of: record.type)(l) }
                 if let error { Layout.notice(error, kind: .error) }
-                recordForm(context: context, action: "/health/records/\(record.id)", values: form, zone: zone, now: Date(), button: HealthStrings.save(l))
+                recordForm(context: context, action: HealthPaths.record(record.id), values: form, zone: zone, now: context.now, button: HealthStrings.save(l))
             }
         }
     }
@@ -226,7 +226,7 @@ enum HealthViews {
                            electrocardiograms: [HealthECGStore.File] = []) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        return page(HealthStrings.importTitle(l), context: context, tab: "/health/import", scripts: ["/static/health.js"]) {
+        return page(HealthStrings.importTitle(l), context: context, tab: HealthPaths.importPage, scripts: ["/static/health.js"]) {
             el("h1") { HealthStrings.importTitle(l) }
             if let notice { Layout.notice(notice.0, kind: notice.1) }
             el("section", .class("card"), .id("apple-import")) {
@@ -252,16 +252,16 @@ enum HealthViews {
                     el("h2") { HealthStrings.electrocardiograms(l) }
                     el("ul", .id("ecg-list")) {
                         for file in electrocardiograms {
-                            el("li") { el("a", .href("/health/electrocardiograms/\(file.name)"), .init("download", file.name)) { file.name } }
+                            el("li") { el("a", .href(HealthPaths.electrocardiogram(file.name)), .init("download", file.name)) { file.name } }
                         }
                     }
                 }
             }
             el("section", .class("card"), .id("csv-section")) {
                 el("h2") { HealthStrings.csv(l) }
-                el("p") { el("a", .href("/health/export.csv"), .id("csv-export"), .init("download", "hibi-health.csv")) { HealthStrings.csvExport(l) } }
+                el("p") { el("a", .href(HealthPaths.exportCSV), .id("csv-export"), .init("download", "hibi-health.csv")) { HealthStrings.csvExport(l) } }
                 el("p", .class("muted")) { HealthStrings.csvHelp(l) }
-                el("form", .method("post"), .action("/health/import/csv"), .id("csv-form")) {
+                el("form", .method("post"), .action(HealthPaths.importCSV), .id("csv-form")) {
                     Layout.csrfField(context)
                     el("label", .for("csv-text")) {
                         HealthStrings.csvImport(l)
@@ -295,9 +295,9 @@ enum HealthViews {
         let chart = HealthGraphics.chart(points: analysis.trendPoints, unit: unit == "count" ? "" : unit,
                                          display: { HealthUnits.display($0, type: type, preferences: units) }, language: l,
                                          title: "\(type.title(l)) · \(range.title(l))")
-        return page(HealthStrings.trends(l), context: context, tab: "/health/trends") {
+        return page(HealthStrings.trends(l), context: context, tab: HealthPaths.trends) {
             el("h1") { HealthStrings.trends(l) }
-            el("form", .method("get"), .action("/health/trends"), .class("filter-form"), .id("trend-form")) {
+            el("form", .method("get"), .action(HealthPaths.trends), .class("filter-form"), .id("trend-form")) {
                 el("label") {
                     HealthStrings.type(l)
                     el("select", .name("type"), .id("trend-type"), .data("autosubmit", "true")) {
@@ -341,7 +341,7 @@ enum HealthViews {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let units = profile.units
-        return page(HealthStrings.goals(l), context: context, tab: "/health/goals") {
+        return page(HealthStrings.goals(l), context: context, tab: HealthPaths.goals) {
             el("h1") { HealthStrings.goals(l) }
             if let notice { Layout.notice(notice.0, kind: notice.1) }
             el("section", .class("card"), .id("goal-list")) {
@@ -360,7 +360,7 @@ enum HealthViews {
                                                                      ?? (GoalRules.isDaily(goal) ? HealthStrings.everyDay(l) : HealthStrings.noDeadline(l)))
                             if let current = progress.currentValue { " · \(HealthFormat.value(current, type: goal.type.rawValue, preferences: units))" }
                         }
-                        el("form", .method("post"), .action("/health/goals/\(goal.id)/delete"), .class("inline")) {
+                        el("form", .method("post"), .action(HealthPaths.deleteGoal(goal.id)), .class("inline")) {
                             Layout.csrfField(context)
                             el("button", .type("submit"), .class("linklike small")) { HealthStrings.delete(l) }
                         }
@@ -369,7 +369,7 @@ enum HealthViews {
             }
             el("section", .class("card")) {
                 el("h2") { HealthStrings.newGoal(l) }
-                el("form", .method("post"), .action("/health/goals"), .id("goal-form")) {
+                el("form", .method("post"), .action(HealthPaths.goals), .id("goal-form")) {
                     Layout.csrfField(context)
                     el("div", .class("grid")) {
                         el("label", .for("goal-type")) {
@@ -385,7 +385,7 @@ enum HealthViews {
             }
             el("section", .class("card"), .id("profile")) {
                 el("h2") { HealthStrings.profile(l) }
-                el("form", .method("post"), .action("/health/profile"), .id("profile-form")) {
+                el("form", .method("post"), .action(HealthPaths.profile), .id("profile-form")) {
                     Layout.csrfField(context)
                     Layout.field(label: HealthStrings.name(l), id: "profile-name", .name("name"), .value(profile.name ?? ""), .maxlength(100))
                     el("div", .class("grid")) {
@@ -417,13 +417,13 @@ enum HealthViews {
     static func badges(context: HibiRequestContext, user: User, earned: [EarnedBadge], facts: BadgeFacts) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        return page(HealthStrings.badges(l), context: context, tab: "/health/badges") {
+        return page(HealthStrings.badges(l), context: context, tab: HealthPaths.badges) {
             el("h1") { HealthStrings.badges(l) }
             el("div", .class("badge-grid"), .id("badge-grid")) {
                 for d in BadgeRules.all {
                     let got = earned.first { $0.key == d.key }
                     el("article", .class("badge-card \(got == nil ? "locked" : "earned") tier-\(d.tier.rawValue)"), .data("badge", d.key)) {
-                        Node.void("img", [.src("/health/badges/\(d.key).svg\(got == nil ? "?state=locked" : "")"), .init("alt", d.name(l)),
+                        Node.void("img", [.src(HealthPaths.badgeImage(key: d.key, locked: got == nil)), .init("alt", d.name(l)),
                                           .init("width", "96"), .init("height", "96")])
                         el("strong") { d.name(l) }
                         el("small") { d.description(l) }
@@ -442,7 +442,7 @@ enum HealthViews {
     static func reminders(context: HibiRequestContext, reminders: [ReminderResponse], notice: (String, Layout.NoticeKind)?, user: User) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        return page(HealthStrings.reminders(l), context: context, tab: "/health/reminders") {
+        return page(HealthStrings.reminders(l), context: context, tab: HealthPaths.reminders) {
             el("h1") { HealthStrings.reminders(l) }
             el("p", .class("muted")) { HealthStrings.remindersHelp(l) }
             if let notice { Layout.notice(notice.0, kind: notice.1) }
@@ -458,7 +458,7 @@ enum HealthViews {
                                 + (r.nextAt.map { HealthStrings.next(l, $0.formatted(formatter(l, zone))) } ?? "")
                                 + (r.webhookURL == nil ? "" : " · webhook")
                             }
-                            el("form", .method("post"), .action("/health/reminders/\(r.id)/delete"), .class("inline")) {
+                            el("form", .method("post"), .action(HealthPaths.deleteReminder(r.id)), .class("inline")) {
                                 Layout.csrfField(context)
                                 el("button", .type("submit"), .class("linklike small")) { " " + HealthStrings.delete(l) }
                             }
@@ -467,7 +467,7 @@ enum HealthViews {
                 }
             }
             el("section", .class("card")) {
-                el("form", .method("post"), .action("/health/reminders"), .id("reminder-form")) {
+                el("form", .method("post"), .action(HealthPaths.reminders), .id("reminder-form")) {
                     Layout.csrfField(context)
                     el("div", .class("grid")) {
                         Layout.field(label: HealthStrings.time(l), id: "reminder-time", .name("time"), .type("time"), .value("21:00"), .required)
@@ -488,18 +488,18 @@ enum HealthViews {
 
     static func share(context: HibiRequestContext, query: String, options: Set<String>) -> Node {
         let l = context.language
-        return page(HealthStrings.share(l), context: context, tab: "/health/share") {
+        return page(HealthStrings.share(l), context: context, tab: HealthPaths.share) {
             el("h1") { HealthStrings.share(l) }
             el("p", .class("muted")) { HealthStrings.shareHelp(l) }
-            el("form", .method("get"), .action("/health/share"), .id("share-form"), .class("card")) {
+            el("form", .method("get"), .action(HealthPaths.share), .id("share-form"), .class("card")) {
                 for (key, label) in [("steps", HealthStrings.weekSteps), ("streak", HealthStrings.streak), ("badge", HealthStrings.latestBadge), ("weight", HealthStrings.weightChange), ("name", HealthStrings.includeName)] {
                     el("label") { Node.void("input", [.type("checkbox"), .name(key), .value("1")] + (options.contains(key) ? [.checked] : [])); label(l) }
                 }
                 el("button", .type("submit"), .class("secondary"), .id("share-preview")) { HealthStrings.preview(l) }
             }
             el("section", .class("card share-preview")) {
-                Node.void("img", [.src("/health/share/card.svg?\(query)"), .id("share-image"), .init("alt", HealthStrings.share(l))])
-                el("p") { el("a", .href("/health/share/card.png?\(query)"), .role("button"), .id("share-download"), .init("download", "hibi-health.png")) { HealthStrings.downloadPNG(l) } }
+                Node.void("img", [.src(HealthPaths.shareCardSVG(query: query)), .id("share-image"), .init("alt", HealthStrings.share(l))])
+                el("p") { el("a", .href(HealthPaths.shareCardPNG(query: query)), .role("button"), .id("share-download"), .init("download", "hibi-health.png")) { HealthStrings.downloadPNG(l) } }
             }
         }
     }

@@ -147,7 +147,7 @@ enum JournalViews {
                     el("p") {
                         el("a", .href(DiaryPaths.new), .role("button")) { S.write(l) }
                         " "
-                        el("a", .href("/health/records/new"), .role("button"), .class("secondary")) { S.addRecord(l) }
+                        el("a", .href(HealthPaths.newRecord), .role("button"), .class("secondary")) { S.addRecord(l) }
                         " "
                         el("a", .href("/visits/new"), .role("button"), .class("secondary")) { S.checkIn(l) }
                     }
