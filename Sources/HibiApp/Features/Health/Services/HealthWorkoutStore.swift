@@ -68,6 +68,27 @@ public struct HealthWorkoutStore: Sendable {
             .orderBy("start_at").orderBy("id").limit(limit).all().map(Self.decode)
     }
 
+    /// Workouts with a stored route that started in [from, to), newest first, at most `limit`.
+    public func listWithRoutes(userID: String, from: Int64, to: Int64, limit: Int) async throws -> [HealthWorkout] {
+        try await database.sql.raw("""
+            SELECT * FROM health_workouts w WHERE w.user_id = \(bind: userID) AND w.start_at >= \(bind: from) AND w.start_at < \(bind: to)
+            AND EXISTS (SELECT 1 FROM health_workout_route_points p WHERE p.workout_id = w.id AND p.user_id = \(bind: userID))
+            ORDER BY w.start_at DESC, w.id DESC LIMIT \(bind: limit)
+            """).all().map(Self.decode)
+    }
+
+    /// All of a person's workouts a page at a time, oldest first, after the (start, id) given.
+    public func page(userID: String, after: (start: Int64, id: String)?, limit: Int) async throws -> [HealthWorkout] {
+        var query = database.sql.select().column("*").from("health_workouts").where("user_id", .equal, userID)
+        if let after {
+            query = query.where { group in
+                group.where("start_at", .greaterThan, after.start)
+                    .orWhere { g in g.where("start_at", .equal, after.start).where("id", .greaterThan, after.id) }
+            }
+        }
+        return try await query.orderBy("start_at").orderBy("id").limit(limit).all().map(Self.decode)
+    }
+
     public func find(id: String, userID: String) async throws -> HealthWorkout? {
         try await database.sql.select().column("*").from("health_workouts").where("id", .equal, id).where("user_id", .equal, userID)
             .first().map(Self.decode)
