@@ -162,6 +162,23 @@ public struct TakeoutService: Sendable {
             GoalExport(type: $0.type.rawValue, targetValue: $0.targetValue, deadline: $0.deadline, createdAt: $0.createdAt,
                        startValue: $0.startValue, achievedAt: $0.achievedAt)
         }))
+        // Workouts with their statistics, each route as GPX (read back by Hibi's and other tools' GPX readers),
+        // and the electrocardiograms as Apple wrote them; one route and one file in memory at a time.
+        var workouts: [HealthService.WorkoutExport] = []
+        try await health.forEachWorkout(userID: user.id) { workout, route in
+            let file = route.isEmpty ? nil : "health/workout-routes/\(workout.id).gpx"
+            if let file { try await add(file, WorkoutRouteGPX.write(workout, points: route)) }
+            workouts.append(HealthService.WorkoutExport(
+                id: workout.id, activity: workout.activity, start: workout.start, end: workout.end,
+                durationMinutes: WorkoutTracks.finite(workout.durationMinutes), distanceKm: workout.distanceKm.flatMap(WorkoutTracks.finite),
+                energyKcal: workout.energyKcal.flatMap(WorkoutTracks.finite), device: workout.device, details: workout.details,
+                routePoints: route.count, routeFile: file))
+        }
+        try await add("health/workouts.json", try encoder.encode(workouts))
+        for file in health.electrocardiograms.list(userID: user.id) {
+            guard let path = health.electrocardiograms.path(name: file.name, userID: user.id) else { continue }
+            try await add("health/electrocardiograms/\(file.name)", try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped))
+        }
 
         let list = try await visits.list(userID: user.id, filter: VisitFilter())
         let chain = try await visits.chainExport(userID: user.id)
@@ -264,6 +281,10 @@ public struct TakeoutService: Sendable {
         health/records.csv         every health record: type, value, unit, start, end, source, device (the CSV Hibi imports)
         health/records.json        the same records as JSON objects
         health/goals.json          your health goals
+        health/workouts.json       your workouts (Apple Health): activity, start, end, duration, distance, energy, device, and
+                                   the number of route points with the route's file
+        health/workout-routes/WORKOUT-ID.gpx  each workout's route as GPX 1.1 (time in UTC, latitude, longitude, elevation)
+        health/electrocardiograms/NAME.csv    each electrocardiogram as Apple Health wrote it
         visits/visits.geojson      every visit as a GeoJSON Feature (RFC 7946), with the signed chain under "hibiChain"
         visits/visits.gpx          the same visits as GPX 1.1 waypoints
         visits/chain.json          the tamper-evident chain: each record's body, SHA-256 hash and Ed25519 signature
