@@ -225,9 +225,10 @@
       const file = form.querySelector("#import-file").files[0];
       if (!file) return;
       const isGPX = /\.gpx$/i.test(file.name) || /xml/.test(file.type);
-      const response = await window.hibiFetch(form.dataset.importUrl, {
-        method: "POST", body: file, headers: { "Content-Type": isGPX ? "application/gpx+xml" : "application/geo+json" },
-      });
+      // A takeout's visits/location-points.csv goes back into the location history.
+      const isCSV = /\.csv$/i.test(file.name) || /csv/.test(file.type);
+      const type = isGPX ? "application/gpx+xml" : isCSV ? "text/csv" : "application/geo+json";
+      const response = await window.hibiFetch(form.dataset.importUrl, { method: "POST", body: file, headers: { "Content-Type": type } });
       result.className = "notice " + (response.ok ? "success" : "error");
       result.setAttribute("role", response.ok ? "status" : "alert");
       if (response.ok) {

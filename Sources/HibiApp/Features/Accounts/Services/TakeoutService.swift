@@ -241,10 +241,13 @@ public struct TakeoutService: Sendable {
         public let diaryEntries: Int
         public let healthRecords: Int
         public let visits: Int
+        /// Points of visits/location-points.csv newly stored in the location history.
+        public var locationPoints: Int = 0
     }
 
     /// Reads a takeout into this account: diary entries (ids already there skipped), health records
-    /// (duplicates skipped) and visits (added to this account's own signed chain).
+    /// (duplicates skipped), visits (added to this account's own signed chain) and the location history
+    /// (points already there skipped; stays found in it offered again).
     public func importTakeout(_ data: Data, user: User, now: Date) async throws -> ImportResult {
         let reader: ZipReader
         do {
@@ -266,7 +269,11 @@ public struct TakeoutService: Sendable {
             let parsed = try VisitFormats.parseGeoJSON(geoJSON)
             if !parsed.isEmpty { visitCount = try await visits.importAll(userID: user.id, visits: parsed, now: now) }
         }
-        return ImportResult(diaryEntries: diary, healthRecords: healthRecords, visits: visitCount)
+        var locationPoints = 0
+        if let csv = try reader.contents(of: "visits/location-points.csv") {
+            locationPoints = try await locations.importFile(userID: user.id, stream: MemoryByteStream(Array(csv)), now: now).pointsStored
+        }
+        return ImportResult(diaryEntries: diary, healthRecords: healthRecords, visits: visitCount, locationPoints: locationPoints)
     }
 
     static let readme = """

@@ -462,7 +462,7 @@ enum VisitViews {
                     el("form", .id("import-form"), .data("import-url", "/api/v1/visits/import"), .data("done", VisitStrings.imported(l))) {
                         el("label", .for("import-file")) {
                             VisitStrings.file(l)
-                            Node.void("input", [.type("file"), .id("import-file"), .init("accept", ".geojson,.json,.gpx,application/geo+json,application/gpx+xml"), .required])
+                            Node.void("input", [.type("file"), .id("import-file"), .init("accept", ".geojson,.json,.gpx,.csv,application/geo+json,application/gpx+xml,text/csv"), .required])
                         }
                         el("button", .type("submit"), .id("import-button")) { VisitStrings.importButton(l) }
                     }
