@@ -296,7 +296,8 @@ public struct TakeoutService: Sendable {
         visits/visits.gpx          the same visits as GPX 1.1 waypoints
         visits/chain.json          the tamper-evident chain: each record's body, SHA-256 hash and Ed25519 signature
         visits/signing-public-key.txt  the public key (base64, 32 bytes) that verifies those signatures
-        visits/location-points.csv  your location history as stored (time in UTC, latitude, longitude), oldest first
+        visits/location-points.csv  your location history as stored (time in UTC, latitude, longitude), oldest first;
+                                   Visits → Import & export on any Hibi reads it back
         visits/stays.json          the stays found in it: arrival, departure, place, and whether you confirmed or dismissed each
         videos/library.json        the videos you see, with your titles, ratings, tags, favourites and viewing history
                                    (the video files themselves stay in the library; they are not in this archive)
