@@ -82,7 +82,52 @@
     // An overview: country level, where the bundled outline still gives context without tiles.
     if (points.length === 1) map.setView([points[0].lat, points[0].lon], 6);
     else if (points.length > 1) map.fitBounds(L.latLngBounds(points.map((p) => [p.lat, p.lon])), { padding: [30, 30], maxZoom: 15 });
-    window.hibiVisitsMap = { map, layer };
+    const routes = await workoutRoutes(map, element, points.length);
+    window.hibiVisitsMap = { map, layer, routes };
+  }
+
+  function routePopup(feature) {
+    const box = document.createElement("div");
+    const name = document.createElement("div");
+    name.className = "popup-name";
+    name.textContent = feature.properties.activity;
+    const when = document.createElement("div");
+    when.className = "popup-time";
+    when.textContent = new Date(feature.properties.start).toLocaleString(document.documentElement.lang);
+    box.append(name, when);
+    if (feature.properties.distanceKm != null) {
+      const distance = document.createElement("div");
+      distance.textContent = feature.properties.distanceKm.toFixed(1) + " km";
+      box.append(distance);
+    }
+    return box;
+  }
+
+  // Workout routes of the shown range (Apple Health) as lines under the markers; the server sends each
+  // simplified and at most a bounded number of them, so a long history stays light.
+  async function workoutRoutes(map, element, markerCount) {
+    const url = element.dataset.routesUrl;
+    if (!url) return null;
+    let collection = null;
+    try {
+      const response = await fetch(url, { credentials: "same-origin" });
+      if (response.ok) collection = await response.json();
+    } catch (_) { /* the visits are still shown */ }
+    const features = collection && Array.isArray(collection.features) ? collection.features : [];
+    element.dataset.routes = String(features.length);
+    if (!features.length) return null;
+    const layer = L.geoJSON(features, {
+      interactive: true,
+      style: { color: "#d9480f", weight: 3, opacity: 0.8 },
+      onEachFeature: (feature, line) => {
+        line.bindPopup(() => routePopup(feature));
+        // The path itself says which workout it is, for people and for tests.
+        line.on("add", () => { const path = line.getElement && line.getElement(); if (path) path.setAttribute("data-workout", feature.id); });
+      },
+    }).addTo(map);
+    // With no visits to frame, the map frames the routes.
+    if (markerCount === 0) map.fitBounds(layer.getBounds(), { padding: [30, 30], maxZoom: 15 });
+    return layer;
   }
 
   function detailMap(element) {
@@ -180,9 +225,10 @@
       const file = form.querySelector("#import-file").files[0];
       if (!file) return;
       const isGPX = /\.gpx$/i.test(file.name) || /xml/.test(file.type);
-      const response = await window.hibiFetch(form.dataset.importUrl, {
-        method: "POST", body: file, headers: { "Content-Type": isGPX ? "application/gpx+xml" : "application/geo+json" },
-      });
+      // A takeout's visits/location-points.csv goes back into the location history.
+      const isCSV = /\.csv$/i.test(file.name) || /csv/.test(file.type);
+      const type = isGPX ? "application/gpx+xml" : isCSV ? "text/csv" : "application/geo+json";
+      const response = await window.hibiFetch(form.dataset.importUrl, { method: "POST", body: file, headers: { "Content-Type": type } });
       result.className = "notice " + (response.ok ? "success" : "error");
       result.setAttribute("role", response.ok ? "status" : "alert");
       if (response.ok) {

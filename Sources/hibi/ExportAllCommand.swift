@@ -44,7 +44,7 @@ struct ImportAllCommand: AsyncParsableCommand {
         }
         do {
             let result = try await core.features.accounts.takeout.importTakeout(data, user: account, now: Date())
-            print("Imported \(result.diaryEntries) diary entries, \(result.healthRecords) health records and \(result.visits) visits for \(user).")
+            print("Imported \(result.diaryEntries) diary entries, \(result.healthRecords) health records, \(result.visits) visits and \(result.locationPoints) location points for \(user).")
         } catch let error as any UserFacingError {
             printError(error.message(.en))
             await core.database.shutdown()

@@ -49,8 +49,9 @@ public struct Features: Sendable {
 
     init(platform: Platform) {
         diary = DiaryFeature(platform: platform)
-        health = HealthFeature(platform: platform)
         visits = VisitsFeature(platform: platform)
+        // After visits: a workout route's points also go to the location history.
+        health = HealthFeature(platform: platform, locations: visits.locations)
         videos = VideosFeature(platform: platform)
         accounts = AccountsFeature(platform: platform, diary: diary, health: health, visits: visits, videos: videos)
         backups = BackupFeature(platform: platform)

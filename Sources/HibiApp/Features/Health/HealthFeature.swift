@@ -10,11 +10,11 @@ public struct HealthFeature: Feature {
     let launcher: HealthImportLauncher
     let platform: Platform
 
-    init(platform: Platform) {
+    init(platform: Platform, locations: LocationService? = nil) {
         self.platform = platform
         service = HealthService(database: platform.database, box: platform.box, outbound: platform.outbound,
                                 mediaDirectory: platform.config.mediaDirectory, logger: platform.logger)
-        importer = AppleHealthImporter(health: service, logger: platform.logger)
+        importer = AppleHealthImporter(health: service, locations: locations, logger: platform.logger)
         let launcher = HealthImportLauncher(importer: importer, leases: JobLeases(database: platform.database, holder: platform.instanceID),
                                             logger: platform.logger)
         self.launcher = launcher
@@ -26,6 +26,7 @@ public struct HealthFeature: Feature {
         .build { web, api in
             HealthAPIRoutes(health: service, importer: importer, uploads: uploads, bodyLimit: platform.config.maxRequestBodyBytes).register(on: api.signedIn())
             HealthWebRoutes(health: service, renderer: ShareCardRenderer()).register(on: web.signedIn())
+            HealthWorkoutAPIRoutes(health: service).register(on: api.signedIn())
         }
     }
 

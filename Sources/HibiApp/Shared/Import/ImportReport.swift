@@ -7,9 +7,6 @@ public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
     case unparseableDate
     case outOfRange
     case missingValue
-    /// A GPX track point: a position on the way, not a place visited. Counted so a file holding
-    /// only a track says so instead of answering "nothing".
-    case trackPoint
     /// An element kind Hibi does not keep (Apple Health's ClinicalRecord, Audiogram, …).
     case unsupported
     /// A file the export names (a workout route's GPX) that is not in the upload.
@@ -23,8 +20,6 @@ public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
         case .unparseableDate: Text(en: "date that cannot be read", ja: "読めない日時")
         case .outOfRange: Text(en: "value out of range", ja: "範囲外の値")
         case .missingValue: Text(en: "missing value", ja: "値がありません")
-        case .trackPoint: Text(en: "track point (a position on the way, not stored as a visit)",
-                               ja: "トラックポイント(移動中の位置のため訪問としては保存しません)")
         case .unsupported: Text(en: "kind of element Hibi does not keep", ja: "Hibi が保存しない種類の要素")
         case .missingFile: Text(en: "file named in the export but not in the upload", ja: "エクスポートに記載されているがアップロードに含まれないファイル")
         case .tooMany: Text(en: "more than Hibi keeps for one element", ja: "1 つの要素に対して保存できる上限を超えた分")
@@ -119,7 +114,7 @@ public struct ImportReport: Codable, Sendable, Equatable {
         }
     }
 
-    /// One line per kind, for the CLI and the web result ("wpt: 3 added (2 with an approximate time), 1 duplicate skipped, 4 skipped: track point ×4").
+    /// One line per kind, for the CLI and the web result ("wpt: 3 added, 2 of them with an approximate time, 1 duplicate skipped").
     public func lines(_ language: Language) -> [String] {
         kinds.map { entry in
             var parts: [String] = []

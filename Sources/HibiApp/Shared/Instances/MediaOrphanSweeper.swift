@@ -47,7 +47,22 @@ public struct MediaOrphanSweeper: Sendable {
                     removed.append(path)
                 }
             }
+            // Electrocardiograms: health-ecg/<user>/<name>.csv, kept as files, owned by their user's row.
+            var owners: [String: Bool] = [:]
+            var ecgFolders: Set<String> = []
+            for (path, _) in Self.files(under: self.path("health-ecg"), depth: 2, olderThan: minimumAge, now: now) {
+                let folder = (path as NSString).deletingLastPathComponent
+                let userID = (folder as NSString).lastPathComponent
+                if owners[userID] == nil { owners[userID] = try await self.exists("SELECT id FROM users WHERE id = ", userID) }
+                if owners[userID] == false {
+                    removed.append(path)
+                    ecgFolders.insert(folder)
+                }
+            }
             for path in removed { try? FileManager.default.removeItem(atPath: path) }
+            for folder in ecgFolders where (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty == true {
+                try? FileManager.default.removeItem(atPath: folder)
+            }
             if !removed.isEmpty { self.logger.notice("removed media files no row owns", metadata: ["files": "\(removed.count)"]) }
             return removed
         }

@@ -162,6 +162,23 @@ public struct TakeoutService: Sendable {
             GoalExport(type: $0.type.rawValue, targetValue: $0.targetValue, deadline: $0.deadline, createdAt: $0.createdAt,
                        startValue: $0.startValue, achievedAt: $0.achievedAt)
         }))
+        // Workouts with their statistics, each route as GPX (read back by Hibi's and other tools' GPX readers),
+        // and the electrocardiograms as Apple wrote them; one route and one file in memory at a time.
+        var workouts: [HealthService.WorkoutExport] = []
+        try await health.forEachWorkout(userID: user.id) { workout, route in
+            let file = route.isEmpty ? nil : "health/workout-routes/\(workout.id).gpx"
+            if let file { try await add(file, WorkoutRouteGPX.write(workout, points: route)) }
+            workouts.append(HealthService.WorkoutExport(
+                id: workout.id, activity: workout.activity, start: workout.start, end: workout.end,
+                durationMinutes: WorkoutTracks.finite(workout.durationMinutes), distanceKm: workout.distanceKm.flatMap(WorkoutTracks.finite),
+                energyKcal: workout.energyKcal.flatMap(WorkoutTracks.finite), device: workout.device, details: workout.details,
+                routePoints: route.count, routeFile: file))
+        }
+        try await add("health/workouts.json", try encoder.encode(workouts))
+        for file in health.electrocardiograms.list(userID: user.id) {
+            guard let path = health.electrocardiograms.path(name: file.name, userID: user.id) else { continue }
+            try await add("health/electrocardiograms/\(file.name)", try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped))
+        }
 
         let list = try await visits.list(userID: user.id, filter: VisitFilter())
         let chain = try await visits.chainExport(userID: user.id)
@@ -224,10 +241,13 @@ public struct TakeoutService: Sendable {
         public let diaryEntries: Int
         public let healthRecords: Int
         public let visits: Int
+        /// Points of visits/location-points.csv newly stored in the location history.
+        public var locationPoints: Int = 0
     }
 
     /// Reads a takeout into this account: diary entries (ids already there skipped), health records
-    /// (duplicates skipped) and visits (added to this account's own signed chain).
+    /// (duplicates skipped), visits (added to this account's own signed chain) and the location history
+    /// (points already there skipped; stays found in it offered again).
     public func importTakeout(_ data: Data, user: User, now: Date) async throws -> ImportResult {
         let reader: ZipReader
         do {
@@ -249,7 +269,11 @@ public struct TakeoutService: Sendable {
             let parsed = try VisitFormats.parseGeoJSON(geoJSON)
             if !parsed.isEmpty { visitCount = try await visits.importAll(userID: user.id, visits: parsed, now: now) }
         }
-        return ImportResult(diaryEntries: diary, healthRecords: healthRecords, visits: visitCount)
+        var locationPoints = 0
+        if let csv = try reader.contents(of: "visits/location-points.csv") {
+            locationPoints = try await locations.importFile(userID: user.id, stream: MemoryByteStream(Array(csv)), now: now).pointsStored
+        }
+        return ImportResult(diaryEntries: diary, healthRecords: healthRecords, visits: visitCount, locationPoints: locationPoints)
     }
 
     static let readme = """
@@ -264,11 +288,16 @@ public struct TakeoutService: Sendable {
         health/records.csv         every health record: type, value, unit, start, end, source, device (the CSV Hibi imports)
         health/records.json        the same records as JSON objects
         health/goals.json          your health goals
+        health/workouts.json       your workouts (Apple Health): activity, start, end, duration, distance, energy, device, and
+                                   the number of route points with the route's file
+        health/workout-routes/WORKOUT-ID.gpx  each workout's route as GPX 1.1 (time in UTC, latitude, longitude, elevation)
+        health/electrocardiograms/NAME.csv    each electrocardiogram as Apple Health wrote it
         visits/visits.geojson      every visit as a GeoJSON Feature (RFC 7946), with the signed chain under "hibiChain"
         visits/visits.gpx          the same visits as GPX 1.1 waypoints
         visits/chain.json          the tamper-evident chain: each record's body, SHA-256 hash and Ed25519 signature
         visits/signing-public-key.txt  the public key (base64, 32 bytes) that verifies those signatures
-        visits/location-points.csv  your location history as stored (time in UTC, latitude, longitude), oldest first
+        visits/location-points.csv  your location history as stored (time in UTC, latitude, longitude), oldest first;
+                                   Visits → Import & export on any Hibi reads it back
         visits/stays.json          the stays found in it: arrival, departure, place, and whether you confirmed or dismissed each
         videos/library.json        the videos you see, with your titles, ratings, tags, favourites and viewing history
                                    (the video files themselves stay in the library; they are not in this archive)

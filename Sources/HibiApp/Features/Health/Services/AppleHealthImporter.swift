@@ -140,12 +140,34 @@ public struct ImportResult: Sendable {
 /// checkpoint so an interrupted run (crash, kill, restart) resumes where the data stops.
 public struct AppleHealthImporter: Sendable {
     let health: HealthService
+    /// Where workout routes also go as raw points (the location history); nil keeps them in Health only.
+    let locations: LocationService?
     let logger: Logger
     public var batchSize = 8000
 
-    public init(health: HealthService, logger: Logger) {
+    public init(health: HealthService, locations: LocationService? = nil, logger: Logger) {
         self.health = health
+        self.locations = locations
         self.logger = logger
+    }
+
+    /// The report's kind for route points stored in the location history (added = new points there).
+    public static let locationHistoryKind = "location history"
+
+    /// Route points as location history points.
+    static func locationPoints(_ points: some Collection<WorkoutRoutePoint>) -> [LocationPoint] {
+        points.map { LocationPoint(time: $0.t, latitude: $0.lat, longitude: $0.lon) }
+    }
+
+    /// The time a route covers, for stay detection around it.
+    static func span(_ points: some Collection<WorkoutRoutePoint>) -> ClosedRange<Int64>? {
+        guard var low = points.first?.t else { return nil }
+        var high = low
+        for p in points {
+            low = min(low, p.t)
+            high = max(high, p.t)
+        }
+        return low...high
     }
 
     /// Identifies a file cheaply: its size and the hash of its first megabyte.
@@ -209,7 +231,8 @@ public struct AppleHealthImporter: Sendable {
     }
 
     /// Writes a batch; returns what it added to the report and the numbers for the job's counters.
-    static func write(_ batch: Batch, userID: String, on sql: any SQLDatabase) async throws -> (report: ImportReport, inserted: Int, duplicates: Int) {
+    static func write(_ batch: Batch, userID: String, locations: LocationService? = nil, on sql: any SQLDatabase) async throws
+        -> (report: ImportReport, inserted: Int, duplicates: Int) {
         var report = ImportReport()
         var inserted = 0, duplicates = 0
         let now = Date()
@@ -238,8 +261,14 @@ public struct AppleHealthImporter: Sendable {
             for workout in batch.workouts {
                 for skip in workout.skips { report.skip(skip.kind, skip.reason, at: skip.at) }
                 guard !workout.points.isEmpty else { continue }
-                let points = try await HealthWorkoutStore.insertPoints(workout.points, workoutID: workout.id(userID: userID), userID: userID, on: sql)
+                let workoutID = workout.id(userID: userID)
+                let points = try await HealthWorkoutStore.insertPoints(workout.points, workoutID: workoutID, userID: userID, on: sql)
                 report.count("Location", added: points, duplicates: workout.points.count - points)
+                if let locations {
+                    // The same points as location history, in the same transaction: a resumed import never has one without the other.
+                    let stored = try await locations.storeWorkoutPoints(locationPoints(workout.points), workoutID: workoutID, userID: userID, on: sql)
+                    report.count(locationHistoryKind, added: stored, duplicates: workout.points.count - stored)
+                }
             }
         }
         for skip in batch.skips { report.skip(skip.kind, skip.reason, at: skip.at) }
@@ -260,6 +289,8 @@ public struct AppleHealthImporter: Sendable {
         var birthDate: String?
         /// Route files named by workouts, read from the archive once the export.xml is in (all workouts, resumed ones included).
         var routeFiles: [(workoutID: String, path: String)] = []
+        /// The times the routes read here cover, for stay detection once the import is in.
+        var routeSpans: [ClosedRange<Int64>] = []
 
         // One batch is written while the next is parsed: parsing and SQLite each take about half the
         // time, so on two cores they overlap. Only one batch is ever in flight, so batches (and their
@@ -287,10 +318,10 @@ public struct AppleHealthImporter: Sendable {
             let bytes = parser.bytesRead
             let base = current.report
             batch = Batch()
-            let (health, jobID, userID) = (health, job.id, user.id)
+            let (health, jobID, userID, locations) = (health, job.id, user.id, locations)
             inFlight = Task {
                 try await health.database.transaction { sql in
-                    let (added, inserted, duplicates) = try await Self.write(items, userID: userID, on: sql)
+                    let (added, inserted, duplicates) = try await Self.write(items, userID: userID, locations: locations, on: sql)
                     var report = base
                     report.merge(added)
                     try await ImportJobStore.advance(jobID, checkpoint: checkpoint, bytesDone: bytes, inserted: inserted,
@@ -315,6 +346,7 @@ public struct AppleHealthImporter: Sendable {
                 case let .record(draft, kind):
                     if kind == "Record" { batch.records.append(draft) } else { batch.others.append((kind, draft)) }
                 case let .workout(workout):
+                    if let span = Self.span(workout.points) { routeSpans.append(span) }
                     batch.workouts.append(workout)
                 case let .skipped(skipped):
                     batch.skips.append(skipped)
@@ -341,13 +373,25 @@ public struct AppleHealthImporter: Sendable {
             throw failure
         }
         var report = current.report
-        report.merge(try await importArchiveFiles(archive, routeFiles: routeFiles, user: user))
+        let files = try await importArchiveFiles(archive, routeFiles: routeFiles, user: user)
+        report.merge(files.report)
+        routeSpans += files.spans
         current.report = report
         try await ImportJobStore.saveReport(job.id, report, on: health.database.sql)
         if let birthDate, try await health.profiles.get(userID: user.id).birthDate == nil {
             var profile = try await health.profiles.get(userID: user.id)
             profile.birthDate = String(birthDate.prefix(10))
             try await health.profiles.save(profile, userID: user.id, now: Date())
+        }
+        if let locations, !routeSpans.isEmpty {
+            // Stays along the routes are offered like those of any track. The points are already in;
+            // a failure here leaves them for the next detection rather than failing the import.
+            do {
+                let offered = try await locations.detectAroundWorkouts(userID: user.id, spans: routeSpans, now: Date())
+                logger.info("health import: stays detected around workouts", metadata: ["job": "\(job.id)", "offered": "\(offered)"])
+            } catch {
+                logger.warning("health import: stay detection around workouts failed", metadata: ["job": "\(job.id)", "reason": "\(String(describing: error).prefix(200))"])
+            }
         }
         try await health.jobs.setState(job.id, .done, now: Date())
         let badges = try await health.awardBadges(user: user, now: Date())
@@ -361,11 +405,13 @@ public struct AppleHealthImporter: Sendable {
     /// The files beside export.xml: each route GPX a workout names (its points, kind `trkpt`), route files
     /// no workout names, and electrocardiograms kept as files. Without an archive (export.xml alone), the
     /// named route files are reported missing.
-    func importArchiveFiles(_ archive: ZipReader?, routeFiles: [(workoutID: String, path: String)], user: User) async throws -> ImportReport {
+    func importArchiveFiles(_ archive: ZipReader?, routeFiles: [(workoutID: String, path: String)], user: User) async throws
+        -> (report: ImportReport, spans: [ClosedRange<Int64>]) {
         var report = ImportReport()
+        var spans: [ClosedRange<Int64>] = []
         guard let archive else {
             for file in routeFiles { report.skip("FileReference", .missingFile, at: file.path) }
-            return report
+            return (report, spans)
         }
         // Entry names carry the export's folder ("apple_health_export/workout-routes/x.gpx"); FileReference
         // paths start at that folder ("/workout-routes/x.gpx").
@@ -394,11 +440,15 @@ public struct AppleHealthImporter: Sendable {
                 report.skip("FileReference", .unsupported, at: file.path)
                 continue
             }
-            let (userID, workoutID) = (user.id, file.workoutID)
-            let added = try await health.database.transaction { sql in
-                try await HealthWorkoutStore.insertPoints(parsed.points, workoutID: workoutID, userID: userID, on: sql)
+            let (userID, workoutID, locations) = (user.id, file.workoutID, locations)
+            let (added, stored) = try await health.database.transaction { sql in
+                let added = try await HealthWorkoutStore.insertPoints(parsed.points, workoutID: workoutID, userID: userID, on: sql)
+                let stored = try await locations?.storeWorkoutPoints(Self.locationPoints(parsed.points), workoutID: workoutID, userID: userID, on: sql)
+                return (added, stored)
             }
             report.count("trkpt", added: added, duplicates: parsed.points.count - added)
+            if let stored { report.count(Self.locationHistoryKind, added: stored, duplicates: parsed.points.count - stored) }
+            if let span = Self.span(parsed.points) { spans.append(span) }
             for skip in parsed.skips { report.skip(skip.kind, skip.reason, at: "\(tail) \(skip.at)") }
         }
         for (tail, name) in byTail.sorted(by: { $0.key < $1.key }) {
@@ -422,6 +472,6 @@ public struct AppleHealthImporter: Sendable {
                 }
             }
         }
-        return report
+        return (report, spans)
     }
 }

@@ -62,6 +62,14 @@ struct VisitAPIRoutes: Sendable {
             let (data, format) = try await Self.readImport(&request)
             // Parsing a 20 MB file takes a while: on the blocking pool, one import per person at a time.
             let now = context.now
+            if format == .locationPoints {
+                // A Hibi takeout's location history: points back into the history, stays offered again.
+                let result = try await heavyWork.exclusive(userID: user.id) {
+                    try await locations.importFile(userID: user.id, stream: MemoryByteStream(Array(data)), now: now)
+                }
+                return JSONBody(ImportResponse(imported: 0, report: result.report, summary: LocationStrings.summary(result, context.language),
+                                               trackPointsStored: result.pointsStored, staysDetected: result.staysOffered), status: .created)
+            }
             if format == .gpx {
                 let parsed = try await heavyWork.run(userID: user.id) { try VisitFormats.parseGPXWithTrack(data, importedAt: now) }
                 // Waypoints become visits (all or none); track points go to the location history, and
@@ -152,7 +160,7 @@ struct VisitAPIRoutes: Sendable {
         }
     }
 
-    enum ImportFormat: Sendable { case gpx, geoJSON }
+    enum ImportFormat: Sendable { case gpx, geoJSON, locationPoints }
 
     /// The body, and GPX when it starts with "<" or says XML, GeoJSON otherwise.
     static func readImport(_ request: inout Request) async throws -> (Data, ImportFormat) {
@@ -160,6 +168,8 @@ struct VisitAPIRoutes: Sendable {
         let type = request.headers[.contentType]?.lowercased() ?? ""
         let firstByte = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }
         if type.contains("xml") || type.contains("gpx") || firstByte == UInt8(ascii: "<") { return (data, .gpx) }
+        // A takeout's visits/location-points.csv starts with its header, "time,latitude,longitude".
+        if type.contains("csv") || firstByte == UInt8(ascii: "t") || firstByte == UInt8(ascii: "T") { return (data, .locationPoints) }
         return (data, .geoJSON)
     }
 }

@@ -20,7 +20,8 @@ struct VisitWebRoutes: Sendable {
             }
             let notice = request.uri.formQuery.get("deleted") != nil ? VisitStrings.deleted(context.language) : nil
             let list = try await visits.list(userID: user.id, filter: filter)
-            return HTMLPage(VisitViews.index(context: context.base, user: user, visits: list, query: query, notice: notice, tileURL: tileURL))
+            return HTMLPage(VisitViews.index(context: context.base, user: user, visits: list, query: query, notice: notice, tileURL: tileURL,
+                                             routesURL: VisitViews.workoutRoutesURL(from: filter.from, to: filter.to)))
         }
         router.get("/visits/new") { _, context in
             

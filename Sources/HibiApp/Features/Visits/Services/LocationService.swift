@@ -111,10 +111,14 @@ public struct LocationService: Sendable {
     }
 
     /// Any location file from a stream (the command line's path for files of any size): GPX when it
-    /// starts with "<", else Google's JSON shapes. Memory stays at one batch of points.
+    /// starts with "<", a Hibi takeout's location-points.csv when it starts with its header, else Google's
+    /// JSON shapes. Memory stays at one batch of points.
     public func importFile(userID: String, stream: any ByteStream, now: Date) async throws -> LocationImportResult {
         let sniffing = SniffedStream(stream)
         let first = try sniffing.firstSignificantByte()
+        if first == UInt8(ascii: "t") || first == UInt8(ascii: "T") {
+            return try await importPointsCSV(userID: userID, stream: sniffing, now: now)
+        }
         if first == UInt8(ascii: "<") {
             let parser = GPXStreamParser(stream: sniffing, importedAt: now)
             var batch = Batch(userID: userID, source: "gpx", importID: UUID().uuidString.lowercased())
@@ -137,8 +141,8 @@ public struct LocationService: Sendable {
             }
         }
         guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
-            throw LocationError.importInvalid(position: "byte 1", reason: Text(en: "expected GPX or a Google location history JSON file",
-                                                                                ja: "GPX または Google の位置履歴 JSON ファイルが必要です"))
+            throw LocationError.importInvalid(position: "byte 1", reason: Text(en: "expected GPX, a Google location history JSON file or a Hibi takeout's location-points.csv",
+                                                                                ja: "GPX、Google の位置履歴 JSON ファイル、または Hibi のデータ書き出しの location-points.csv が必要です"))
         }
         var scanner = JSONElementScanner()
         var reader = TakeoutLocationReader()
@@ -195,7 +199,7 @@ public struct LocationService: Sendable {
         return try await finish(batch, visitsImported: 0, placeVisits: placeVisits, shape: reader.shape ?? "json", now: now)
     }
 
-    private func finish(_ batch: Batch, visitsImported: Int, placeVisits: [StayCandidate], shape: String, now: Date) async throws -> LocationImportResult {
+    func finish(_ batch: Batch, visitsImported: Int, placeVisits: [StayCandidate], shape: String, now: Date) async throws -> LocationImportResult {
         let settings = try await settings(userID: batch.userID)
         var offered = try await offer(userID: batch.userID, placeVisits, source: "takeout", settings: settings, now: now)
         if let from = batch.earliest, let to = batch.latest {

@@ -70,7 +70,7 @@ enum LocationViews {
                     el("form", .id("import-form"), .data("import-url", "/api/v1/locations/import"), .data("done", LocationStrings.imported(l))) {
                         el("label", .for("import-file")) {
                             LocationStrings.file(l)
-                            Node.void("input", [.type("file"), .id("import-file"), .init("accept", ".gpx,.json,application/gpx+xml,application/json"), .required])
+                            Node.void("input", [.type("file"), .id("import-file"), .init("accept", ".gpx,.json,.csv,application/gpx+xml,application/json,text/csv"), .required])
                         }
                         el("button", .type("submit"), .id("import-button")) { LocationStrings.importButton(l) }
                     }

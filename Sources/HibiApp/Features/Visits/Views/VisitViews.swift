@@ -159,8 +159,16 @@ enum VisitViews {
                    .aria("label", VisitStrings.map(l))] + attributes)
     }
 
+    /// Where the map reads the workout routes of the shown range (Health's API; the range in UTC instants).
+    static func workoutRoutesURL(from: Date?, to: Date?) -> String {
+        var parts: [String] = []
+        if let from { parts.append("from=" + from.formatted(.iso8601)) }
+        if let to { parts.append("to=" + to.formatted(.iso8601)) }
+        return "/api/v1/health/workouts/routes" + (parts.isEmpty ? "" : "?" + parts.joined(separator: "&"))
+    }
+
     static func index(context: HibiRequestContext, user: User, visits: [Visit], query: [String: String], notice: String?,
-                      tileURL: String) -> Node {
+                      tileURL: String, routesURL: String = workoutRoutesURL(from: nil, to: nil)) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let filtered = query.values.contains { !$0.isEmpty }
@@ -172,7 +180,7 @@ enum VisitViews {
             }
             subnav(l, current: "/visits")
             if let notice { Layout.notice(notice, kind: .success) }
-            mapElement(id: "visits-map", tileURL: tileURL, l: l, attributes: [.data("points-url", "/api/v1/visits/map")])
+            mapElement(id: "visits-map", tileURL: tileURL, l: l, attributes: [.data("points-url", "/api/v1/visits/map"), .data("routes-url", routesURL)])
             el("details", [.class("card filter")] + (filtered ? [.init("open", nil)] : [])) {
                 el("summary") { VisitStrings.filter(l) }
                 el("form", .method("get"), .action("/visits"), .id("filter-form"), .class("filter-grid")) {
@@ -454,7 +462,7 @@ enum VisitViews {
                     el("form", .id("import-form"), .data("import-url", "/api/v1/visits/import"), .data("done", VisitStrings.imported(l))) {
                         el("label", .for("import-file")) {
                             VisitStrings.file(l)
-                            Node.void("input", [.type("file"), .id("import-file"), .init("accept", ".geojson,.json,.gpx,application/geo+json,application/gpx+xml"), .required])
+                            Node.void("input", [.type("file"), .id("import-file"), .init("accept", ".geojson,.json,.gpx,.csv,application/geo+json,application/gpx+xml,text/csv"), .required])
                         }
                         el("button", .type("submit"), .id("import-button")) { VisitStrings.importButton(l) }
                     }
