@@ -10,7 +10,7 @@ public enum Layout {
         NavItem(path: "/", title: CommonStrings.today, icon: "☀"),
         NavItem(path: DiaryPaths.list, title: CommonStrings.diary, icon: "📔"),
         NavItem(path: HealthPaths.overview, title: CommonStrings.health, icon: "♥"),
-        NavItem(path: "/visits", title: CommonStrings.visits, icon: "📍"),
+        NavItem(path: VisitPaths.list, title: CommonStrings.visits, icon: "📍"),
         NavItem(path: VideoPaths.library, title: CommonStrings.videos, icon: "▶"),
     ]
 

@@ -38,7 +38,7 @@ public struct GettingStarted: Sendable, Equatable {
                  href: HealthPaths.importPage, done: state.healthRecords > 0),
             Step(key: "visit", title: Text(en: "Add a visit", ja: "訪問を追加する"),
                  help: Text(en: "A place you went, on the map.", ja: "行った場所を地図に残します。"),
-                 href: "/visits/new", done: state.visits > 0),
+                 href: VisitPaths.new, done: state.visits > 0),
             Step(key: "video", title: Text(en: "Add videos", ja: "動画を追加する"),
                  help: Text(en: "Upload a video to watch and resume later.", ja: "動画をアップロードして、続きから再生できます。"),
                  href: VideoPaths.library, done: state.videos > 0),

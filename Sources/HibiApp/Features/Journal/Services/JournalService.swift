@@ -141,7 +141,7 @@ public struct JournalService: Sendable {
             return SearchGrouping.matches(query, [f.name, f.notes, f.group] + f.labels.map(Optional.some) + f.companions.map(Optional.some) + address)
         }.prefix(Self.perDomainLimit).map { visit in
             SearchHit(domain: .visits, id: visit.id, title: visit.fields.name, snippet: String(visit.fields.notes.prefix(160)),
-                      date: visit.fields.visitedAt, path: "/visits/\(visit.id)")
+                      date: visit.fields.visitedAt, path: VisitPaths.visit(visit.id))
         }
         let foundVideos = try await videos.store.list(userID: user.id, query: VideoQuery(text: query))
         hits += foundVideos.prefix(Self.perDomainLimit).map { item in

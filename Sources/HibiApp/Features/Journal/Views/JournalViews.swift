@@ -149,7 +149,7 @@ enum JournalViews {
                         " "
                         el("a", .href(HealthPaths.newRecord), .role("button"), .class("secondary")) { S.addRecord(l) }
                         " "
-                        el("a", .href("/visits/new"), .role("button"), .class("secondary")) { S.checkIn(l) }
+                        el("a", .href(VisitPaths.new), .role("button"), .class("secondary")) { S.checkIn(l) }
                     }
                 }
             }
@@ -218,7 +218,7 @@ enum JournalViews {
                         for visit in day.visits {
                             el("li") {
                                 visit.fields.visitedAt.formatted(time(l, zone)) + " "
-                                el("a", .href("/visits/\(visit.id)")) { visit.fields.name }
+                                el("a", .href(VisitPaths.visit(visit.id))) { visit.fields.name }
                             }
                         }
                     }

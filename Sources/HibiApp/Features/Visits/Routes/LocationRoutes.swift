@@ -7,14 +7,14 @@ struct LocationWebRoutes: Sendable {
     let locations: LocationService
 
     func register(on router: some RouterMethods<SignedInContext>) {
-        router.get("/visits/stays") { request, context in
+        router.get(RouterPath(VisitPaths.stays)) { request, context in
             let user = context.user
             let query = request.uri.formQuery
             let notice: (String, Layout.NoticeKind)? = query.get("confirmed") != nil ? (LocationStrings.confirmed(context.language), .success)
                 : query.get("dismissed") != nil ? (LocationStrings.dismissed(context.language), .success) : nil
             return try await page(user: user, context: context.base, notice: notice)
         }
-        router.post("/visits/stays/settings") { request, context in
+        router.post(RouterPath(VisitPaths.staySettings)) { request, context in
             let user = context.user
             var request = request
             let form = try await request.form()
@@ -27,23 +27,23 @@ struct LocationWebRoutes: Sendable {
                 return try await page(user: user, context: context.base, notice: (error.message(context.language), .error), status: .badRequest)
             }
         }
-        router.post("/visits/stays/:id/confirm") { request, context in
+        router.post(RouterPath(VisitPaths.confirmStay(":id"))) { request, context in
             let user = context.user
             let id = try context.parameters.require("id")
             var request = request
             let form = try await request.form()
             do {
                 _ = try await locations.confirm(userID: user.id, id: id, name: form["name"], now: context.now)
-                return Response.redirect(to: "/visits/stays?confirmed=1", type: .found)
+                return Response.redirect(to: VisitPaths.stayConfirmed, type: .found)
             } catch let error as VisitError where error != .notFound {
                 return try await page(user: user, context: context.base, notice: (error.message(context.language), .error), status: .badRequest)
                     .response(from: request, context: context.base)
             }
         }
-        router.post("/visits/stays/:id/dismiss") { _, context in
+        router.post(RouterPath(VisitPaths.dismissStay(":id"))) { _, context in
             let user = context.user
             _ = try await locations.dismiss(userID: user.id, id: try context.parameters.require("id"), now: context.now)
-            return Response.redirect(to: "/visits/stays?dismissed=1", type: .found)
+            return Response.redirect(to: VisitPaths.stayDismissed, type: .found)
         }
     }
 

@@ -8,7 +8,7 @@ struct VisitWebRoutes: Sendable {
     let tileURL: String
 
     func register(on router: some RouterMethods<SignedInContext>) {
-        router.get("/visits") { request, context in
+        router.get(RouterPath(VisitPaths.list)) { request, context in
             let user = context.user
             let query = VisitRequestReading.query(request)
             let filter: VisitFilter
@@ -23,38 +23,38 @@ struct VisitWebRoutes: Sendable {
             return HTMLPage(VisitViews.index(context: context.base, user: user, visits: list, query: query, notice: notice, tileURL: tileURL,
                                              routesURL: VisitViews.workoutRoutesURL(from: filter.from, to: filter.to)))
         }
-        router.get("/visits/new") { _, context in
+        router.get(RouterPath(VisitPaths.new)) { _, context in
             
             return HTMLPage(VisitViews.form(context: context.base, visit: nil, values: VisitFormValues(), error: nil, tileURL: tileURL))
         }
-        router.post("/visits") { request, context in
+        router.post(RouterPath(VisitPaths.list)) { request, context in
             let user = context.user
             var request = request
             let values = VisitFormValues(form: try await request.form())
             let now = context.now
             do {
                 let visit = try await visits.create(userID: user.id, fields: values.fields(timeZone: VisitRequestReading.zone(user), now: now), now: now)
-                return Response.redirect(to: "/visits/\(visit.id)?saved=1", type: .found)
+                return Response.redirect(to: VisitPaths.saved(visit.id), type: .found)
             } catch let error as VisitError {
                 return try HTMLPage(VisitViews.form(context: context.base, visit: nil, values: values, error: error.message(context.language),
                                                     tileURL: tileURL), status: error.status == .notFound ? .notFound : .badRequest)
                     .response(from: request, context: context.base)
             }
         }
-        router.get("/visits/verify") { _, context in
+        router.get(RouterPath(VisitPaths.verify)) { _, context in
             let user = context.user
             let report = try await visits.verify(userID: user.id)
             return HTMLPage(VisitViews.verify(context: context.base, report: report, publicKey: try await signer.publicKeyBase64()))
         }
-        router.get("/visits/places") { _, context in
+        router.get(RouterPath(VisitPaths.places)) { _, context in
             let user = context.user
             return HTMLPage(VisitViews.places(context: context.base, stats: try await visits.stats(userID: user.id, timeZone: VisitRequestReading.zone(user))))
         }
-        router.get("/visits/transfer") { _, context in
+        router.get(RouterPath(VisitPaths.transfer)) { _, context in
             let user = context.user
             return HTMLPage(VisitViews.transfer(context: context.base, user: user, webhook: try await visits.webhookSettings(userID: user.id), notice: nil))
         }
-        router.post("/visits/webhook") { request, context in
+        router.post(RouterPath(VisitPaths.webhook)) { request, context in
             let user = context.user
             var request = request
             let form = try await request.form()
@@ -67,13 +67,13 @@ struct VisitWebRoutes: Sendable {
                                                     notice: (error.message(context.language), .error)), status: .badRequest)
             }
         }
-        router.post("/visits/webhook/send") { _, context in
+        router.post(RouterPath(VisitPaths.webhookSend)) { _, context in
             let user = context.user
             try await visits.sendHead(userID: user.id, now: context.now)
             let settings = try await visits.webhookSettings(userID: user.id)
             return HTMLPage(VisitViews.transfer(context: context.base, user: user, webhook: settings, notice: nil))
         }
-        router.get("/visits/:id") { request, context in
+        router.get(RouterPath(VisitPaths.visit(":id"))) { request, context in
             let user = context.user
             let id = try context.parameters.require("id")
             let visit = try await visits.get(userID: user.id, id: id)
@@ -81,13 +81,13 @@ struct VisitWebRoutes: Sendable {
             let notice = request.uri.formQuery.get("saved") != nil ? VisitStrings.saved(context.language) : nil
             return HTMLPage(VisitViews.detail(context: context.base, user: user, visit: visit, history: history, notice: notice, tileURL: tileURL))
         }
-        router.get("/visits/:id/edit") { _, context in
+        router.get(RouterPath(VisitPaths.edit(":id"))) { _, context in
             let user = context.user
             let visit = try await visits.get(userID: user.id, id: try context.parameters.require("id"))
             let values = VisitFormValues(visit: visit, timeZone: VisitRequestReading.zone(user), language: context.language)
             return HTMLPage(VisitViews.form(context: context.base, visit: visit, values: values, error: nil, tileURL: tileURL))
         }
-        router.post("/visits/:id") { request, context in
+        router.post(RouterPath(VisitPaths.visit(":id"))) { request, context in
             let user = context.user
             let id = try context.parameters.require("id")
             let existing = try await visits.get(userID: user.id, id: id)
@@ -96,17 +96,17 @@ struct VisitWebRoutes: Sendable {
             do {
                 let fields = try values.fields(timeZone: VisitRequestReading.zone(user), now: existing.fields.visitedAt)
                 _ = try await visits.update(userID: user.id, id: id, fields: fields, now: context.now)
-                return Response.redirect(to: "/visits/\(id)?saved=1", type: .found)
+                return Response.redirect(to: VisitPaths.saved(id), type: .found)
             } catch let error as VisitError where error != .notFound {
                 return try HTMLPage(VisitViews.form(context: context.base, visit: existing, values: values, error: error.message(context.language),
                                                     tileURL: tileURL), status: .badRequest)
                     .response(from: request, context: context.base)
             }
         }
-        router.post("/visits/:id/delete") { _, context in
+        router.post(RouterPath(VisitPaths.delete(":id"))) { _, context in
             let user = context.user
             try await visits.delete(userID: user.id, id: try context.parameters.require("id"), now: context.now)
-            return Response.redirect(to: "/visits?deleted=1", type: .found)
+            return Response.redirect(to: VisitPaths.deleted, type: .found)
         }
     }
 }

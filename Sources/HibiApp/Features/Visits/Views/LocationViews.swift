@@ -7,13 +7,13 @@ enum LocationViews {
                       notice: (String, Layout.NoticeKind)?) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        return Layout.page(title: LocationStrings.staysTitle(l), context: context, current: "/visits") {
+        return Layout.page(title: LocationStrings.staysTitle(l), context: context, current: VisitPaths.list) {
             link(.init("rel", "stylesheet"), .href("/static/visits.css"))
             el("hgroup") {
                 el("h1") { LocationStrings.staysTitle(l) }
                 el("p") { LocationStrings.staysIntro(l) }
             }
-            VisitViews.subnav(l, current: "/visits/stays")
+            VisitViews.subnav(l, current: VisitPaths.stays)
             if let notice { Layout.notice(notice.0, kind: notice.1) }
             el("section", .class("card"), .id("open-stays")) {
                 if open.isEmpty {
@@ -22,7 +22,7 @@ enum LocationViews {
                     el("ul", .class("stay-list")) {
                         for stay in open {
                             el("li", .class("stay"), .id("stay-\(stay.id)"), .data("stay-id", stay.id)) {
-                                el("form", .method("post"), .action("/visits/stays/\(stay.id)/confirm"), .class("inline-form")) {
+                                el("form", .method("post"), .action(VisitPaths.confirmStay(stay.id)), .class("inline-form")) {
                                     Layout.csrfField(context)
                                     el("fieldset") {
                                         Node.void("input", [.type("text"), .name("name"), .value(stay.name), .aria("label", LocationStrings.name(l)),
@@ -36,7 +36,7 @@ enum LocationViews {
                                         + String(format: "%.5f, %.5f", stay.latitude, stay.longitude)
                                         + (stay.pointCount > 0 ? " · \(LocationStrings.points(l)) \(stay.pointCount)" : "")
                                 }
-                                el("form", .method("post"), .action("/visits/stays/\(stay.id)/dismiss")) {
+                                el("form", .method("post"), .action(VisitPaths.dismissStay(stay.id))) {
                                     Layout.csrfField(context)
                                     el("button", .type("submit"), .class("secondary outline small dismiss-stay")) { LocationStrings.dismiss(l) }
                                 }
@@ -49,7 +49,7 @@ enum LocationViews {
                 el("section", .class("card"), .id("stay-settings")) {
                     el("h2") { LocationStrings.settingsTitle(l) }
                     el("p", .class("muted")) { LocationStrings.settingsIntro(l) }
-                    el("form", .method("post"), .action("/visits/stays/settings")) {
+                    el("form", .method("post"), .action(VisitPaths.staySettings)) {
                         Layout.csrfField(context)
                         el("label") {
                             LocationStrings.distance(l)
@@ -90,7 +90,7 @@ enum LocationViews {
                         for stay in decided {
                             el("li") {
                                 if let visit = stay.visitId, stay.status != .dismissed {
-                                    el("a", .href("/visits/\(visit)")) { stay.name }
+                                    el("a", .href(VisitPaths.visit(visit))) { stay.name }
                                 } else {
                                     stay.name
                                 }

@@ -144,12 +144,12 @@ enum VisitViews {
     static func subnav(_ l: Language, current: String) -> Node {
         el("nav", .class("visits-subnav section-nav"), .aria("label", VisitStrings.title(l))) {
             el("ul") {
-                for (path, title) in [("/visits", VisitStrings.list), ("/visits/places", VisitStrings.places), ("/visits/verify", VisitStrings.verifyTitle),
-                                      ("/visits/transfer", VisitStrings.transfer), ("/visits/stays", LocationStrings.staysTitle)] {
+                for (path, title) in [(VisitPaths.list, VisitStrings.list), (VisitPaths.places, VisitStrings.places), (VisitPaths.verify, VisitStrings.verifyTitle),
+                                      (VisitPaths.transfer, VisitStrings.transfer), (VisitPaths.stays, LocationStrings.staysTitle)] {
                     el("li") { el("a", [.href(path)] + (current == path ? [.aria("current", "page")] : [])) { title(l) } }
                 }
             }
-            el("a", .href("/visits/new"), .role("button"), .id("add-visit")) { "＋ " + VisitStrings.add(l) }
+            el("a", .href(VisitPaths.new), .role("button"), .id("add-visit")) { "＋ " + VisitStrings.add(l) }
         }
     }
 
@@ -172,18 +172,18 @@ enum VisitViews {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let filtered = query.values.contains { !$0.isEmpty }
-        return Layout.page(title: VisitStrings.title(l), context: context, current: "/visits") {
+        return Layout.page(title: VisitStrings.title(l), context: context, current: VisitPaths.list) {
             assets()
             el("hgroup") {
                 el("h1") { VisitStrings.title(l) }
                 el("p") { VisitStrings.intro(l) }
             }
-            subnav(l, current: "/visits")
+            subnav(l, current: VisitPaths.list)
             if let notice { Layout.notice(notice, kind: .success) }
             mapElement(id: "visits-map", tileURL: tileURL, l: l, attributes: [.data("points-url", "/api/v1/visits/map"), .data("routes-url", routesURL)])
             el("details", [.class("card filter")] + (filtered ? [.init("open", nil)] : [])) {
                 el("summary") { VisitStrings.filter(l) }
-                el("form", .method("get"), .action("/visits"), .id("filter-form"), .class("filter-grid")) {
+                el("form", .method("get"), .action(VisitPaths.list), .id("filter-form"), .class("filter-grid")) {
                     Layout.field(label: VisitStrings.from(l), id: "f-from", .name("from"), .type("date"), .value(query["from"] ?? ""))
                     Layout.field(label: VisitStrings.to(l), id: "f-to", .name("to"), .type("date"), .value(query["to"] ?? ""))
                     Layout.field(label: VisitStrings.labels(l), id: "f-label", .name("label"), .value(query["label"] ?? ""))
@@ -192,7 +192,7 @@ enum VisitViews {
                     Layout.field(label: VisitStrings.radius(l), id: "f-radius", .name("radius"), .value(query["radius"] ?? ""), .init("inputmode", "decimal"))
                     el("div", .class("filter-actions")) {
                         el("button", .type("submit")) { VisitStrings.filter(l) }
-                        el("a", .href("/visits"), .role("button"), .class("secondary outline")) { VisitStrings.clear(l) }
+                        el("a", .href(VisitPaths.list), .role("button"), .class("secondary outline")) { VisitStrings.clear(l) }
                     }
                 }
             }
@@ -206,7 +206,7 @@ enum VisitViews {
                 el("ul", .class("visit-list"), .id("visit-list")) {
                     for visit in visits {
                         el("li", .class("visit-item card")) {
-                            el("a", .href("/visits/\(visit.id)"), .class("visit-name")) { visit.fields.name }
+                            el("a", .href(VisitPaths.visit(visit.id)), .class("visit-name")) { visit.fields.name }
                             el("span", .class("muted visit-time")) { formatTime(visit.fields.visitedAt, timeZone: zone, language: l) }
                             let address = Geo.formatAddress(visit.fields.address, language: l)
                             if !address.isEmpty { el("span", .class("visit-address")) { address } }
@@ -230,11 +230,11 @@ enum VisitViews {
                      status: Bool = false) -> Node {
         let l = context.language
         let title = visit == nil ? VisitStrings.add(l) : VisitStrings.editTitle(l)
-        return Layout.page(title: title, context: context, current: "/visits") {
+        return Layout.page(title: title, context: context, current: VisitPaths.list) {
             assets()
             el("h1") { title }
             if let error { Layout.notice(error, kind: .error) }
-            el("form", .method("post"), .action(visit.map { "/visits/\($0.id)" } ?? "/visits"), .id("visit-form"), .class("visit-form")) {
+            el("form", .method("post"), .action(visit.map { VisitPaths.visit($0.id) } ?? VisitPaths.list), .id("visit-form"), .class("visit-form")) {
                 Layout.csrfField(context)
                 Layout.field(label: VisitStrings.name(l), id: "name", .name("name"), .value(values.name), .required, .maxlength(VisitRules.maxNameLength))
                 Layout.field(label: VisitStrings.when(l), id: "visited_at", .name("visited_at"), .type("datetime-local"), .value(values.when),
@@ -283,7 +283,7 @@ enum VisitViews {
                 }
                 el("div", .class("form-actions")) {
                     el("button", .type("submit"), .id("save-visit")) { VisitStrings.save(l) }
-                    el("a", .href(visit.map { "/visits/\($0.id)" } ?? "/visits"), .role("button"), .class("secondary outline")) { VisitStrings.cancel(l) }
+                    el("a", .href(visit.map { VisitPaths.visit($0.id) } ?? VisitPaths.list), .role("button"), .class("secondary outline")) { VisitStrings.cancel(l) }
                 }
             }
             scripts()
@@ -295,7 +295,7 @@ enum VisitViews {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let f = visit.fields
-        return Layout.page(title: f.name, context: context, current: "/visits") {
+        return Layout.page(title: f.name, context: context, current: VisitPaths.list) {
             assets()
             if let notice { Layout.notice(notice, kind: .success) }
             el("hgroup") {
@@ -320,8 +320,8 @@ enum VisitViews {
                         if !f.notes.isEmpty { el("dt") { VisitStrings.notes(l) }; el("dd", .class("notes")) { f.notes } }
                     }
                     el("div", .class("form-actions")) {
-                        el("a", .href("/visits/\(visit.id)/edit"), .role("button"), .id("edit-visit")) { VisitStrings.edit(l) }
-                        el("form", .method("post"), .action("/visits/\(visit.id)/delete"), .class("inline"), .data("confirm", VisitStrings.deleteConfirm(l))) {
+                        el("a", .href(VisitPaths.edit(visit.id)), .role("button"), .id("edit-visit")) { VisitStrings.edit(l) }
+                        el("form", .method("post"), .action(VisitPaths.delete(visit.id)), .class("inline"), .data("confirm", VisitStrings.deleteConfirm(l))) {
                             Layout.csrfField(context)
                             el("button", .type("submit"), .class("secondary outline"), .id("delete-visit")) { VisitStrings.delete(l) }
                         }
@@ -360,7 +360,7 @@ enum VisitViews {
                             }
                         }
                     }
-                    el("a", .href("/visits/verify")) { VisitStrings.verifyLink(l) }
+                    el("a", .href(VisitPaths.verify)) { VisitStrings.verifyLink(l) }
                 }
             }
             scripts()
@@ -369,13 +369,13 @@ enum VisitViews {
 
     static func verify(context: HibiRequestContext, report: ChainReport, publicKey: String) -> Node {
         let l = context.language
-        return Layout.page(title: VisitStrings.verifyTitle(l), context: context, current: "/visits") {
+        return Layout.page(title: VisitStrings.verifyTitle(l), context: context, current: VisitPaths.list) {
             link(.init("rel", "stylesheet"), .href("/static/visits.css"))
             el("hgroup") {
                 el("h1") { VisitStrings.verifyTitle(l) }
                 el("p") { VisitStrings.verifyIntro(l) }
             }
-            subnav(l, current: "/visits/verify")
+            subnav(l, current: VisitPaths.verify)
             el("section", .class("card verify \(report.intact ? "intact" : "broken")"), .id("verify-result")) {
                 el("h2", .id("verify-status")) { (report.intact ? "✓ " : "✗ ") + (report.intact ? VisitStrings.intact(l) : VisitStrings.broken(l)) }
                 el("p", .id("verify-message"), .role(report.intact ? "status" : "alert")) { VisitStrings.verifyMessage(report, language: l) }
@@ -394,10 +394,10 @@ enum VisitViews {
     static func places(context: HibiRequestContext, stats: PlaceStats) -> Node {
         let l = context.language
         let peak = max(1, stats.perMonth.map(\.count).max() ?? 1)
-        return Layout.page(title: VisitStrings.places(l), context: context, current: "/visits") {
+        return Layout.page(title: VisitStrings.places(l), context: context, current: VisitPaths.list) {
             link(.init("rel", "stylesheet"), .href("/static/visits.css"))
             el("h1") { VisitStrings.places(l) }
-            subnav(l, current: "/visits/places")
+            subnav(l, current: VisitPaths.places)
             if stats.total == 0 {
                 el("section", .class("empty-state card")) { el("p") { VisitStrings.empty(l) } }
             } else {
@@ -407,7 +407,7 @@ enum VisitViews {
                         el("ol", .class("top-places")) {
                             for place in stats.topPlaces {
                                 el("li") {
-                                    el("a", .href("/visits?near=\(place.latitude),\(place.longitude)&radius=0.2")) { place.name }
+                                    el("a", .href(VisitPaths.near(latitude: place.latitude, longitude: place.longitude))) { place.name }
                                     el("span", .class("badge")) { String(place.count) }
                                 }
                             }
@@ -444,10 +444,10 @@ enum VisitViews {
     static func transfer(context: HibiRequestContext, user: User, webhook: WebhookSettings, notice: (String, Layout.NoticeKind)?) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        return Layout.page(title: VisitStrings.transfer(l), context: context, current: "/visits") {
+        return Layout.page(title: VisitStrings.transfer(l), context: context, current: VisitPaths.list) {
             link(.init("rel", "stylesheet"), .href("/static/visits.css"))
             el("h1") { VisitStrings.transfer(l) }
-            subnav(l, current: "/visits/transfer")
+            subnav(l, current: VisitPaths.transfer)
             if let notice { Layout.notice(notice.0, kind: notice.1) }
             el("div", .class("grid")) {
                 el("section", .class("card"), .id("export")) {
@@ -472,7 +472,7 @@ enum VisitViews {
             el("section", .class("card"), .id("webhook")) {
                 el("h2") { VisitStrings.webhook(l) }
                 el("p", .class("muted")) { VisitStrings.webhookIntro(l) }
-                el("form", .method("post"), .action("/visits/webhook"), .class("inline-form")) {
+                el("form", .method("post"), .action(VisitPaths.webhook), .class("inline-form")) {
                     Layout.csrfField(context)
                     el("fieldset") {
                         Node.void("input", [.type("url"), .name("url"), .id("webhook-url"), .value(webhook.url ?? ""),
@@ -481,7 +481,7 @@ enum VisitViews {
                     }
                 }
                 if webhook.url != nil {
-                    el("form", .method("post"), .action("/visits/webhook/send")) {
+                    el("form", .method("post"), .action(VisitPaths.webhookSend)) {
                         Layout.csrfField(context)
                         el("button", .type("submit"), .class("secondary outline small")) { VisitStrings.sendNow(l) }
                     }

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Every page address of the visits feature, in one place: routes are registered with the same
+/// functions links and redirects use (given `":id"`-style placeholders), so a link cannot point at a
+/// path no route serves.
+public enum VisitPaths {
+    public static let list = "/visits"
+    public static let new = "/visits/new"
+    public static let verify = "/visits/verify"
+    public static let places = "/visits/places"
+    public static let transfer = "/visits/transfer"
+    public static let webhook = "/visits/webhook"
+    public static let webhookSend = "/visits/webhook/send"
+    public static let stays = "/visits/stays"
+    public static let staySettings = "/visits/stays/settings"
+
+    public static func visit(_ id: String) -> String { list + "/\(id)" }
+    public static func edit(_ id: String) -> String { visit(id) + "/edit" }
+    public static func delete(_ id: String) -> String { visit(id) + "/delete" }
+    public static func confirmStay(_ id: String) -> String { stays + "/\(id)/confirm" }
+    public static func dismissStay(_ id: String) -> String { stays + "/\(id)/dismiss" }
+
+    /// A visit's page after it was saved (with the notice).
+    public static func saved(_ id: String) -> String { visit(id) + "?saved=1" }
+    public static let deleted = list + "?deleted=1"
+    public static let stayConfirmed = stays + "?confirmed=1"
+    public static let stayDismissed = stays + "?dismissed=1"
+
+    /// The list of visits near a place (radius in kilometres).
+    public static func near(latitude: Double, longitude: Double, radiusKilometres: Double = 0.2) -> String {
+        list + "?near=\(latitude),\(longitude)&radius=\(radiusKilometres)"
+    }
+}
