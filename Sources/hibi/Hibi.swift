@@ -41,6 +41,20 @@ struct ConfigOptions: ParsableArguments {
     }
 
     /// Opens storage for a one-off command, turning known start-up failures into one clear line.
+    /// Opens the core, runs `body` and closes the database on every way out, an error included: a
+    /// pool dropped without `shutdown()` traps in debug builds (a mistyped username crashed `user create`).
+    func withCore<T>(logLevel: Logger.Level? = .warning, _ body: (AppCore) async throws -> T) async throws -> T {
+        let core = try await runReportingFatal { try await openCore(logLevel: logLevel) }
+        do {
+            let result = try await body(core)
+            await core.database.shutdown()
+            return result
+        } catch {
+            await core.database.shutdown()
+            throw error
+        }
+    }
+
     func openCore(logLevel: Logger.Level? = nil) async throws -> AppCore {
         var config = try load()
         if let logLevel { config.logLevel = logLevel }

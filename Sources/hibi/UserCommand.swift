@@ -19,16 +19,16 @@ struct UserCommand: AsyncParsableCommand {
         @Option(name: .customLong("language"), help: "en or ja") var language: String?
 
         func run() async throws {
-            let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-            let password = try readPassword(fromStdin: passwordStdin, prompt: "Password for \(username): ", confirm: true)
-            let isFirst = try await core.accounts.needsSetup()
-            let user = try await runReportingFatal {
-                try await core.accounts.createUser(username: username, displayName: displayName, password: password,
-                                                   isAdmin: admin || isFirst, language: language.flatMap(Language.init(rawValue:)),
-                                                   now: Date())
+            try await options.withCore { core in
+                let password = try readPassword(fromStdin: passwordStdin, prompt: "Password for \(username): ", confirm: true)
+                let isFirst = try await core.accounts.needsSetup()
+                let user = try await runReportingFatal {
+                    try await core.accounts.createUser(username: username, displayName: displayName, password: password,
+                                                       isAdmin: admin || isFirst, language: language.flatMap(Language.init(rawValue:)),
+                                                       now: Date())
+                }
+                print("Created \(user.isAdmin ? "administrator" : "user") \(user.username).")
             }
-            print("Created \(user.isAdmin ? "administrator" : "user") \(user.username).")
-            await core.database.shutdown()
         }
     }
 
@@ -37,16 +37,16 @@ struct UserCommand: AsyncParsableCommand {
         @OptionGroup var options: ConfigOptions
 
         func run() async throws {
-            let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-            let users = try await core.users.all()
-            if users.isEmpty {
-                print("No accounts yet. Create one with: hibi user create NAME (or open the web page).")
+            try await options.withCore { core in
+                let users = try await core.users.all()
+                if users.isEmpty {
+                    print("No accounts yet. Create one with: hibi user create NAME (or open the web page).")
+                }
+                for user in users {
+                    let flags = [user.isAdmin ? "admin" : nil, user.disabled ? "disabled" : nil].compactMap { $0 }
+                    print("\(user.username)\t\(user.displayName)\t\(flags.isEmpty ? "-" : flags.joined(separator: ","))")
+                }
             }
-            for user in users {
-                let flags = [user.isAdmin ? "admin" : nil, user.disabled ? "disabled" : nil].compactMap { $0 }
-                print("\(user.username)\t\(user.displayName)\t\(flags.isEmpty ? "-" : flags.joined(separator: ","))")
-            }
-            await core.database.shutdown()
         }
     }
 
@@ -80,20 +80,20 @@ struct UserCommand: AsyncParsableCommand {
         @Flag(help: "Generate a temporary password and print it") var generate = false
 
         func run() async throws {
-            let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-            guard let user = try await core.users.find(username: username.lowercased()) else {
-                printError("No account named \(username).")
-                throw ExitCode.failure
+            try await options.withCore { core in
+                guard let user = try await core.users.find(username: username.lowercased()) else {
+                    printError("No account named \(username).")
+                    throw ExitCode.failure
+                }
+                if generate {
+                    let (_, temporary) = try await core.accounts.resetPassword(userID: user.id, now: Date())
+                    print("Temporary password for \(user.username): \(temporary)")
+                } else {
+                    let password = try readPassword(fromStdin: passwordStdin, prompt: "New password for \(user.username): ", confirm: true)
+                    try await runReportingFatal { try await core.accounts.setPassword(userID: user.id, password: password, now: Date()) }
+                    print("Password changed for \(user.username); their sessions were ended.")
+                }
             }
-            if generate {
-                let (_, temporary) = try await core.accounts.resetPassword(userID: user.id, now: Date())
-                print("Temporary password for \(user.username): \(temporary)")
-            } else {
-                let password = try readPassword(fromStdin: passwordStdin, prompt: "New password for \(user.username): ", confirm: true)
-                try await runReportingFatal { try await core.accounts.setPassword(userID: user.id, password: password, now: Date()) }
-                print("Password changed for \(user.username); their sessions were ended.")
-            }
-            await core.database.shutdown()
         }
     }
 }
@@ -108,16 +108,16 @@ extension UserCommand {
         var scopes: String = "read,write,diary"
 
         func run() async throws {
-            let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-            guard let user = try await core.users.find(username: username.lowercased()) else {
-                printError("No account named \(username).")
-                throw ExitCode.failure
+            try await options.withCore { core in
+                guard let user = try await core.users.find(username: username.lowercased()) else {
+                    printError("No account named \(username).")
+                    throw ExitCode.failure
+                }
+                let name = try runReportingFatalSync { try AccountRules.validateTokenName(self.name) }
+                let scopes = try runReportingFatalSync { try TokenScopes(names: self.scopes.split(separator: ",").map(String.init)) }
+                let (secret, _) = try await core.tokens.create(userID: user.id, name: name, scopes: scopes, now: Date())
+                print(secret)
             }
-            let name = try runReportingFatalSync { try AccountRules.validateTokenName(self.name) }
-            let scopes = try runReportingFatalSync { try TokenScopes(names: self.scopes.split(separator: ",").map(String.init)) }
-            let (secret, _) = try await core.tokens.create(userID: user.id, name: name, scopes: scopes, now: Date())
-            print(secret)
-            await core.database.shutdown()
         }
     }
 }
@@ -132,14 +132,14 @@ func runReportingFatalSync<T>(_ body: () throws -> T) throws -> T {
 }
 
 func setDisabled(options: ConfigOptions, username: String, disabled: Bool) async throws {
-    let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-    guard let user = try await core.users.find(username: username.lowercased()) else {
-        printError("No account named \(username).")
-        throw ExitCode.failure
+    try await options.withCore { core in
+        guard let user = try await core.users.find(username: username.lowercased()) else {
+            printError("No account named \(username).")
+            throw ExitCode.failure
+        }
+        _ = try await core.accounts.setDisabled(userID: user.id, disabled: disabled, actingUserID: nil)
+        print("\(user.username) is now \(disabled ? "disabled" : "enabled").")
     }
-    _ = try await core.accounts.setDisabled(userID: user.id, disabled: disabled, actingUserID: nil)
-    print("\(user.username) is now \(disabled ? "disabled" : "enabled").")
-    await core.database.shutdown()
 }
 
 func readPassword(fromStdin: Bool, prompt: String, confirm: Bool) throws -> String {

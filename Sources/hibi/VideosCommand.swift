@@ -15,18 +15,17 @@ struct VideosCommand: AsyncParsableCommand {
         @OptionGroup var options: ConfigOptions
 
         func run() async throws {
-            let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-            let videos = core.features.videos.service
-            do {
-                try videos.files.prepare(sweep: false)
-                let result = try await videos.scanLibrary(now: Date())
-                print("added \(result.added), changed \(result.updated), removed \(result.removed), unchanged \(result.unchanged)")
-            } catch let error as VideoError {
-                printError(error.message(.en))
-                await core.database.shutdown()
-                throw ExitCode.failure
+            try await options.withCore { core in
+                let videos = core.features.videos.service
+                do {
+                    try videos.files.prepare(sweep: false)
+                    let result = try await videos.scanLibrary(now: Date())
+                    print("added \(result.added), changed \(result.updated), removed \(result.removed), unchanged \(result.unchanged)")
+                } catch let error as VideoError {
+                    printError(error.message(.en))
+                    throw ExitCode.failure
+                }
             }
-            await core.database.shutdown()
         }
     }
 }
