@@ -69,10 +69,12 @@ struct JournalRoutes: Sendable {
     /// A day's page with its month calendar; `/` is today's, with the greeting and checklist above.
     func page(user: User, key: DayKey, context: HibiRequestContext, home: JournalViews.Home? = nil) async throws -> HTMLPage {
         let open = try await diaryReadable(context)
-        let day = try await journal.day(user: user, key: key, diaryOpen: open)
-        let month = try await journal.month(user: user, containing: key, diaryOpen: open)
-        return HTMLPage(JournalViews.day(context: context, user: user, day: day, units: try await health.profiles.get(userID: user.id).units,
-                                         month: month, today: today(user, context), home: home))
+        // The day and its month are read side by side.
+        async let day = journal.day(user: user, key: key, diaryOpen: open)
+        async let month = journal.month(user: user, containing: key, diaryOpen: open)
+        let units = try await health.profiles.get(userID: user.id).units
+        return HTMLPage(JournalViews.day(context: context, user: user, day: try await day, units: units,
+                                         month: try await month, today: today(user, context), home: home))
     }
 
     /// The form's choice: 1-5, or empty to go back to the default from the moods.

@@ -53,11 +53,12 @@ extension JournalViews {
             el("ol", .class("month-grid")) {
                 for name in S.weekdays(l) { el("li", .class("weekday"), .aria("hidden", "true")) { name } }
                 for _ in 0..<month.leadingBlanks { el("li", .class("blank"), .aria("hidden", "true")) { "" } }
+                let title = dayTitles(language: l)
                 for key in month.allDays {
                     let summary = month.days[key]
                     let rating = summary?.rating
                     let domains = summary?.domains ?? []
-                    let label = dayTitle(key, language: l) + " · " + (rating.map { $0.label(l) } ?? S.noRating(l))
+                    let label = title(key) + " · " + (rating.map { $0.label(l) } ?? S.noRating(l))
                         + domains.sorted { $0.rawValue < $1.rawValue }.map { " · " + domainTitle($0)(l) }.joined()
                     el("li", .class("day rating-\(rating.map { String($0.rawValue) } ?? "none")" + (key == today ? " today" : ""))) {
                         el("a", [.href("/day/\(key)"), .aria("label", label), .data("day", key.description)]

@@ -294,12 +294,17 @@ enum JournalViews {
     }
 
     static func dayTitle(_ key: DayKey, language: Language) -> String {
-        let date = key.interval(in: .gmt).start.addingTimeInterval(12 * 3600)
+        dayTitles(language: language)(key)
+    }
+
+    /// One formatter for many titles: making a DateFormatter costs far more than using it, and the month calendar
+    /// names every day of the month.
+    static func dayTitles(language: Language) -> (DayKey) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: language == .ja ? "ja_JP" : "en_US")
         formatter.timeZone = .gmt
         formatter.setLocalizedDateFormatFromTemplate("yMMMMdEEEE")
-        return formatter.string(from: date)
+        return { key in formatter.string(from: key.interval(in: .gmt).start.addingTimeInterval(12 * 3600)) }
     }
 
     static func time(_ language: Language, _ zone: TimeZone) -> Date.FormatStyle {
