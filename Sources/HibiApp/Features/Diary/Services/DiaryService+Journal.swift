@@ -23,8 +23,9 @@ extension DiaryService {
             SELECT entry_at, confirmed_mood FROM diary_entries WHERE user_id = \(bind: userID) \
             AND +entry_at >= \(bind: Int64(from.timeIntervalSince1970)) AND +entry_at <= \(bind: Int64(to.timeIntervalSince1970))
             """).all().map { row in
+            // An optional decodes through sqlite-kit's generic path, several times slower: ask for NULL first.
             MoodPoint(date: try row.date("entry_at"),
-                      mood: try row.decode(column: "confirmed_mood", as: String?.self).flatMap(Mood.init(rawValue:)))
+                      mood: try row.decodeNil(column: "confirmed_mood") ? nil : Mood(rawValue: try row.decode(column: "confirmed_mood", as: String.self)))
         }
     }
 }

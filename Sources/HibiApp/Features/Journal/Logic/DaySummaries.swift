@@ -150,9 +150,7 @@ public enum DaySummaries {
         var days: [DayKey: DaySummary] = [:]
         func touch(_ key: DayKey, _ change: (inout DaySummary) -> Void) {
             guard key >= first, key <= last else { return }
-            var summary = days[key] ?? DaySummary(key: key)
-            change(&summary)
-            days[key] = summary
+            change(&days[key, default: DaySummary(key: key)])  // in place: no copy of the day's lists per record
         }
         for point in moods ?? [] {
             touch(DayKey(point.date, timeZone: zone)) { day in

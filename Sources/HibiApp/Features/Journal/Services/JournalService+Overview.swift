@@ -74,7 +74,7 @@ extension JournalService {
             return (dayVisits.map { VisitMark(id: $0.id, at: $0.fields.visitedAt, name: $0.fields.name, latitude: $0.fields.latitude,
                                               longitude: $0.fields.longitude, labels: $0.fields.labels) }, [])
         }
-        let history = try await visits.mapPoints(userID: user.id).filter { $0.at < end }
+        let history = try await visits.allMapPoints(userID: user.id).filter { $0.at < end }
             .map { VisitMark(id: $0.id, at: $0.at, name: $0.name, latitude: $0.lat, longitude: $0.lon) }
         return (history.filter { $0.at >= start }, DaySummaries.newPlaceVisits(history))
     }
