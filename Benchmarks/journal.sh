@@ -21,9 +21,28 @@ HIBI=$(hibi_bin)
 WORK=$(bench_tmpdir)
 export HIBI_DATA_DIR="$WORK" HIBI_LOG_LEVEL=error HIBI_RESOURCES_DIR="$PWD/Resources" HIBI_VENDOR_DIR="$PWD/vendor"
 PASSWORD="bench password"
+DB="$WORK/hibi.sqlite"
+start_server() {
+  PORT=$(free_port)
+  HIBI_PORT=$PORT "$HIBI" serve >"$WORK/server.log" 2>&1 &
+  SERVER=$!
+  bench_bg $SERVER
+  wait_http "http://127.0.0.1:$PORT/healthz" || { tail -20 "$WORK/server.log" >&2; die "Hibi did not start"; }
+}
+# The generated data dir (after the diary import) is kept in .cache/journal-bench/<size>-<key>, the key a hash of
+# the lines between the two `data:` marks below, and each run works on a fresh copy of it (a full-size data set
+# takes minutes to make). BENCH_JOURNAL_FRESH=1 makes it again.
+DATA_KEY=$(sed -n '/^# ---- data: begin/,/^# ---- data: end/p' "$0" | sha256sum | cut -c1-12)
+CACHE="$BENCH_ROOT/.cache/journal-bench/$BENCH_SIZE-$DATA_KEY"
+if [ -f "$CACHE/ready" ] && [ "${BENCH_JOURNAL_FRESH:-0}" != 1 ]; then
+  log "data from $CACHE (generated in $(cat "$CACHE/ready") s)"
+  cp -a "$CACHE/data/." "$WORK/"
+  TOKEN=$("$HIBI" user token bench)
+  start_server
+else
+# ---- data: begin (a change here makes the data set again)
 echo "$PASSWORD" | "$HIBI" user create bench --password-stdin >/dev/null
 TOKEN=$("$HIBI" user token bench)
-DB="$WORK/hibi.sqlite"
 [ -f "$DB" ] || die "no database at $DB"
 sqlite3 "$DB" "UPDATE users SET time_zone = 'Asia/Tokyo' WHERE username = 'bench'"
 
@@ -119,18 +138,24 @@ for part in range(0, len(entries), 20_000):
               open(f"{work}/export-{part // 20_000:02d}.json", "w"))
 print(f"health {made}, visits {len(visit_rows)}, videos {len(video_rows)}, diary {len(entries)}", file=sys.stderr)
 PY
-record journal_generate "$(python3 -c "import time; print(time.time() - $START)")" s
-
-PORT=$(free_port)
-HIBI_PORT=$PORT "$HIBI" serve >"$WORK/server.log" 2>&1 &
-bench_bg $!
-wait_http "http://127.0.0.1:$PORT/healthz" || { tail -20 "$WORK/server.log" >&2; die "Hibi did not start"; }
+start_server
 log "importing the diary"
 for PART in "$WORK"/export-*.json; do
   STATUS=$(curl -sS -o "$WORK/import.out" -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" \
     --data-binary "@$PART" "http://127.0.0.1:$PORT/api/v1/diary/import")
   [ "$STATUS" = 200 ] || [ "$STATUS" = 201 ] || { head -c 500 "$WORK/import.out" >&2; tail -20 "$WORK/server.log" >&2; die "diary import failed ($STATUS)"; }
 done
+rm -f "$WORK"/export-*.json
+# ---- data: end
+  GENERATED=$(python3 -c "import time; print(round(time.time() - $START))")
+  record journal_generate "$GENERATED" s
+  log "data generated in $GENERATED s; keeping a copy in $CACHE"
+  kill "$SERVER" && wait "$SERVER" || true  # a stopped server leaves a whole SQLite file to copy
+  rm -rf "$CACHE" && mkdir -p "$CACHE/data"
+  cp -a "$WORK/." "$CACHE/data/" && rm -f "$CACHE/data/server.log"
+  echo "$GENERATED" >"$CACHE/ready"
+  start_server
+fi
 sqlite3 "$DB" "SELECT 'rows: health ' || (SELECT COUNT(*) FROM health_records) || ', diary ' || (SELECT COUNT(*) FROM diary_entries) || ', visits ' || (SELECT COUNT(*) FROM visits) || ', plays ' || (SELECT COUNT(*) FROM video_user_data)" >&2
 
 log "$ROUNDS rounds of: day (API and page), timeline page, search, insights"

@@ -70,11 +70,11 @@ public enum Layout {
                         }
                         // One search box for everything, on every page (a link to the search page where the header is narrow).
                         el("li", .class("header-search")) {
-                            el("form", .method("get"), .action("/search"), .role("search")) {
+                            el("form", .method("get"), .action(JournalPaths.search), .role("search")) {
                                 input(.type("search"), .name("q"), .id("header-search"), .placeholder(CommonStrings.search(language)),
                                       .aria("label", CommonStrings.searchEverything(language)))
                             }
-                            el("a", .href("/search"), .class("search-link"), .aria("label", CommonStrings.searchEverything(language))) { "🔍" }
+                            el("a", .href(JournalPaths.search), .class("search-link"), .aria("label", CommonStrings.searchEverything(language))) { "🔍" }
                         }
                         el("li") {
                             el("details", .class("dropdown user-menu")) {

@@ -78,7 +78,7 @@ enum DiaryViews {
                     for day in DiaryRules.groupByDay(state.entries, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt) {
                         el("section", .class("entry-day"), .data("day", day.key)) {
                             el("h2", .class("day-heading")) {
-                                el("a", .href("/day/\(day.key)"), .init("title", DiaryStrings.openDay(l))) { formatDay(day.entries[0].date, user: user, language: l) }
+                                el("a", .href(JournalPaths.day(day.key)), .init("title", DiaryStrings.openDay(l))) { formatDay(day.entries[0].date, user: user, language: l) }
                             }
                             el("ol", .class("entry-list")) {
                                 for entry in day.entries { entryCard(entry, user: user, language: l) }

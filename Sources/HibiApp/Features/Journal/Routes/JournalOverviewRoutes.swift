@@ -20,7 +20,7 @@ struct JournalOverviewRoutes: Sendable {
             return try await day.page(user: user, key: key, context: context, home: JournalViews.Home(checklist: checklist))
                 .response(from: request, context: context)
         }
-        web.get("/timeline") { request, context in
+        web.get(RouterPath(JournalPaths.timeline)) { request, context in
             let user = context.user
             let open = try await day.diaryReadable(context.base)
             let query = request.uri.formQuery
@@ -66,14 +66,14 @@ struct JournalOverviewRoutes: Sendable {
 
     func registerReviews(web: some RouterMethods<SignedInContext>, api: some RouterMethods<SignedInContext>) {
         for kind in [ReviewPeriod.Kind.week, .month] {
-            web.get("/review/\(kind.rawValue)/:period") { _, context in
+            web.get(RouterPath(JournalPaths.review(kind.rawValue, ":period"))) { _, context in
                 let user = context.user
                 let open = try await day.diaryReadable(context.base)
                 let review = try await journal.review(user: user, period: try Self.period(kind, context.base), diaryOpen: open)
                 return HTMLPage(JournalViews.review(context: context.base, review: review, diaryOpen: open,
                                                     units: try await day.health.profiles.get(userID: user.id).units))
             }
-            web.get("/review/\(kind.rawValue)/:period/card.png") { request, context in
+            web.get(RouterPath(JournalPaths.reviewCard(kind.rawValue, ":period"))) { request, context in
                 let user = context.user
                 let period = try Self.period(kind, context.base)
                 let options = Set(["name", "mood", "places", "badge"].filter { request.uri.formQuery.get($0) == "1" })
@@ -102,7 +102,7 @@ struct JournalOverviewRoutes: Sendable {
     }
 
     func registerInsights(web: some RouterMethods<SignedInContext>, api: some RouterMethods<SignedInContext>) {
-        web.get("/insights") { _, context in
+        web.get(RouterPath(JournalPaths.insights)) { _, context in
             let user = context.user
             let open = try await day.diaryReadable(context.base)
             return HTMLPage(JournalViews.insights(context: context.base, insights: try await journal.insights(user: user, diaryOpen: open, now: context.now),

@@ -8,13 +8,13 @@ struct JournalRoutes: Sendable {
     let health: HealthService
 
     func register(web: some RouterMethods<SignedInContext>, api: some RouterMethods<SignedInContext>) {
-        web.get("/day") { request, context in
+        web.get(RouterPath(JournalPaths.dayPicker)) { request, context in
             let user = context.user
             // The date picker's form: an unreadable date shows today rather than an error page.
             let key = request.uri.formQuery.get("date").flatMap(DayKey.init) ?? today(user, context.base)
-            return Response.redirect(to: "/day/\(key)", type: .found)
+            return Response.redirect(to: JournalPaths.day(key), type: .found)
         }
-        web.get("/day/:date") { _, context in
+        web.get(RouterPath(JournalPaths.day(":date"))) { _, context in
             let user = context.user
             return try await page(user: user, key: try dayKey(context.base), context: context.base)
         }
@@ -23,13 +23,13 @@ struct JournalRoutes: Sendable {
             let day = try await journal.day(user: user, key: try dayKey(context.base), diaryOpen: try await diaryReadable(context.base))
             return JSONBody(DayResponse(day))
         }
-        web.post("/day/:date/rating") { request, context in
+        web.post(RouterPath(JournalPaths.rating(":date"))) { request, context in
             let user = context.user
             let key = try dayKey(context.base)
             var request = request
             let form = try await request.form()
             try await journal.rate(user: user, key: key, rating: try Self.rating(form["rating"]), now: context.now)
-            return Response.redirect(to: "/day/\(key)#day-rating", type: .found)
+            return Response.redirect(to: JournalPaths.day(key) + "#day-rating", type: .found)
         }
         api.put("days/:date/rating") { request, context in
             let user = context.user
@@ -47,7 +47,7 @@ struct JournalRoutes: Sendable {
             try await journal.rate(user: user, key: try dayKey(context.base), rating: nil, now: context.now)
             return Response(status: .noContent)
         }
-        web.get("/search") { request, context in
+        web.get(RouterPath(JournalPaths.search)) { request, context in
             let user = context.user
             let query = request.uri.formQuery.get("q") ?? ""
             let open = try await diaryReadable(context.base)
@@ -69,10 +69,12 @@ struct JournalRoutes: Sendable {
     /// A day's page with its month calendar; `/` is today's, with the greeting and checklist above.
     func page(user: User, key: DayKey, context: HibiRequestContext, home: JournalViews.Home? = nil) async throws -> HTMLPage {
         let open = try await diaryReadable(context)
-        let day = try await journal.day(user: user, key: key, diaryOpen: open)
-        let month = try await journal.month(user: user, containing: key, diaryOpen: open)
-        return HTMLPage(JournalViews.day(context: context, user: user, day: day, units: try await health.profiles.get(userID: user.id).units,
-                                         month: month, today: today(user, context), home: home))
+        // The day and its month are read side by side.
+        async let day = journal.day(user: user, key: key, diaryOpen: open)
+        async let month = journal.month(user: user, containing: key, diaryOpen: open)
+        let units = try await health.profiles.get(userID: user.id).units
+        return HTMLPage(JournalViews.day(context: context, user: user, day: try await day, units: units,
+                                         month: try await month, today: today(user, context), home: home))
     }
 
     /// The form's choice: 1-5, or empty to go back to the default from the moods.

@@ -5,14 +5,20 @@ import Foundation
 /// the caller may read the diary.
 extension JournalService {
     public struct SummaryOptions: Sendable {
-        /// First visits to a place need every earlier visit; only reviews and insights ask for them.
+        /// First visits to a place need every earlier visit; only reviews and insights ask for them. Their days'
+        /// visits are then read from the same light list (names and places, no labels: neither uses labels).
         public var newPlaces = false
-        /// Health types to read; nil reads every type (the calendar's dot counts any record). Insights over years
-        /// read only the types they correlate.
+        /// Health types to read; nil reads every type the person has (the calendar's dot counts any record). Insights
+        /// over years read only the types they correlate.
         public var healthTypes: [String]?
-        public init(newPlaces: Bool = false, healthTypes: [String]? = nil) {
+        /// Health types read as one sum per day (an indexed SUM a day instead of a GROUP BY that sorts every sample):
+        /// for years of a type with millions of samples. Such a day counts as one health record, since only whether a
+        /// day has any is used where these are asked for (insights).
+        public var summedTypes: Set<String> = []
+        public init(newPlaces: Bool = false, healthTypes: [String]? = nil, summedTypes: Set<String> = []) {
             self.newPlaces = newPlaces
             self.healthTypes = healthTypes
+            self.summedTypes = summedTypes
         }
     }
 
@@ -21,24 +27,56 @@ extension JournalService {
         guard first <= last else { return [:] }
         let start = first.interval(in: zone).start
         let end = last.interval(in: zone).end
-        let moods = diaryOpen ? try await diary.moodPoints(userID: user.id, from: start, to: end.addingTimeInterval(-1)) : nil
+        // The domains are read side by side (the database has several connections), each bounded by the range.
+        async let moods = diaryOpen ? moodPoints(user: user, start: start, end: end) : nil
+        async let health = healthTotals(user: user, zone: zone, start: start, end: end, options: options)
+        async let visitMarks = visitMarks(user: user, start: start, end: end, newPlaces: options.newPlaces)
+        async let plays = videos.playTimes(userID: user.id, from: start, to: end).map { PlayMark(at: $0.at, seconds: $0.seconds ?? 0) }
+        async let chosen = ratings.ratings(userID: user.id, from: first, to: last)
+        let (marks, newPlaces) = try await visitMarks
+        return DaySummaries.build(zone: zone, first: first, last: last, moods: try await moods, health: try await health, visits: marks,
+                                  newPlaces: newPlaces, plays: try await plays, chosen: try await chosen)
+    }
+
+    /// The diary's dates and moods: over more than about a year from the covering index whole, else by date.
+    func moodPoints(user: User, start: Date, end: Date) async throws -> [MoodPoint] {
+        end.timeIntervalSince(start) > Self.longRangeSeconds
+            ? try await diary.moodPointsOverYears(userID: user.id, from: start, to: end.addingTimeInterval(-1))
+            : try await diary.moodPoints(userID: user.id, from: start, to: end.addingTimeInterval(-1))
+    }
+
+    /// Beyond this a range reads the diary's covering index whole (measured: a tenth of the time on ten years).
+    static let longRangeSeconds: TimeInterval = 400 * 86400
+
+    /// Health totals per local day (or hour, or quarter hour, over daylight-saving changes) of the types asked for, every
+    /// type by name when none are given, so the database answers from its covering index.
+    func healthTotals(user: User, zone: TimeZone, start: Date, end: Date, options: SummaryOptions) async throws -> [HealthService.BucketTotal] {
+        let types: [String]
+        if let asked = options.healthTypes { types = asked } else { types = try await health.recordTypes(userID: user.id) }
+        let grouped = types.filter { !options.summedTypes.contains($0) || $0 == HealthDataType.sleep.rawValue }
         let (bucket, shift) = DaySummaries.bucketing(zone, from: start, to: end)
-        let health = try await self.health.bucketTotals(userID: user.id, types: options.healthTypes, from: start, to: end, bucket: bucket, shift: shift)
-        let dayVisits = try await visits.list(userID: user.id, filter: VisitFilter(from: start, to: end))
-        let marks = dayVisits.map { VisitMark(id: $0.id, at: $0.fields.visitedAt, name: $0.fields.name, latitude: $0.fields.latitude,
-                                              longitude: $0.fields.longitude, labels: $0.fields.labels) }
-        var newPlaces: Set<String> = []
-        if options.newPlaces {
-            let history = try await visits.mapPoints(userID: user.id).filter { $0.at < end }
-                .map { VisitMark(id: $0.id, at: $0.at, name: $0.name, latitude: $0.lat, longitude: $0.lon) }
-            newPlaces = DaySummaries.newPlaceVisits(history)
+        var totals = grouped.isEmpty ? [] : try await health.bucketTotals(userID: user.id, types: grouped, from: start, to: end, bucket: bucket, shift: shift)
+        let spans = DaySummaries.offsetSpans(zone, from: Int64(start.timeIntervalSince1970), to: Int64(end.timeIntervalSince1970))
+        for type in types where !grouped.contains(type) {
+            for span in spans {
+                totals += try await health.daySums(userID: user.id, type: type, from: span.from, to: span.to, shift: span.shift)
+                    .map { HealthService.BucketTotal(type: type, start: $0.start, sum: $0.sum, count: 1) }
+            }
         }
-        let plays = try await videos.played(userID: user.id, from: start, to: end).compactMap { item in
-            item.data.lastPlayedAt.map { PlayMark(at: $0, seconds: item.video.media.durationSeconds ?? 0) }
+        return totals
+    }
+
+    /// The range's visits for summaries, and which of them were a first visit to their place (only when asked: that
+    /// needs all history, read as the map's light list, which then gives the range's visits too).
+    func visitMarks(user: User, start: Date, end: Date, newPlaces: Bool) async throws -> ([VisitMark], Set<String>) {
+        guard newPlaces else {
+            let dayVisits = try await visits.list(userID: user.id, filter: VisitFilter(from: start, to: end))
+            return (dayVisits.map { VisitMark(id: $0.id, at: $0.fields.visitedAt, name: $0.fields.name, latitude: $0.fields.latitude,
+                                              longitude: $0.fields.longitude, labels: $0.fields.labels) }, [])
         }
-        let chosen = try await ratings.ratings(userID: user.id, from: first, to: last)
-        return DaySummaries.build(zone: zone, first: first, last: last, moods: moods, health: health, visits: marks, newPlaces: newPlaces,
-                                  plays: plays, chosen: chosen)
+        let history = try await visits.allMapPoints(userID: user.id).filter { $0.at < end }
+            .map { VisitMark(id: $0.id, at: $0.at, name: $0.name, latitude: $0.lat, longitude: $0.lon) }
+        return (history.filter { $0.at >= start }, DaySummaries.newPlaceVisits(history))
     }
 
     /// The month around `key`, every day of it (empty days too), for the calendar.
@@ -139,7 +177,8 @@ extension JournalService {
         guard first <= today else { return [] }
         let days = try await summaries(user: user, first: first, last: today, diaryOpen: diaryOpen,
                                        options: .init(newPlaces: true, healthTypes: [HealthDataType.steps.rawValue, HealthDataType.sleep.rawValue,
-                                                                                     HealthDataType.workout.rawValue]))
+                                                                                     HealthDataType.workout.rawValue],
+                                                      summedTypes: [HealthDataType.steps.rawValue]))
         return Insights.find(days)
     }
 }

@@ -58,33 +58,39 @@ public struct JournalService: Sendable {
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let interval = key.interval(in: zone)
         let last = interval.end.addingTimeInterval(-1)  // the stores' upper bounds are inclusive
-        let entries = diaryOpen
-            ? try await diary.list(userID: user.id, query: nil, filter: .init(from: interval.start, to: last),
-                                   paging: PageRequest(page: 1, perPage: Self.perDomainLimit)).entries.sorted { $0.date < $1.date }
+        // The domains are read side by side (the database has several connections).
+        async let entries = diaryOpen
+            ? diary.list(userID: user.id, query: nil, filter: .init(from: interval.start, to: last),
+                         paging: PageRequest(page: 1, perPage: Self.perDomainLimit)).entries.sorted { $0.date < $1.date }
             : nil
-        let records = try await health.records.list(userID: user.id, filter: .init(from: interval.start, to: last, limit: Self.healthRecordLimit))
-        let dayVisits = try await visits.list(userID: user.id, filter: VisitFilter(from: interval.start, to: interval.end))
+        async let records = health.records.list(userID: user.id, filter: .init(from: interval.start, to: last, limit: Self.healthRecordLimit))
+        async let dayVisits = visits.list(userID: user.id, filter: VisitFilter(from: interval.start, to: interval.end))
             .sorted { $0.fields.visitedAt < $1.fields.visitedAt }
-        let watched = try await videos.played(userID: user.id, from: interval.start, to: interval.end)
+        async let watched = videos.played(userID: user.id, from: interval.start, to: interval.end)
+        async let workouts = dayWorkouts(user: user, interval: DateInterval(start: interval.start, end: last))
+        async let memories = memories(user: user, key: key, zone: zone, diaryOpen: diaryOpen)
+        async let chosen = ratings.ratings(userID: user.id, from: key, to: key)[key]
+        let diaryEntries = try await entries
+        // The person's own rating, else the default from the confirmed moods.
+        let rating = try await chosen.map { Rating(value: $0, source: .chosen) }
+            ?? diaryEntries.flatMap { DayRating.fromMoods($0.compactMap(\.confirmedMood)) }.map { Rating(value: $0, source: .moods) }
+        return Day(key: key, diary: diaryEntries, health: HealthDay.summarize(try await records), visits: Array(try await dayVisits.prefix(Self.perDomainLimit)),
+                   videosWatched: Array(try await watched.prefix(Self.perDomainLimit)),
+                   previous: key.adding(days: -1, in: zone), next: key.adding(days: 1, in: zone),
+                   onThisDay: try await memories, rating: rating, workouts: try await workouts)
+    }
+
+    func dayWorkouts(user: User, interval: DateInterval) async throws -> [DayWorkout] {
         var workouts: [DayWorkout] = []
-        for workout in try await health.workouts(user: user, in: DateInterval(start: interval.start, end: last), limit: Self.workoutLimit) {
+        for workout in try await health.workouts(user: user, in: interval, limit: Self.workoutLimit) {
             let route = try await health.workoutRoute(user: user, workoutID: workout.id)
             workouts.append(DayWorkout(workout: workout, route: DayMap.thin(route, limit: DayMap.maxTrackPoints)))
         }
-        return Day(key: key, diary: entries, health: HealthDay.summarize(records), visits: Array(dayVisits.prefix(Self.perDomainLimit)),
-                   videosWatched: Array(watched.prefix(Self.perDomainLimit)),
-                   previous: key.adding(days: -1, in: zone), next: key.adding(days: 1, in: zone),
-                   onThisDay: try await memories(user: user, key: key, zone: zone, diaryOpen: diaryOpen),
-                   rating: try await rating(user: user, key: key, entries: entries), workouts: workouts)
+        return workouts
     }
 
     /// Workouts drawn on one day's page; a day with more is generated data, and Health lists them all.
     static let workoutLimit = 50
-
-    func rating(user: User, key: DayKey, entries: [DiaryEntry]?) async throws -> Rating? {
-        if let chosen = try await ratings.ratings(userID: user.id, from: key, to: key)[key] { return Rating(value: chosen, source: .chosen) }
-        return entries.flatMap { DayRating.fromMoods($0.compactMap(\.confirmedMood)) }.map { Rating(value: $0, source: .moods) }
-    }
 
     public func rate(user: User, key: DayKey, rating: DayRating?, now: Date) async throws {
         if let rating { try await ratings.set(userID: user.id, day: key, rating: rating, now: now) } else { try await ratings.clear(userID: user.id, day: key) }
@@ -93,7 +99,7 @@ public struct JournalService: Sendable {
     /// Diary entries and visits on this month and day in earlier years (29 February only in leap years).
     func memories(user: User, key: DayKey, zone: TimeZone, diaryOpen: Bool) async throws -> [Memory] {
         let noon = key.interval(in: zone).start.addingTimeInterval(12 * 3600)
-        let entries = diaryOpen ? try await diary.onThisDay(userID: user.id, today: noon, timeZone: zone) : []
+        let entries = diaryOpen ? try await diary.onThisDayFromFirstEntry(userID: user.id, today: noon, timeZone: zone) : []
         // The same date in each earlier year back to the first visit: one small read a year, not every visit ever.
         var earlierVisits: [Visit] = []
         if let first = try await visits.firstVisitDate(userID: user.id) {
@@ -125,41 +131,54 @@ public struct JournalService: Sendable {
         let query = String(query.prefix(200)).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !query.isEmpty else { return [] }
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        var hits: [SearchHit] = []
-        if diaryOpen {
-            let found = try await diary.list(userID: user.id, query: query, filter: .init(),
-                                             paging: PageRequest(page: 1, perPage: Self.perDomainLimit)).entries
-            hits += found.map { entry in
-                SearchHit(domain: .diary, id: entry.id, title: DayKey(entry.date, timeZone: zone).description,
-                          snippet: String(entry.text.prefix(160)), date: entry.date, path: "/diary/entries/\(entry.id)")
-            }
-        }
-        let allVisits = try await visits.list(userID: user.id, filter: VisitFilter())
-        hits += allVisits.filter { visit in
-            let f = visit.fields
-            let address = f.address.map { [$0.country, $0.postalCode, $0.region, $0.locality, $0.street] } ?? []
-            return SearchGrouping.matches(query, [f.name, f.notes, f.group] + f.labels.map(Optional.some) + f.companions.map(Optional.some) + address)
-        }.prefix(Self.perDomainLimit).map { visit in
-            SearchHit(domain: .visits, id: visit.id, title: visit.fields.name, snippet: String(visit.fields.notes.prefix(160)),
-                      date: visit.fields.visitedAt, path: VisitPaths.visit(visit.id))
-        }
-        let foundVideos = try await videos.store.list(userID: user.id, query: VideoQuery(text: query))
-        hits += foundVideos.prefix(Self.perDomainLimit).map { item in
+        // The domains are searched side by side (the database has several connections).
+        async let diaryHits = diaryOpen ? diarySearch(user: user, query: query, zone: zone) : []
+        async let visitHits = visitSearch(user: user, query: query)
+        async let foundVideos = videos.store.list(userID: user.id, query: VideoQuery(text: query))
+        // Health: a record's notes (its metadata), the category (a workout's activity, a sleep stage) and where it came from.
+        async let records = health.search(userID: user.id, query: query, limit: Self.healthSearchLimit, window: Self.healthSearchWindow)
+        var hits = try await diaryHits + visitHits
+        hits += try await foundVideos.prefix(Self.perDomainLimit).map { item in
             SearchHit(domain: .videos, id: item.video.id, title: item.title, snippet: item.data.tags.joined(separator: ", "),
                       date: item.data.lastPlayedAt ?? item.video.createdAt, path: "/videos/\(item.video.id)")
         }
-        // Health: a record's notes (its metadata), the category (a workout's activity, a sleep stage) and where it came from.
-        let records = try await health.search(userID: user.id, query: query, limit: Self.healthSearchLimit)
-        hits += records.map { record in
+        hits += try await records.map { record in
             let day = DayKey(record.start, timeZone: zone)
             let what = [record.type, record.category, record.device, record.source.rawValue].filter { !$0.isEmpty }.joined(separator: " · ")
             let notes = record.details.map { " — " + String($0.prefix(120)) } ?? ""
             return SearchHit(domain: .health, id: record.id, title: day.description, snippet: what + notes, date: record.start,
-                             path: "/day/\(day)#day-health")
+                             path: JournalPaths.day(day) + "#day-health")
         }
         return hits
     }
 
+    func diarySearch(user: User, query: String, zone: TimeZone) async throws -> [SearchHit] {
+        let found = try await diary.list(userID: user.id, query: query, filter: .init(),
+                                         paging: PageRequest(page: 1, perPage: Self.perDomainLimit)).entries
+        return found.map { entry in
+            SearchHit(domain: .diary, id: entry.id, title: DayKey(entry.date, timeZone: zone).description,
+                      snippet: String(entry.text.prefix(160)), date: entry.date, path: "/diary/entries/\(entry.id)")
+        }
+    }
+
+    /// The database picks the candidates (it reads plaintext columns); the rule of what matches stays the diary's.
+    func visitSearch(user: User, query: String) async throws -> [SearchHit] {
+        let words = DiarySearch.normalize(query).split(whereSeparator: \.isWhitespace).map(String.init)
+        let found = try await visits.search(userID: user.id, words: words, limit: Self.perDomainLimit) { visit in
+            let f = visit.fields
+            let address = f.address.map { [$0.country, $0.postalCode, $0.region, $0.locality, $0.street] } ?? []
+            return SearchGrouping.matches(query, [f.name, f.notes, f.group] + f.labels.map(Optional.some) + f.companions.map(Optional.some) + address)
+        }
+        return found.map { visit in
+            SearchHit(domain: .visits, id: visit.id, title: visit.fields.name, snippet: String(visit.fields.notes.prefix(160)),
+                      date: visit.fields.visitedAt, path: VisitPaths.visit(visit.id))
+        }
+    }
+
     /// Health matches are records, which can be many a day (every sample from one watch): the newest few are enough to find the day.
     static let healthSearchLimit = 50
+    /// The newest records a health search reads: every one is matched by LIKE over five columns, which no index
+    /// helps, so this is what bounds the search's time (about a month of a watch's samples, years of records
+    /// entered by hand). Older records are found on their day's page and in Health.
+    static let healthSearchWindow = 25_000
 }

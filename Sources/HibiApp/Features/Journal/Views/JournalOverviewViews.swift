@@ -45,22 +45,23 @@ extension JournalViews {
         }()
         return el("section", .id("day-calendar"), .class("card"), .aria("labelledby", "calendar-title")) {
             el("header", .class("calendar-head")) {
-                el("a", .href("/day/\(MonthCalendar.frame(year: previous.year, month: previous.month).first)"), .id("previous-month"),
+                el("a", .href(JournalPaths.day(MonthCalendar.frame(year: previous.year, month: previous.month).first)), .id("previous-month"),
                    .aria("label", S.previousMonth(l))) { "←" }
                 el("h2", .id("calendar-title")) { monthTitle }
-                el("a", .href("/day/\(next)"), .id("next-month"), .aria("label", S.nextMonth(l))) { "→" }
+                el("a", .href(JournalPaths.day(next)), .id("next-month"), .aria("label", S.nextMonth(l))) { "→" }
             }
             el("ol", .class("month-grid")) {
                 for name in S.weekdays(l) { el("li", .class("weekday"), .aria("hidden", "true")) { name } }
                 for _ in 0..<month.leadingBlanks { el("li", .class("blank"), .aria("hidden", "true")) { "" } }
+                let title = dayTitles(language: l)
                 for key in month.allDays {
                     let summary = month.days[key]
                     let rating = summary?.rating
                     let domains = summary?.domains ?? []
-                    let label = dayTitle(key, language: l) + " · " + (rating.map { $0.label(l) } ?? S.noRating(l))
+                    let label = title(key) + " · " + (rating.map { $0.label(l) } ?? S.noRating(l))
                         + domains.sorted { $0.rawValue < $1.rawValue }.map { " · " + domainTitle($0)(l) }.joined()
                     el("li", .class("day rating-\(rating.map { String($0.rawValue) } ?? "none")" + (key == today ? " today" : ""))) {
-                        el("a", [.href("/day/\(key)"), .aria("label", label), .data("day", key.description)]
+                        el("a", [.href(JournalPaths.day(key)), .aria("label", label), .data("day", key.description)]
                            + (key == selected ? [.aria("current", "date")] : [])) {
                             el("span", .class("day-number")) { String(key.day) }
                             el("span", .class("dots"), .aria("hidden", "true")) {
@@ -99,7 +100,7 @@ extension JournalViews {
         let T = TimelineStrings.self
         return el("article", .class("card day-card rating-\(day.rating.map { String($0.rawValue) } ?? "none")"), .data("day", day.key.description)) {
             el("h3") {
-                el("a", .href("/day/\(day.key)")) { dayTitle(day.key, language: l) }
+                el("a", .href(JournalPaths.day(day.key))) { dayTitle(day.key, language: l) }
                 if let rating = day.rating { el("small", .class("muted")) { " · " + rating.label(l) } }
             }
             el("ul", .class("card-lines")) {
@@ -124,7 +125,7 @@ extension JournalViews {
         let T = TimelineStrings.self
         return Layout.page(title: T.title(l), context: context) {
             el("h1") { T.title(l) }
-            el("form", .method("get"), .action("/timeline"), .class("timeline-filter"), .id("timeline-filter")) {
+            el("form", .method("get"), .action(JournalPaths.timeline), .class("timeline-filter"), .id("timeline-filter")) {
                 el("fieldset", .class("grid")) {
                     el("label") {
                         T.domain(l)
@@ -160,7 +161,7 @@ extension JournalViews {
             if let next = page.next {
                 // Without script the link loads the next page; timeline.js fetches it in place as the reader nears the end.
                 el("p", .id("timeline-more-wrap")) {
-                    el("a", .href("/timeline?" + timelineQuery(filter, before: next)), .id("timeline-more"), .role("button"), .class("secondary"),
+                    el("a", .href(JournalPaths.timeline + "?" + timelineQuery(filter, before: next)), .id("timeline-more"), .role("button"), .class("secondary"),
                        .data("api", "/api/v1/timeline?" + timelineQuery(filter, before: next))) { T.loadMore(l) }
                 }
             } else if !page.days.isEmpty {

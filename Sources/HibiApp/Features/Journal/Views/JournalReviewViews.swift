@@ -89,10 +89,10 @@ extension JournalViews {
         }
         return Layout.page(title: title, context: context) {
             el("nav", .class("day-nav no-print")) {
-                el("a", .href("/review/\(period.kind.rawValue)/\(period.previous.slug)"), .id("previous-period"), .init("rel", "prev")) {
+                el("a", .href(JournalPaths.review(period.kind.rawValue, period.previous.slug)), .id("previous-period"), .init("rel", "prev")) {
                     "← " + (period.kind == .week ? R.previousWeek(l) : R.previousMonth(l))
                 }
-                el("a", .href("/review/\(period.kind.rawValue)/\(period.next.slug)"), .id("next-period"), .init("rel", "next")) {
+                el("a", .href(JournalPaths.review(period.kind.rawValue, period.next.slug)), .id("next-period"), .init("rel", "next")) {
                     (period.kind == .week ? R.nextWeek(l) : R.nextMonth(l)) + " →"
                 }
             }
@@ -146,7 +146,7 @@ extension JournalViews {
             el("section", .id("review-share"), .class("card no-print")) {
                 el("h2") { R.share(l) }
                 el("p", .class("muted")) { R.shareHelp(l) }
-                el("form", .method("get"), .action("/review/\(period.kind.rawValue)/\(period.slug)/card.png")) {
+                el("form", .method("get"), .action(JournalPaths.reviewCard(period.kind.rawValue, period.slug))) {
                     for (name, label) in [("name", R.shareName), ("mood", R.shareMood), ("places", R.sharePlaces), ("badge", R.shareBadge)] {
                         el("label", .class("inline-check")) { input(.type("checkbox"), .name(name), .value("1"), .id("share-\(name)")); label(l) }
                     }

@@ -96,8 +96,8 @@ enum JournalViews {
                 if let checklist = home.checklist, !checklist.isComplete { AccountViews.gettingStarted(checklist, language: l) }
             }
             el("nav", .class("day-nav"), .aria("label", S.day(l))) {
-                el("a", .href("/day/\(day.previous)"), .id("previous-day"), .init("rel", "prev")) { "← " + S.previousDay(l) }
-                el("form", .method("get"), .action("/day"), .class("inline")) {
+                el("a", .href(JournalPaths.day(day.previous)), .id("previous-day"), .init("rel", "prev")) { "← " + S.previousDay(l) }
+                el("form", .method("get"), .action(JournalPaths.dayPicker), .class("inline")) {
                     // A wrapping label (not a hidden one pointing at the field): axe did not accept the hidden one for a date field.
                     el("label", .class("day-picker")) {
                         el("span", .class("visually-hidden")) { S.pickDay(l) }
@@ -105,20 +105,20 @@ enum JournalViews {
                     }
                     el("button", .type("submit"), .class("secondary")) { S.go(l) }
                 }
-                el("a", .href("/day/\(day.next)"), .id("next-day"), .init("rel", "next")) { S.nextDay(l) + " →" }
+                el("a", .href(JournalPaths.day(day.next)), .id("next-day"), .init("rel", "next")) { S.nextDay(l) + " →" }
             }
             if home == nil { el("h1", .id("day-title")) { title } }
             el("p", .class("journal-links")) {
-                el("a", .href("/timeline"), .id("open-timeline")) { S.timeline(l) }
+                el("a", .href(JournalPaths.timeline), .id("open-timeline")) { S.timeline(l) }
                 " · "
-                el("a", .href("/insights"), .id("open-insights")) { S.insights(l) }
+                el("a", .href(JournalPaths.insights), .id("open-insights")) { S.insights(l) }
                 " · "
-                el("a", .href("/review/week/\(ReviewPeriod.week(containing: day.key).slug)")) { S.thisWeek(l) }
+                el("a", .href(JournalPaths.review("week", ReviewPeriod.week(containing: day.key).slug))) { S.thisWeek(l) }
                 " · "
-                el("a", .href("/review/month/\(ReviewPeriod.month(containing: day.key).slug)")) { S.thisMonth(l) }
+                el("a", .href(JournalPaths.review("month", ReviewPeriod.month(containing: day.key).slug))) { S.thisMonth(l) }
             }
             el("section", .id("day-rating")) {
-                el("form", .method("post"), .action("/day/\(day.key)/rating")) {
+                el("form", .method("post"), .action(JournalPaths.rating(day.key))) {
                     Layout.csrfField(context)
                     el("fieldset", .class("rating-choices")) {
                         el("legend") { S.rating(l) }
@@ -134,7 +134,7 @@ enum JournalViews {
                     el("button", .type("submit"), .class("secondary")) { S.saveRating(l) }
                 }
                 if day.rating?.source == .chosen {
-                    el("form", .method("post"), .action("/day/\(day.key)/rating"), .class("inline")) {
+                    el("form", .method("post"), .action(JournalPaths.rating(day.key)), .class("inline")) {
                         Layout.csrfField(context)
                         input(.type("hidden"), .name("rating"), .value(""))
                         el("button", .type("submit"), .class("linklike small")) { S.clearRating(l) }
@@ -171,7 +171,7 @@ enum JournalViews {
             } else {
                 el("section", .id("day-diary")) {
                     el("h2") { S.diary(l) }
-                    el("p") { S.diaryLocked(l) + " "; el("a", .href(DiaryPaths.unlock(next: "/day/\(day.key)"))) { S.unlock(l) } }
+                    el("p") { S.diaryLocked(l) + " "; el("a", .href(DiaryPaths.unlock(next: JournalPaths.day(day.key)))) { S.unlock(l) } }
                 }
             }
             if !day.health.isEmpty {
@@ -229,7 +229,7 @@ enum JournalViews {
                     el("h2") { S.onThisDay(l) }
                     for memory in day.onThisDay {
                         el("article", .class("card")) {
-                            el("h3") { el("a", .href("/day/\(memory.key)")) { S.yearsAgo(l, memory.yearsAgo) + " · " + dayTitle(memory.key, language: l) } }
+                            el("h3") { el("a", .href(JournalPaths.day(memory.key))) { S.yearsAgo(l, memory.yearsAgo) + " · " + dayTitle(memory.key, language: l) } }
                             for entry in memory.diary { el("p", .class("entry-text")) { entry.text } }
                             if !memory.visits.isEmpty {
                                 el("p") { memory.visits.map(\.fields.name).joined(separator: " · ") }
@@ -258,7 +258,7 @@ enum JournalViews {
         let S = JournalStrings.self
         return Layout.page(title: S.search(l), context: context) {
             el("h1") { S.search(l) }
-            el("form", .method("get"), .action("/search"), .role("search")) {
+            el("form", .method("get"), .action(JournalPaths.search), .role("search")) {
                 el("label", .for("search-query")) { S.searchEverything(l) }
                 input(.type("search"), .name("q"), .id("search-query"), .value(query), .init("maxlength", "200"))
                 el("button", .type("submit")) { S.search(l) }
@@ -294,12 +294,17 @@ enum JournalViews {
     }
 
     static func dayTitle(_ key: DayKey, language: Language) -> String {
-        let date = key.interval(in: .gmt).start.addingTimeInterval(12 * 3600)
+        dayTitles(language: language)(key)
+    }
+
+    /// One formatter for many titles: making a DateFormatter costs far more than using it, and the month calendar
+    /// names every day of the month.
+    static func dayTitles(language: Language) -> (DayKey) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: language == .ja ? "ja_JP" : "en_US")
         formatter.timeZone = .gmt
         formatter.setLocalizedDateFormatFromTemplate("yMMMMdEEEE")
-        return formatter.string(from: date)
+        return { key in formatter.string(from: key.interval(in: .gmt).start.addingTimeInterval(12 * 3600)) }
     }
 
     static func time(_ language: Language, _ zone: TimeZone) -> Date.FormatStyle {
