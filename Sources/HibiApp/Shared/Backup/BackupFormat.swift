@@ -118,12 +118,12 @@ public enum BackupRowCodec {
         for (index, value) in values.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
             switch value {
-            case .null: output.append(contentsOf: Array("null".utf8))
-            case let .integer(number): output.append(contentsOf: Array(String(number).utf8))
+            case .null: output.append(contentsOf: "null".utf8)
+            case let .integer(number): output.append(contentsOf: String(number).utf8)
             case let .real(number):
                 guard number.isFinite else { return false }
-                output.append(contentsOf: Array("\(number)".utf8))
-            case let .boolean(flag): output.append(contentsOf: Array((flag ? "true" : "false").utf8))
+                output.append(contentsOf: number.description.utf8)
+            case let .boolean(flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
             case let .text(string): appendString(string, into: &output)
             case let .blob(data): appendString(data.base64EncodedString(), into: &output)
             }
@@ -133,57 +133,38 @@ public enum BackupRowCodec {
     }
 
     static func appendString(_ string: String, into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                           hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: output.append(byte)
+        var string = string
+        // Native strings are contiguous UTF-8; bytes that need no escape are copied in runs.
+        string.withUTF8 { bytes in
+            output.append(UInt8(ascii: "\""))
+            var run = 0
+            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+                run = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+                case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+                case UInt8(ascii: "\n"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                case UInt8(ascii: "\r"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                case UInt8(ascii: "\t"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                default:
+                    let hex: StaticString = "0123456789abcdef"
+                    output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                               hex.utf8Start[Int(byte >> 4)], hex.utf8Start[Int(byte & 0xF)]])
+                }
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
+            output.append(UInt8(ascii: "\""))
         }
-        output.append(UInt8(ascii: "\""))
     }
 
     /// One line back into typed values; `nil` when the line does not fit the columns.
-    public static func decode(_ line: Data, columns: [BackupManifest.Column], decoder: JSONDecoder) -> [BackupValue]? {
-        guard let scalars = try? decoder.decode([Scalar].self, from: line), scalars.count == columns.count else { return nil }
+    public static func decode(_ line: Data, columns: [BackupManifest.Column]) -> [BackupValue]? {
         var values: [BackupValue] = []
-        values.reserveCapacity(columns.count)
-        for (scalar, column) in zip(scalars, columns) {
-            switch (scalar, column.type) {
-            case (.null, _): values.append(.null)
-            case let (.string(string), .text): values.append(.text(string))
-            case let (.string(string), .blob):
-                guard let data = Data(base64Encoded: string) else { return nil }
-                values.append(.blob(data))
-            case let (.bool(flag), .boolean): values.append(.boolean(flag))
-            case let (.integer(number), .integer): values.append(.integer(number))
-            case let (.integer(number), .real): values.append(.real(Double(number)))
-            case let (.real(number), .real): values.append(.real(number))
-            default: return nil
-            }
+        let ok = line.withUnsafeBytes { raw in
+            BackupRowParser.parse(raw.bindMemory(to: UInt8.self), columns: columns, into: &values)
         }
-        return values
+        return ok ? values : nil
     }
 
-    /// A JSON scalar as the line holds it, before the column type gives it meaning.
-    enum Scalar: Decodable {
-        case null, bool(Bool), integer(Int64), real(Double), string(String)
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() { self = .null }
-            else if let flag = try? container.decode(Bool.self) { self = .bool(flag) }
-            else if let number = try? container.decode(Int64.self) { self = .integer(number) }
-            else if let number = try? container.decode(Double.self) { self = .real(number) }
-            else { self = .string(try container.decode(String.self)) }
-        }
-    }
 }

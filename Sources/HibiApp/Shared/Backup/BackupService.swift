@@ -1,7 +1,10 @@
 import Crypto
 import Foundation
 import Logging
+import NIOCore
+import PostgresKit
 import SQLKit
+import SQLiteNIO
 
 /// How far a backup, verification or restore has come, for a progress bar.
 public struct BackupProgress: Sendable {
@@ -121,23 +124,21 @@ public struct BackupService: Sendable {
         var tables: [BackupManifest.Table] = []
         for table in catalog {
             try progress(BackupProgress(phase: "tables", done: doneRows, total: totalRows))
-            let path = (spool as NSString).appendingPathComponent(table.name + ".jsonl")
-            let spooled = try SpoolFile(path: path)
+            // Rows go straight into the archive (encoded, hashed and deflated as they come), never to a spool file.
+            let member = "tables/\(table.name).jsonl"
+            let stream = TableMemberWriter(member: try zip.begin(name: member, method: .deflated, modified: now))
             var rows = 0
             if !TableCatalog.emptiedTables.contains(table.name) {
                 try await forEachPage(of: table, sql: sql, engine: engine) { page in
                     for values in page {
-                        try spooled.append(values, table: table)
+                        try stream.append(values, table: table)
                         rows += 1
                     }
                     doneRows += Int64(page.count)
                     try progress(BackupProgress(phase: "tables", done: doneRows, total: totalRows))
                 }
             }
-            try spooled.close()
-            let member = "tables/\(table.name).jsonl"
-            let written = try zip.add(name: member, source: path, method: .deflated, modified: now)
-            try? FileManager.default.removeItem(atPath: path)
+            let written = try stream.finish()
             tables.append(.init(name: table.name, member: member, columns: table.columns.map { .init(name: $0.name, type: $0.type) },
                                 rows: rows, bytes: written.bytes, sha256: written.sha256))
         }
@@ -159,11 +160,21 @@ public struct BackupService: Sendable {
                 return TableCatalog.quoted(column) + (type == .text ? " COLLATE \"C\"" : "") + " NULLS FIRST"
             }.joined(separator: ", ")
             try await sql.raw("DECLARE hibi_backup NO SCROLL CURSOR FOR SELECT \(unsafeRaw: columnList) FROM \(unsafeRaw: name) ORDER BY \(unsafeRaw: order)").run()
+            // The session's own connection, read through PostgresNIO's rows: SQLKit's rows decode every value
+            // through a random-access view and Codable, which was most of a backup's time from PostgreSQL.
+            let connection = try await (sql as? any PostgresDatabase)?.withConnection { $0.eventLoop.makeSucceededFuture($0) }.get()
             while true {
-                let rows = try await sql.raw("FETCH FORWARD \(unsafeRaw: String(pageSize)) FROM hibi_backup").all()
-                if rows.isEmpty { break }
-                try await body(try rows.map { try values(of: $0, table: table) })
-                if rows.count < pageSize { break }
+                let page: [[BackupValue]]
+                if let connection {
+                    let rows = try await connection.query(PostgresQuery(unsafeSQL: "FETCH FORWARD \(pageSize) FROM hibi_backup"), logger: sql.logger).collect()
+                    page = try rows.map { try values(of: $0, table: table) }
+                } else {
+                    let rows = try await sql.raw("FETCH FORWARD \(unsafeRaw: String(pageSize)) FROM hibi_backup").all()
+                    page = try rows.map { try values(of: $0, table: table) }
+                }
+                if page.isEmpty { break }
+                try await body(page)
+                if page.count < pageSize { break }
             }
             try await sql.raw("CLOSE hibi_backup").run()
         case .sqlite:
@@ -188,14 +199,101 @@ public struct BackupService: Sendable {
                     query.appendInterpolation(bind: lastRowID)
                 }
                 query.appendLiteral(" ORDER BY \(key) LIMIT \(pageSize)")
-                let rows = try await sql.raw(query).all()
-                if rows.isEmpty { break }
-                let page = try rows.map { try values(of: $0, table: table) }
-                if !keyed { lastRowID = try rows.last?.decode(column: "hibi_rowid", as: Int64.self) }
+                let page: [[BackupValue]]
+                if let session = sql as? SQLiteSession {
+                    // SQLite's rows as they come, read by position: decoding each value through SQLKit (a name
+                    // lookup and a Codable decode per value) was most of a backup's time on large tables.
+                    var serializer = SQLSerializer(database: session)
+                    query.serialize(to: &serializer)
+                    let rows = try await session.connection.query(serializer.sql, try serializer.binds.map(sqliteBind))
+                    page = try rows.map { try values(of: $0, table: table) }
+                    if !keyed, let rowid = rows.last?.column("hibi_rowid")?.integer { lastRowID = Int64(rowid) }
+                } else {
+                    let rows = try await sql.raw(query).all()
+                    page = try rows.map { try values(of: $0, table: table) }
+                    if !keyed { lastRowID = try rows.last?.decode(column: "hibi_rowid", as: Int64.self) }
+                }
+                if page.isEmpty { break }
                 last = page.last
                 try await body(page)
-                if rows.count < pageSize { break }
+                if page.count < pageSize { break }
             }
+        }
+    }
+
+    /// A row SQLite handed out, by position; any value whose storage class does not match its column
+    /// (SQLite's types are per value) goes through the general path, which converts or refuses it.
+    static func values(of row: SQLiteRow, table: TableCatalog.Table) throws -> [BackupValue] {
+        let columns = row.columns
+        var result: [BackupValue] = []
+        result.reserveCapacity(table.columns.count)
+        for (index, column) in table.columns.enumerated() {
+            guard index < columns.count, let value = value(columns[index].data, type: column.type) else {
+                return try values(of: row.sql(), table: table)
+            }
+            result.append(value)
+        }
+        return result
+    }
+
+    /// A row PostgreSQL sent (binary format), by position; a type PostgresNIO does not decode directly
+    /// (numeric, say) sends the row through the general path.
+    static func values(of row: PostgresRow, table: TableCatalog.Table) throws -> [BackupValue] {
+        var result: [BackupValue] = []
+        result.reserveCapacity(table.columns.count)
+        var index = 0
+        for cell in row {
+            guard index < table.columns.count else { break }
+            let column = table.columns[index]
+            index += 1
+            guard cell.bytes != nil else {
+                result.append(.null)
+                continue
+            }
+            do {
+                switch column.type {
+                case .text: result.append(.text(try cell.decode(String.self)))
+                case .integer: result.append(.integer(try cell.decode(Int64.self)))
+                case .real:
+                    let number = try cell.decode(Double.self)
+                    guard number.isFinite else { throw BackupError.unsupportedValue(table: table.name, column: column.name) }
+                    result.append(.real(number))
+                case .boolean: result.append(.boolean(try cell.decode(Bool.self)))
+                case .blob: result.append(.blob(Data(try cell.decode(ByteBuffer.self).readableBytesView)))
+                }
+            } catch let error as BackupError {
+                throw error
+            } catch {
+                return try values(of: row.sql(), table: table)
+            }
+        }
+        guard index == table.columns.count else { return try values(of: row.sql(), table: table) }
+        return result
+    }
+
+    static func value(_ data: SQLiteData, type: BackupColumnType) -> BackupValue? {
+        switch (data, type) {
+        case (.null, _): .null
+        case let (.text(string), .text): .text(string)
+        case let (.integer(number), .integer): .integer(Int64(number))
+        case let (.float(number), .real): number.isFinite ? .real(number) : nil
+        case let (.integer(number), .real): .real(Double(number))
+        case let (.integer(number), .boolean): number == 0 || number == 1 ? .boolean(number == 1) : nil
+        case let (.blob(buffer), .blob): .blob(Data(buffer.readableBytesView))
+        default: nil
+        }
+    }
+
+    /// A bound value of a serialized SQLKit query, as SQLite takes it.
+    static func sqliteBind(_ bind: any Encodable & Sendable) throws -> SQLiteData {
+        switch bind {
+        case let string as String: .text(string)
+        case let number as Int64: .integer(SQLiteInt64(number))
+        case let number as Int: .integer(SQLiteInt64(number))
+        case let number as Double: .float(number)
+        case let flag as Bool: .integer(flag ? 1 : 0)
+        case let data as Data: .blob(ByteBuffer(bytes: data))
+        default: throw BackupError.io("a key value of type \(type(of: bind)) cannot be bound")
         }
     }
 
@@ -230,16 +328,13 @@ extension BackupValue {
     }
 }
 
-/// A table's JSON lines written to a spool file through a buffer.
-final class SpoolFile {
-    private let handle: FileHandle
+/// A table's JSON lines written into its archive member through a buffer.
+final class TableMemberWriter {
+    private let member: BackupZipWriter.Member
     private var buffer: [UInt8] = []
 
-    init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw BackupError.io("cannot create \(path)")
-        }
-        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    init(member: BackupZipWriter.Member) {
+        self.member = member
         buffer.reserveCapacity(1 << 20)
     }
 
@@ -252,13 +347,13 @@ final class SpoolFile {
     }
 
     private func flush() throws {
-        try handle.write(contentsOf: buffer)
+        try buffer.withUnsafeBytes { try member.write($0) }
         buffer.removeAll(keepingCapacity: true)
     }
 
-    func close() throws {
+    func finish() throws -> BackupZipWriter.Written {
         try flush()
-        try handle.close()
+        return try member.finish()
     }
 }
 

@@ -14,10 +14,10 @@ final class BackupZipWriter: @unchecked Sendable {
         let sha256: String
     }
 
-    private let handle: FileHandle
-    private var offset: UInt64 = 0
-    private var central: [UInt8] = []
-    private var count: UInt64 = 0
+    fileprivate let handle: FileHandle
+    fileprivate var offset: UInt64 = 0
+    fileprivate var central: [UInt8] = []
+    fileprivate var count: UInt64 = 0
     private let chunkSize = 256 * 1024
 
     init(path: String) throws {
@@ -35,10 +35,28 @@ final class BackupZipWriter: @unchecked Sendable {
         defer { try? input.close() }
         let size = try Int64(input.seekToEnd())
         try input.seek(toOffset: 0)
+        let member = try begin(name: name, method: method, modified: modified, expectedSize: size)
+        var read: Int64 = 0
+        while read < size {
+            let chunk = try input.read(upToCount: Int(min(Int64(chunkSize), size - read))) ?? Data()
+            if chunk.isEmpty { break }
+            read += Int64(chunk.count)
+            try chunk.withUnsafeBytes { try member.write($0) }
+            onBytes(chunk.count)
+        }
+        // A file that shrank while being read would leave a member shorter than its header says.
+        guard read == size else { throw BackupError.io("\(source) changed while it was being read") }
+        return try member.finish()
+    }
+
+    /// Starts a member whose bytes are written as they come (`Member.write`), hashed, checksummed and,
+    /// for `.deflated`, compressed on the way; `Member.finish` patches the sizes into its header. Without
+    /// an `expectedSize` (a table streamed from the database) the header carries ZIP64 sizes, so any size fits.
+    func begin(name: String, method: Method, modified: Date, expectedSize: Int64? = nil) throws -> Member {
         let nameBytes = Array(name.utf8)
         guard nameBytes.count <= 0xFFFF else { throw BackupError.io("name too long: \(name)") }
         // Deflate can grow incompressible data a little; a margin keeps the 32-bit fields honest.
-        let zip64 = size >= 0xF000_0000
+        let zip64 = (expectedSize ?? Int64.max) >= 0xF000_0000
         let headerAt = offset
         let (time, date) = StoredZipWriter.dosTime(modified)
         var local: [UInt8] = []
@@ -49,70 +67,104 @@ final class BackupZipWriter: @unchecked Sendable {
         local.append(contentsOf: nameBytes)
         if zip64 { local.le16(1); local.le16(16); local.le64(0); local.le64(0) }
         try write(local)
+        return try Member(zip: self, name: name, nameBytes: nameBytes, method: method, zip64: zip64, headerAt: headerAt, time: time, date: date)
+    }
 
-        var hasher = SHA256()
-        var read: Int64 = 0
-        var crc: UInt32 = 0
-        var compressed: UInt64 = 0
-        func readChunk(_ wanted: Int) throws -> Data {
-            let chunk = try input.read(upToCount: wanted) ?? Data()
-            read += Int64(chunk.count)
-            hasher.update(data: chunk)
-            onBytes(chunk.count)
-            return chunk
+    /// One member being written; see `begin`.
+    final class Member {
+        private let zip: BackupZipWriter
+        private let name: String
+        private let nameBytes: [UInt8]
+        private let method: Method
+        private let zip64: Bool
+        private let headerAt: UInt64
+        private let time: UInt16
+        private let date: UInt16
+        private let deflater: BackupZlib.Deflater?
+        private var hasher = SHA256()
+        private var crc: UInt32 = 0
+        private var uncompressed: UInt64 = 0
+        private var compressed: UInt64 = 0
+
+        fileprivate init(zip: BackupZipWriter, name: String, nameBytes: [UInt8], method: Method, zip64: Bool, headerAt: UInt64,
+                         time: UInt16, date: UInt16) throws {
+            self.zip = zip
+            self.name = name
+            self.nameBytes = nameBytes
+            self.method = method
+            self.zip64 = zip64
+            self.headerAt = headerAt
+            self.time = time
+            self.date = date
+            // Level 1: table text still shrinks several times over, at a fraction of level 6's time.
+            deflater = method == .deflated ? try BackupZlib.Deflater(level: 1) : nil
         }
-        switch method {
-        case .deflated:
-            crc = try Data.compress(size: size, bufferSize: chunkSize, provider: { _, wanted in try readChunk(wanted) }, consumer: { output in
-                try self.write(output)
-                compressed += UInt64(output.count)
-            })
-        case .stored:
-            while read < size {
-                let chunk = try readChunk(Int(min(Int64(chunkSize), size - read)))
-                if chunk.isEmpty { break }
-                crc = chunk.crc32(checksum: crc)
-                try write(chunk)
-                compressed += UInt64(chunk.count)
+
+        func write(_ bytes: UnsafeRawBufferPointer) throws {
+            guard !bytes.isEmpty else { return }
+            hasher.update(bufferPointer: bytes)
+            crc = BackupZlib.crc32(bytes, crc)
+            uncompressed += UInt64(bytes.count)
+            if let deflater {
+                try deflater.process(bytes, finish: false) { output in
+                    try zip.write(output)
+                    compressed += UInt64(output.count)
+                }
+            } else {
+                try zip.write(bytes)
+                compressed += UInt64(bytes.count)
             }
         }
-        // A file that shrank while being read would leave a member shorter than its header says.
-        guard read == size else { throw BackupError.io("\(source) changed while it was being read") }
-        let uncompressed = UInt64(size)
-        let end = offset
-        try handle.seek(toOffset: headerAt + 14)
-        var patch: [UInt8] = []
-        patch.le32(crc)
-        if zip64 {
-            patch.le32(0xFFFF_FFFF); patch.le32(0xFFFF_FFFF)
-            try handle.write(contentsOf: patch)
-            try handle.seek(toOffset: headerAt + 30 + UInt64(nameBytes.count) + 4)
-            var sizes: [UInt8] = []
-            sizes.le64(uncompressed); sizes.le64(compressed)
-            try handle.write(contentsOf: sizes)
-        } else {
-            guard compressed <= 0xFFFF_FFFF else { throw BackupError.io("\(name) grew past 4 GiB when compressed") }
-            patch.le32(UInt32(compressed)); patch.le32(UInt32(uncompressed))
-            try handle.write(contentsOf: patch)
-        }
-        try handle.seek(toOffset: end)
 
-        var extra: [UInt8] = []
-        let bigSizes = zip64 || compressed > 0xFFFF_FFFF
-        let bigOffset = headerAt >= 0xFFFF_FFFF
-        if bigSizes { extra.le64(uncompressed); extra.le64(compressed) }
-        if bigOffset { extra.le64(headerAt) }
-        if !extra.isEmpty { extra = [0x01, 0x00] + [UInt8(extra.count & 0xFF), UInt8(extra.count >> 8)] + extra }
-        central.le32(0x0201_4B50); central.le16(0x031E); central.le16(bigSizes || bigOffset ? 45 : 20); central.le16(0x0800)
-        central.le16(method == .deflated ? 8 : 0); central.le16(time); central.le16(date); central.le32(crc)
-        central.le32(bigSizes ? 0xFFFF_FFFF : UInt32(compressed)); central.le32(bigSizes ? 0xFFFF_FFFF : UInt32(uncompressed))
-        central.le16(UInt16(nameBytes.count)); central.le16(UInt16(extra.count)); central.le16(0); central.le16(0); central.le16(0)
-        central.le32(UInt32(0o100600) << 16)
-        central.le32(bigOffset ? 0xFFFF_FFFF : UInt32(headerAt))
-        central.append(contentsOf: nameBytes)
-        central.append(contentsOf: extra)
-        count += 1
-        return Written(bytes: size, sha256: Hex.string(hasher.finalize()))
+        func finish() throws -> Written {
+            if let deflater {
+                try deflater.process(UnsafeRawBufferPointer(start: nil, count: 0), finish: true) { output in
+                    try zip.write(output)
+                    compressed += UInt64(output.count)
+                }
+            }
+            if !zip64 {
+                guard uncompressed <= 0xFFFF_FFFF else { throw BackupError.io("\(name) grew past 4 GiB while it was being read") }
+                guard compressed <= 0xFFFF_FFFF else { throw BackupError.io("\(name) grew past 4 GiB when compressed") }
+            }
+            let end = zip.offset
+            try zip.handle.seek(toOffset: headerAt + 14)
+            var patch: [UInt8] = []
+            patch.le32(crc)
+            if zip64 {
+                patch.le32(0xFFFF_FFFF); patch.le32(0xFFFF_FFFF)
+                try zip.handle.write(contentsOf: patch)
+                try zip.handle.seek(toOffset: headerAt + 30 + UInt64(nameBytes.count) + 4)
+                var sizes: [UInt8] = []
+                sizes.le64(uncompressed); sizes.le64(compressed)
+                try zip.handle.write(contentsOf: sizes)
+            } else {
+                patch.le32(UInt32(compressed)); patch.le32(UInt32(uncompressed))
+                try zip.handle.write(contentsOf: patch)
+            }
+            try zip.handle.seek(toOffset: end)
+
+            var extra: [UInt8] = []
+            // The central directory says ZIP64 only when a size needs it, whatever the local header had to
+            // promise before the size was known: ZIPFoundation reads a ZIP64 size of 0 as "not given".
+            let bigSizes = uncompressed >= 0xFFFF_FFFF || compressed >= 0xFFFF_FFFF
+            let bigOffset = headerAt >= 0xFFFF_FFFF
+            if bigSizes { extra.le64(uncompressed); extra.le64(compressed) }
+            if bigOffset { extra.le64(headerAt) }
+            if !extra.isEmpty { extra = [0x01, 0x00] + [UInt8(extra.count & 0xFF), UInt8(extra.count >> 8)] + extra }
+            var central: [UInt8] = []
+            central.le32(0x0201_4B50); central.le16(0x031E); central.le16(bigSizes || bigOffset ? 45 : 20); central.le16(0x0800)
+            central.le16(method == .deflated ? 8 : 0); central.le16(time); central.le16(date); central.le32(crc)
+            central.le32(bigSizes ? 0xFFFF_FFFF : UInt32(compressed)); central.le32(bigSizes ? 0xFFFF_FFFF : UInt32(uncompressed))
+            central.le16(UInt16(nameBytes.count)); central.le16(UInt16(extra.count)); central.le16(0); central.le16(0); central.le16(0)
+            central.le32(UInt32(0o100600) << 16)
+            central.le32(bigOffset ? 0xFFFF_FFFF : UInt32(headerAt))
+            central.append(contentsOf: nameBytes)
+            central.append(contentsOf: extra)
+            zip.central.append(contentsOf: central)
+            zip.count += 1
+            return Written(bytes: Int64(uncompressed), sha256: Hex.string(hasher.finalize()))
+        }
     }
 
     /// Writes the central directory and end records, syncs, and closes the file.
@@ -142,14 +194,14 @@ final class BackupZipWriter: @unchecked Sendable {
         try? handle.close()
     }
 
-    private func write(_ bytes: [UInt8]) throws {
+    fileprivate func write(_ bytes: [UInt8]) throws {
         try handle.write(contentsOf: bytes)
         offset += UInt64(bytes.count)
     }
 
-    private func write(_ data: Data) throws {
-        try handle.write(contentsOf: data)
-        offset += UInt64(data.count)
+    fileprivate func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try handle.write(contentsOf: bytes)
+        offset += UInt64(bytes.count)
     }
 }
 

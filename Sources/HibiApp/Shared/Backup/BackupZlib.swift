@@ -1,0 +1,78 @@
+import CZlib
+import Foundation
+
+/// zlib, called directly for the two things a backup does with every byte. On Linux ZIPFoundation computes
+/// CRC-32 a byte at a time in Swift and deflates at the default level 6; zlib's own CRC-32 is several times
+/// faster, and level 1 deflates table text about three times faster for a slightly larger member.
+enum BackupZlib {
+    static func crc32(_ bytes: UnsafeRawBufferPointer, _ crc: UInt32) -> UInt32 {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return crc }
+        var crc = UInt(crc)
+        var offset = 0
+        // zlib takes a 32-bit length; chunks are far smaller, but stay correct for any size.
+        while offset < bytes.count {
+            let length = min(bytes.count - offset, Int(UInt32.max))
+            crc = CZlib.crc32(crc, base.advanced(by: offset).assumingMemoryBound(to: Bytef.self), uInt(length))
+            offset += length
+        }
+        return UInt32(truncatingIfNeeded: crc)
+    }
+
+    static func crc32(_ data: Data, _ crc: UInt32) -> UInt32 {
+        data.withUnsafeBytes { crc32($0, crc) }
+    }
+
+    static func crc32(_ bytes: [UInt8], _ crc: UInt32) -> UInt32 {
+        bytes.withUnsafeBytes { crc32($0, crc) }
+    }
+
+    /// A raw deflate stream (no zlib header, as ZIP wants it) fed in pieces.
+    final class Deflater {
+        private let stream: UnsafeMutablePointer<z_stream>
+        private let output: UnsafeMutablePointer<Bytef>
+        private let outputSize = 256 * 1024
+        private var ended = false
+
+        init(level: Int32) throws(BackupError) {
+            // zlib keeps a pointer back to its stream: the stream must not move, hence allocated once here.
+            stream = .allocate(capacity: 1)
+            stream.initialize(to: z_stream())
+            output = .allocate(capacity: outputSize)
+            let status = deflateInit2_(stream, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+            guard status == Z_OK else {
+                ended = true
+                throw .io("zlib could not start a deflate stream (\(status))")
+            }
+        }
+
+        deinit {
+            if !ended { deflateEnd(stream) }
+            stream.deinitialize(count: 1)
+            stream.deallocate()
+            output.deallocate()
+        }
+
+        /// Compresses `input`; with `finish`, also flushes the end of the stream. Hands out what zlib produced.
+        func process(_ input: UnsafeRawBufferPointer, finish: Bool, consumer: (UnsafeRawBufferPointer) throws -> Void) throws {
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+            stream.pointee.avail_in = uInt(input.count)
+            while true {
+                stream.pointee.next_out = output
+                stream.pointee.avail_out = uInt(outputSize)
+                let status = CZlib.deflate(stream, finish ? Z_FINISH : Z_NO_FLUSH)
+                guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
+                    throw BackupError.io("zlib failed to deflate (\(status))")
+                }
+                let produced = outputSize - Int(stream.pointee.avail_out)
+                // Z_FINISH with room to write always makes progress; no progress would loop for ever.
+                if finish && status == Z_BUF_ERROR && produced == 0 { throw BackupError.io("zlib made no progress finishing a stream") }
+                if produced > 0 { try consumer(UnsafeRawBufferPointer(start: output, count: produced)) }
+                if finish {
+                    if status == Z_STREAM_END { break }
+                } else if stream.pointee.avail_in == 0 && stream.pointee.avail_out != 0 {
+                    break
+                }
+            }
+        }
+    }
+}
