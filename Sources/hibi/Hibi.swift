@@ -40,7 +40,6 @@ struct ConfigOptions: ParsableArguments {
         }
     }
 
-    /// Opens storage for a one-off command, turning known start-up failures into one clear line.
     /// Opens the core, runs `body` and closes the database on every way out, an error included: a
     /// pool dropped without `shutdown()` traps in debug builds (a mistyped username crashed `user create`).
     func withCore<T>(logLevel: Logger.Level? = .warning, _ body: (AppCore) async throws -> T) async throws -> T {
@@ -55,6 +54,7 @@ struct ConfigOptions: ParsableArguments {
         }
     }
 
+    /// Opens storage for a one-off command, turning known start-up failures into one clear line.
     func openCore(logLevel: Logger.Level? = nil) async throws -> AppCore {
         var config = try load()
         if let logLevel { config.logLevel = logLevel }
