@@ -25,10 +25,17 @@ def test_bad_input_at_the_command_line_gets_a_message_and_status_1():
     for args, message in [(("user", "token", "nobody"), "No account named nobody."),
                           (("user", "token", "aiko", "--scopes", "bogus"), 'Unknown token scope "bogus"'),
                           (("user", "reset-password", "nobody", "--generate"), "No account named nobody."),
-                          (("user", "disable", "nobody"), "No account named nobody.")]:
+                          (("user", "disable", "nobody"), "No account named nobody."),
+                          (("export", "diary", "--user", "nobody", "-o", os.path.join(data, "d.zip")), "No user named nobody."),
+                          (("import", "diary", "--user", "aiko", os.path.join(data, "missing.zip")), "Cannot read"),
+                          (("import", "apple-health", "--user", "aiko", "--quiet", os.path.join(data, "missing.zip")), "Cannot read"),
+                          (("export", "all", "--user", "nobody", "-o", os.path.join(data, "a.zip")), "No user named nobody."),
+                          (("visits", "verify", "nobody"), "No account named nobody."),
+                          (("visits", "import-locations", "--user", "aiko", os.path.join(data, "missing.gpx")), "cannot be opened")]:
         answer = hibi(data, *args)
         assert answer.returncode == 1, (args, answer.stderr[-2000:])
         assert message in answer.stderr, (args, answer.stderr[-2000:])
         assert "crashed" not in answer.stderr and "Assertion" not in answer.stderr, args
+    assert hibi(data, "migrate").returncode == 0
     listed = hibi(data, "user", "list")
     assert listed.returncode == 0 and listed.stdout.startswith("aiko"), listed

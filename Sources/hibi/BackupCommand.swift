@@ -28,21 +28,20 @@ struct BackupCommand: AsyncParsableCommand {
             return
         }
         guard let output else { throw ValidationError("Give -o FILE to write a backup, or --verify FILE to check one.") }
-        let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-        let service = core.features.backups.service
-        do {
-            let manifest = try await service.write(to: output) { bar.draw($0) }
-            bar.finish()
-            let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? NSNumber)?.int64Value ?? 0
-            let rows = manifest.tables.reduce(0) { $0 &+ $1.rows }
-            print("Backed up \(rows) rows in \(manifest.tables.count) tables and \(manifest.files.count) files (schema \(manifest.schemaVersion)) to \(output): \(size) bytes.")
-        } catch let error as BackupError {
-            bar.finish()
-            printError(error.description)
-            await core.database.shutdown()
-            throw ExitCode.failure
+        try await options.withCore { core in
+            let service = core.features.backups.service
+            do {
+                let manifest = try await service.write(to: output) { bar.draw($0) }
+                bar.finish()
+                let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? NSNumber)?.int64Value ?? 0
+                let rows = manifest.tables.reduce(0) { $0 &+ $1.rows }
+                print("Backed up \(rows) rows in \(manifest.tables.count) tables and \(manifest.files.count) files (schema \(manifest.schemaVersion)) to \(output): \(size) bytes.")
+            } catch let error as BackupError {
+                bar.finish()
+                printError(error.description)
+                throw ExitCode.failure
+            }
         }
-        await core.database.shutdown()
     }
 }
 

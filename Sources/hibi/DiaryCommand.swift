@@ -16,19 +16,18 @@ struct DiaryExportCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Archive to write (default: stdout)") var output: String?
 
     func run() async throws {
-        let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-        let account = try await account(named: user, in: core)
-        let transfer = core.features.diary.transfer
-        do {
-            let plan = try await transfer.planExport(userID: account.id)
-            try await writeArchive(to: output) { emit in try await transfer.writeArchive(plan, now: Date(), to: emit) }
-            if let output { printError("Exported \(plan.entryCount) entries to \(output).") }
-        } catch {
-            printError((error as? DiaryError)?.message(.en) ?? (error as? Fatal)?.description ?? "Export failed: \(error)")
-            await core.database.shutdown()
-            throw ExitCode.failure
+        try await options.withCore { core in
+            let account = try await account(named: user, in: core)
+            let transfer = core.features.diary.transfer
+            do {
+                let plan = try await transfer.planExport(userID: account.id)
+                try await writeArchive(to: output) { emit in try await transfer.writeArchive(plan, now: Date(), to: emit) }
+                if let output { printError("Exported \(plan.entryCount) entries to \(output).") }
+            } catch {
+                printError((error as? DiaryError)?.message(.en) ?? (error as? Fatal)?.description ?? "Export failed: \(error)")
+                throw ExitCode.failure
+            }
         }
-        await core.database.shutdown()
     }
 }
 
@@ -41,28 +40,25 @@ struct DiaryImportCommand: AsyncParsableCommand {
     @Argument(help: "Path to the export") var file: String
 
     func run() async throws {
-        let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-        let account = try await account(named: user, in: core)
-        let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue
-        guard let size, let data = try? Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped) else {
-            printError("Cannot read \(file).")
-            await core.database.shutdown()
-            throw ExitCode.failure
+        try await options.withCore { core in
+            let account = try await account(named: user, in: core)
+            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue
+            guard let size, let data = try? Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped) else {
+                printError("Cannot read \(file).")
+                throw ExitCode.failure
+            }
+            guard size <= DiaryTransfer.maxImportBytes else {
+                printError("\(file) is larger than \(DiaryTransfer.maxImportBytes / 1024 / 1024) MB.")
+                throw ExitCode.failure
+            }
+            let transfer = core.features.diary.transfer
+            do {
+                let added = try await transfer.importExport(data, userID: account.id, now: Date())
+                print("Imported \(added) new entries.")
+            } catch let error as DiaryError {
+                printError(error.message(.en))
+                throw ExitCode.failure
+            }
         }
-        guard size <= DiaryTransfer.maxImportBytes else {
-            printError("\(file) is larger than \(DiaryTransfer.maxImportBytes / 1024 / 1024) MB.")
-            await core.database.shutdown()
-            throw ExitCode.failure
-        }
-        let transfer = core.features.diary.transfer
-        do {
-            let added = try await transfer.importExport(data, userID: account.id, now: Date())
-            print("Imported \(added) new entries.")
-        } catch let error as DiaryError {
-            printError(error.message(.en))
-            await core.database.shutdown()
-            throw ExitCode.failure
-        }
-        await core.database.shutdown()
     }
 }

@@ -11,17 +11,16 @@ struct ExportAllCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Archive to write (written as FILE.partial, renamed when complete)") var output: String
 
     func run() async throws {
-        let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-        let account = try await account(named: user, in: core)
-        do {
-            try await writeArchive(to: output) { emit in try await core.features.accounts.takeout.write(user: account, now: Date(), to: emit) }
-            printError("Exported all of \(user)'s data to \(output).")
-        } catch {
-            printError((error as? DiaryError)?.message(.en) ?? (error as? Fatal)?.description ?? "Export failed: \(error)")
-            await core.database.shutdown()
-            throw ExitCode.failure
+        try await options.withCore { core in
+            let account = try await account(named: user, in: core)
+            do {
+                try await writeArchive(to: output) { emit in try await core.features.accounts.takeout.write(user: account, now: Date(), to: emit) }
+                printError("Exported all of \(user)'s data to \(output).")
+            } catch {
+                printError((error as? DiaryError)?.message(.en) ?? (error as? Fatal)?.description ?? "Export failed: \(error)")
+                throw ExitCode.failure
+            }
         }
-        await core.database.shutdown()
     }
 }
 
@@ -34,22 +33,20 @@ struct ImportAllCommand: AsyncParsableCommand {
     @Argument(help: "Path to the takeout ZIP") var file: String
 
     func run() async throws {
-        let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-        let account = try await account(named: user, in: core)
-        let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= DiaryTransfer.maxImportBytes, let data = try? Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped) else {
-            printError("Cannot read \(file), or it is larger than \(DiaryTransfer.maxImportBytes / 1024 / 1024) MB.")
-            await core.database.shutdown()
-            throw ExitCode.failure
+        try await options.withCore { core in
+            let account = try await account(named: user, in: core)
+            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0
+            guard size <= DiaryTransfer.maxImportBytes, let data = try? Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped) else {
+                printError("Cannot read \(file), or it is larger than \(DiaryTransfer.maxImportBytes / 1024 / 1024) MB.")
+                throw ExitCode.failure
+            }
+            do {
+                let result = try await core.features.accounts.takeout.importTakeout(data, user: account, now: Date())
+                print("Imported \(result.diaryEntries) diary entries, \(result.healthRecords) health records, \(result.visits) visits and \(result.locationPoints) location points for \(user).")
+            } catch let error as any UserFacingError {
+                printError(error.message(.en))
+                throw ExitCode.failure
+            }
         }
-        do {
-            let result = try await core.features.accounts.takeout.importTakeout(data, user: account, now: Date())
-            print("Imported \(result.diaryEntries) diary entries, \(result.healthRecords) health records, \(result.visits) visits and \(result.locationPoints) location points for \(user).")
-        } catch let error as any UserFacingError {
-            printError(error.message(.en))
-            await core.database.shutdown()
-            throw ExitCode.failure
-        }
-        await core.database.shutdown()
     }
 }

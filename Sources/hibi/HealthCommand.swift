@@ -33,32 +33,30 @@ struct ImportCommand: AsyncParsableCommand {
         @Argument(help: "Path to export.zip or export.xml") var file: String
 
         func run() async throws {
-            let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-            let account = try await account(named: user, in: core)
-            guard FileManager.default.isReadableFile(atPath: file) else {
-                printError("Cannot read \(file).")
-                await core.database.shutdown()
-                throw ExitCode.failure
+            try await options.withCore { core in
+                let account = try await account(named: user, in: core)
+                guard FileManager.default.isReadableFile(atPath: file) else {
+                    printError("Cannot read \(file).")
+                    throw ExitCode.failure
+                }
+                let importer = core.features.health.importer
+                let started = Date()
+                let bar = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) != 0 || ProcessInfo.processInfo.environment["HIBI_PROGRESS"] == "1")
+                do {
+                    let job = try await importer.prepare(path: file, fileName: (file as NSString).lastPathComponent, user: account, uploadPath: nil, now: Date())
+                    if job.checkpoint > 0 { printError("Resuming an interrupted import after \(job.checkpoint) records.") }
+                    let result = try await importer.run(job: job, path: file, user: account) { progress in bar.draw(progress) }
+                    bar.finish()
+                    let seconds = Date().timeIntervalSince(started)
+                    print("Imported \(result.job.inserted) new records, skipped \(result.job.duplicates) duplicates in \(String(format: "%.1f", seconds)) s.")
+                    for line in result.job.report.lines(.en) { print("  \(line)") }
+                    for badge in result.newBadges { print("New badge: \(badge.name(.en)) (\(badge.name(.ja)))") }
+                } catch let error as HealthError {
+                    bar.finish()
+                    printError(error.message(.en))
+                    throw ExitCode.failure
+                }
             }
-            let importer = core.features.health.importer
-            let started = Date()
-            let bar = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) != 0 || ProcessInfo.processInfo.environment["HIBI_PROGRESS"] == "1")
-            do {
-                let job = try await importer.prepare(path: file, fileName: (file as NSString).lastPathComponent, user: account, uploadPath: nil, now: Date())
-                if job.checkpoint > 0 { printError("Resuming an interrupted import after \(job.checkpoint) records.") }
-                let result = try await importer.run(job: job, path: file, user: account) { progress in bar.draw(progress) }
-                bar.finish()
-                let seconds = Date().timeIntervalSince(started)
-                print("Imported \(result.job.inserted) new records, skipped \(result.job.duplicates) duplicates in \(String(format: "%.1f", seconds)) s.")
-                for line in result.job.report.lines(.en) { print("  \(line)") }
-                for badge in result.newBadges { print("New badge: \(badge.name(.en)) (\(badge.name(.ja)))") }
-            } catch let error as HealthError {
-                bar.finish()
-                printError(error.message(.en))
-                await core.database.shutdown()
-                throw ExitCode.failure
-            }
-            await core.database.shutdown()
         }
     }
 }

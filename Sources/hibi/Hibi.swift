@@ -121,11 +121,10 @@ struct Migrate: AsyncParsableCommand {
     @OptionGroup var options: ConfigOptions
 
     func run() async throws {
-        let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-        defer { Task { await core.database.shutdown() } }
-        let version = try await Migrator(database: core.database, logger: core.logger).currentVersion()
-        print("Database schema is at version \(version) (\(core.config.database.engineName)).")
-        await core.database.shutdown()
+        try await options.withCore { core in
+            let version = try await Migrator(database: core.database, logger: core.logger).currentVersion()
+            print("Database schema is at version \(version) (\(core.config.database.engineName)).")
+        }
     }
 }
 
@@ -142,7 +141,6 @@ func printError(_ message: String) {
 func account(named username: String, in core: AppCore) async throws -> User {
     guard let account = try await core.users.find(username: username) else {
         printError("No user named \(username).")
-        await core.database.shutdown()
         throw ExitCode.failure
     }
     return account

@@ -15,25 +15,24 @@ struct VisitsCommand: AsyncParsableCommand {
         var allSignatures = false
 
         func run() async throws {
-            let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-            let feature = core.features.visits
-            var users = try await core.users.all()
-            if let username {
-                users = users.filter { $0.username == username.lowercased() }
-                if users.isEmpty {
-                    printError("No account named \(username).")
-                    await core.database.shutdown()
-                    throw ExitCode.failure
+            try await options.withCore { core in
+                let feature = core.features.visits
+                var users = try await core.users.all()
+                if let username {
+                    users = users.filter { $0.username == username.lowercased() }
+                    if users.isEmpty {
+                        printError("No account named \(username).")
+                        throw ExitCode.failure
+                    }
                 }
+                var broken = false
+                for user in users {
+                    let report = try await feature.service.verify(userID: user.id, allSignatures: allSignatures)
+                    print("\(user.username)\t\(report.intact ? "intact" : "BROKEN")\t\(VisitsFeature.message(report))")
+                    if !report.intact { broken = true }
+                }
+                if broken { throw ExitCode.failure }
             }
-            var broken = false
-            for user in users {
-                let report = try await feature.service.verify(userID: user.id, allSignatures: allSignatures)
-                print("\(user.username)\t\(report.intact ? "intact" : "BROKEN")\t\(VisitsFeature.message(report))")
-                if !report.intact { broken = true }
-            }
-            await core.database.shutdown()
-            if broken { throw ExitCode.failure }
         }
     }
 
@@ -46,25 +45,23 @@ struct VisitsCommand: AsyncParsableCommand {
         @Argument(help: "Path to the .gpx or .json file") var file: String
 
         func run() async throws {
-            let core = try await runReportingFatal { try await options.openCore(logLevel: .warning) }
-            let account = try await account(named: user, in: core)
-            let started = Date()
-            do {
-                let stream = try LocationFileStream(path: file)
-                let result = try await core.features.visits.locations.importFile(userID: account.id, stream: stream, now: Date())
-                let seconds = Date().timeIntervalSince(started)
-                for line in VisitsFeature.importSummary(result) { print(line) }
-                print(String(format: "Done in %.1f s.", seconds))
-            } catch let error as LocationError {
-                printError(error.message(.en))
-                await core.database.shutdown()
-                throw ExitCode.failure
-            } catch let error as VisitError {
-                printError(error.message(.en))
-                await core.database.shutdown()
-                throw ExitCode.failure
+            try await options.withCore { core in
+                let account = try await account(named: user, in: core)
+                let started = Date()
+                do {
+                    let stream = try LocationFileStream(path: file)
+                    let result = try await core.features.visits.locations.importFile(userID: account.id, stream: stream, now: Date())
+                    let seconds = Date().timeIntervalSince(started)
+                    for line in VisitsFeature.importSummary(result) { print(line) }
+                    print(String(format: "Done in %.1f s.", seconds))
+                } catch let error as LocationError {
+                    printError(error.message(.en))
+                    throw ExitCode.failure
+                } catch let error as VisitError {
+                    printError(error.message(.en))
+                    throw ExitCode.failure
+                }
             }
-            await core.database.shutdown()
         }
     }
 }
