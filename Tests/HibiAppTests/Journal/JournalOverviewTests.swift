@@ -289,12 +289,7 @@ struct ReviewLogicTests {
 /// Search everywhere reaches health: a record's notes (imported metadata), its category and where it came from.
 @Suite(.serialized) struct JournalHealthSearchTests {
     @Test func healthNotesAndSourcesAreFoundAndOnlyTheOwners() async throws {
-        let core = try await AppCore.open(try await TestApp.config(), logger: TestApp.quietLogger, for: .command)
-        do {
-            let aiko = try await core.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
-                                                          language: nil, now: Date())
-            let ken = try await core.accounts.createUser(username: "ken", displayName: "Ken", password: Browser.password, isAdmin: false,
-                                                         language: nil, now: Date())
+        try await TestApp.withTwoPeople { core, aiko, ken in
             let start: Int64 = 1_714_539_600  // 2024-05-01 05:00 UTC
             let records = core.features.health.service.records
             _ = try await records.insert([HealthRecordDraft(type: "workout", value: 40, category: "Hiking", unit: "min", start: start, end: start + 2400,
@@ -311,11 +306,7 @@ struct ReviewLogicTests {
             #expect(try await journal.search(user: aiko, query: "applehealth", diaryOpen: true).count == 1, "the source")
             #expect(try await journal.search(user: aiko, query: "100%_", diaryOpen: true).isEmpty, "LIKE wildcards are literal")
             #expect(try await journal.search(user: aiko, query: "Ken's", diaryOpen: true).isEmpty)
-        } catch {
-            await core.database.shutdown()
-            throw error
         }
-        await core.database.shutdown()
     }
 }
 

@@ -60,25 +60,10 @@ struct JournalPlaceSpotTests {
 
     func key(_ text: String) throws -> DayKey { try #require(DayKey(text)) }
 
-    func withCore(_ body: (AppCore, User, User) async throws -> Void) async throws {
-        let core = try await AppCore.open(try await TestApp.config(), logger: TestApp.quietLogger, for: .command)
-        do {
-            let aiko = try await core.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
-                                                          language: nil, now: Date())
-            let ken = try await core.accounts.createUser(username: "ken", displayName: "Ken", password: Browser.password, isAdmin: false,
-                                                         language: nil, now: Date())
-            try await body(core, aiko, ken)
-        } catch {
-            await core.database.shutdown()
-            throw error
-        }
-        await core.database.shutdown()
-    }
-
     /// Steps summed a day at a time in the database land on the same local days as the grouped totals: across New York's
     /// change to summer time (a 23-hour day), at 23:30 and 00:30 either side of midnight, and in Kolkata's +5:30.
     @Test func perDaySumsInTheDatabaseKeepTheLocalDayAcrossChangesAndHalfHourZones() async throws {
-        try await withCore { core, aiko, ken in
+        try await TestApp.withTwoPeople { core, aiko, ken in
             let newYork = try #require(TimeZone(identifier: "America/New_York"))
             let records = core.features.health.service.records
             func steps(_ at: Int64, _ value: Double) -> HealthRecordDraft {
@@ -125,7 +110,7 @@ struct JournalPlaceSpotTests {
     /// The database picks visit candidates with LIKE; wildcards in the query are literal, and text it cannot fold
     /// (full-width, accents, escaped JSON) is still found by the search's own rule.
     @Test func visitSearchTakesWildcardsLiterallyAndStillFoldsWhatTheDatabaseCannot() async throws {
-        try await withCore { core, aiko, ken in
+        try await TestApp.withTwoPeople { core, aiko, ken in
             let visits = core.features.visits.service
             let base = Date(timeIntervalSince1970: 1_780_000_000)
             func visit(_ minutes: Double, _ name: String, notes: String = "", labels: [String] = [], user: User? = nil) async throws -> Visit {

@@ -154,12 +154,7 @@ struct JournalLogicTests {
 /// Another person's day, on the same date and with the same words, never shows.
 @Suite(.serialized) struct JournalPrivacyTests {
     @Test func anotherPersonsEntriesVisitsAndRatingsStayTheirs() async throws {
-        let core = try await AppCore.open(try await TestApp.config(), logger: TestApp.quietLogger, for: .command)
-        do {
-            let aiko = try await core.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
-                                                          language: nil, now: Date())
-            let ken = try await core.accounts.createUser(username: "ken", displayName: "Ken", password: Browser.password, isAdmin: false,
-                                                         language: nil, now: Date())
+        try await TestApp.withTwoPeople { core, aiko, ken in
             let noon = try #require(DayKey("2024-05-01")).interval(in: TimeZone(identifier: aiko.timeZone) ?? .gmt).start.addingTimeInterval(12 * 3600)
             _ = try await core.features.diary.service.create(userID: ken.id, draft: .init(date: noon, text: "Ken's ramen lunch", tags: [],
                                                                                           confirmedMood: .happiness, photo: nil), now: Date())
@@ -171,10 +166,6 @@ struct JournalLogicTests {
             #expect(day.isEmpty && day.rating == nil)
             #expect(try await journal.search(user: aiko, query: "ramen", diaryOpen: true).isEmpty)
             #expect(try await journal.search(user: ken, query: "ramen", diaryOpen: true).count == 2)
-        } catch {
-            await core.database.shutdown()
-            throw error
         }
-        await core.database.shutdown()
     }
 }

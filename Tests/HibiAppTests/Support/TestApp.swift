@@ -60,6 +60,23 @@ enum TestApp {
         try await buildApplication(config, logger: quietLogger)
     }
 
+    /// Runs `body` on a fresh core (no router) with two people, Aiko (the administrator) and Ken, for
+    /// tests that check one person never sees the other's data; the database is closed on every way out.
+    static func withTwoPeople(_ body: (AppCore, User, User) async throws -> Void) async throws {
+        let core = try await AppCore.open(try await config(), logger: quietLogger, for: .command)
+        do {
+            let aiko = try await core.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
+                                                          language: nil, now: Date())
+            let ken = try await core.accounts.createUser(username: "ken", displayName: "Ken", password: Browser.password, isAdmin: false,
+                                                         language: nil, now: Date())
+            try await body(core, aiko, ken)
+        } catch {
+            await core.database.shutdown()
+            throw error
+        }
+        await core.database.shutdown()
+    }
+
     /// Runs `body` against a fresh app through the real router, in process.
     static func run<T>(config: AppConfig? = nil, moods: (any MoodEstimating)? = FakeMoodEstimator(), clock: WallClock = .system,
                        _ body: @escaping @Sendable (Browser) async throws -> T) async throws -> T {
