@@ -136,9 +136,15 @@ enum BackupFixture {
         let archive = try BackupArchive(path: path)
         var out: [String: Data] = [:]
         for table in archive.manifest.tables {
+            guard let bytes = table.bytes, let sha256 = table.sha256 else { continue }
             var data = Data()
-            try archive.read(member: table.member, bytes: table.bytes, sha256: table.sha256) { data.append($0) }
+            try archive.read(member: table.member, bytes: bytes, sha256: sha256) { data.append($0) }
             out[table.member] = data
+        }
+        if let database = archive.manifest.database {
+            var data = Data()
+            try archive.read(member: database.member, bytes: database.bytes, sha256: database.sha256) { data.append($0) }
+            out[database.member] = data
         }
         for file in archive.manifest.files {
             var data = Data()
@@ -146,6 +152,49 @@ enum BackupFixture {
             out[file.member] = data
         }
         return out
+    }
+
+    /// The backup at `path` written again to `out` with its `tables.sqlite` changed by `change` and the manifest's
+    /// size and SHA-256 for it updated: what someone who can write the file and knows the format could do.
+    static func rewrite(_ path: String, to out: String, _ change: @escaping @Sendable (SQLiteSession) async throws -> Void) async throws {
+        let archive = try BackupArchive(path: path)
+        var manifest = archive.manifest
+        let database = try #require(manifest.database)
+        let work = try directory("rewrite")
+        let tables = (work as NSString).appendingPathComponent(BackupSnapshot.memberName)
+        try archive.extract(member: database.member, bytes: database.bytes, sha256: database.sha256, to: tables)
+        try await BackupSnapshot.withFile(tables, logger: TestApp.quietLogger) { try await change($0) }
+        let zip = try BackupZipWriter(path: out)
+        for (index, file) in manifest.files.enumerated() {
+            let copy = (work as NSString).appendingPathComponent("file-\(index)")
+            try archive.extract(member: file.member, bytes: file.bytes, sha256: file.sha256, to: copy)
+            try zip.add(name: file.member, source: copy, method: .stored, modified: Date())
+        }
+        let written = try zip.add(name: BackupSnapshot.memberName, source: tables, method: .stored, modified: Date())
+        manifest.database = .init(member: BackupSnapshot.memberName, bytes: written.bytes, sha256: written.sha256)
+        let manifestPath = (work as NSString).appendingPathComponent(BackupManifest.memberName)
+        try JSONCoding.encoder.encode(manifest).write(to: URL(fileURLWithPath: manifestPath))
+        try zip.add(name: BackupManifest.memberName, source: manifestPath, method: .deflated, modified: Date())
+        try zip.finish()
+    }
+
+    /// Every table's rows in the backup's `tables.sqlite`, in a canonical order (all columns), one line per row:
+    /// two snapshots of the same data compare equal whatever their pages look like.
+    static func tableRows(_ path: String) async throws -> [String: [String]] {
+        let archive = try BackupArchive(path: path)
+        let database = try #require(archive.manifest.database)
+        let file = try directory("rows") + "/tables.sqlite"
+        try archive.extract(member: database.member, bytes: database.bytes, sha256: database.sha256, to: file)
+        let tables = archive.manifest.tables
+        return try await BackupSnapshot.withFile(file, logger: TestApp.quietLogger) { sql in
+            var out: [String: [String]] = [:]
+            for table in tables {
+                let order = (1...max(1, table.columns.count)).map(String.init).joined(separator: ", ")
+                let rows = try await sql.connection.query("SELECT * FROM \(TableCatalog.quoted(table.name)) ORDER BY \(order)", [])
+                out[table.name] = rows.map { row in row.columns.map { "\($0.name)=\($0.data)" }.joined(separator: "|") }
+            }
+            return out
+        }
     }
 }
 
@@ -189,10 +238,19 @@ enum BackupFixture {
         let again = try await BackupFixture.backup(targetConfig, to: second)
         var left = manifest, right = again
         left.createdAt = .distantPast; right.createdAt = .distantPast
+        // The tables' file is compared by its rows below: the same rows need not sit in the same pages.
+        left.database?.sha256 = ""; right.database?.sha256 = ""
+        left.database?.bytes = 0; right.database?.bytes = 0
         #expect(left == right)
         let a = try BackupFixture.members(first), b = try BackupFixture.members(second)
         #expect(a.keys.sorted() == b.keys.sorted())
-        for (member, data) in a { #expect(b[member] == data, "member \(member) differs after the round trip") }
+        for (member, data) in a where member != BackupSnapshot.memberName {
+            #expect(b[member] == data, "member \(member) differs after the round trip")
+        }
+        let rowsBefore = try await BackupFixture.tableRows(first), rowsAfter = try await BackupFixture.tableRows(second)
+        #expect(rowsBefore.keys.sorted() == rowsAfter.keys.sorted())
+        #expect(rowsBefore["diary_entries"]?.count == 2)
+        for (table, rows) in rowsBefore { #expect(rowsAfter[table] == rows, "table \(table) differs after the round trip") }
 
         // The restored instance works: sealed text and photos open, visit chains verify, no session came along.
         let core = try await AppCore.open(targetConfig, logger: TestApp.quietLogger)
@@ -247,9 +305,9 @@ enum BackupFixture {
             #expect(left.rows == 0 && left.tables == 0 && left.files == 0, "target not left empty: \(left)")
         }
 
-        // A flipped byte inside a photo (stored) and inside a table (deflated).
+        // A flipped byte inside a photo and inside the tables' database.
         let photo = try #require(manifest.files.first { $0.member.hasPrefix("media/diary-photos/") })
-        for member in [photo.member, "tables/diary_entries.jsonl"] {
+        for member in [photo.member, BackupSnapshot.memberName] {
             var damaged = bytes
             let name = Data(member.utf8)
             // Past the local header's name and extra field (a table streamed from the database has a ZIP64 one).
@@ -304,6 +362,43 @@ enum BackupFixture {
         #expect(try await BackupFixture.contents(target) == once)
         try await BackupFixture.restore(good, into: target, replace: true)
         #expect(try await BackupFixture.contents(target) == once)
+    }
+
+    /// A tables file whose checksums were made to fit but whose rows do not hold together is refused whole, naming
+    /// the table: rows pointing to a user who is not there; on PostgreSQL also a number column holding text.
+    @Test func aTablesFileWhoseRowsDoNotHoldTogetherIsRefusedWhole() async throws {
+        let source = try BackupFixture.directory("tampered")
+        let sourceConfig = try await BackupFixture.sqliteConfig(source)
+        _ = try await BackupFixture.fill(sourceConfig)
+        let good = (source as NSString).appendingPathComponent("good.hibi-backup")
+        _ = try await BackupFixture.backup(sourceConfig, to: good)
+        var changes: [(String, @Sendable (SQLiteSession) async throws -> Void)] = [
+            ("diary_entries", { file in
+                try await file.raw("PRAGMA foreign_keys = OFF").run()
+                try await file.raw("UPDATE diary_entries SET user_id = 'nobody'").run()
+            }),
+        ]
+        if TestApp.postgresURL != nil {
+            changes.append(("health_records", { file in try await file.raw("UPDATE health_records SET value = 'many'").run() }))
+        }
+        for (table, change) in changes {
+            let tampered = (source as NSString).appendingPathComponent("tampered-\(table).hibi-backup")
+            try await BackupFixture.rewrite(good, to: tampered, change)
+            #expect(try BackupVerifier.verify(path: tampered).tables > 0)
+            let target = try BackupFixture.directory("tampered-target")
+            try BackupFixture.copyKeys(from: source, to: target)
+            let config = try await BackupFixture.targetConfig(target)
+            do {
+                try await BackupFixture.restore(tampered, into: config)
+                Issue.record("the tampered \(table) was restored")
+            } catch let error as BackupError {
+                guard case let .damaged(member, reason) = error else { Issue.record("unexpected: \(error)"); continue }
+                #expect(member == BackupSnapshot.memberName)
+                #expect(reason.contains(table), "\(reason)")
+            }
+            let left = try await BackupFixture.contents(config)
+            #expect(left.rows == 0 && left.tables == 0 && left.files == 0, "target not left empty: \(left)")
+        }
     }
 
     @Test func anInterruptedBackupLeavesNoFinishedLookingFile() async throws {
@@ -395,30 +490,33 @@ final class LockedFlag: @unchecked Sendable {
 }
 
 @Suite struct BackupFormatTests {
-    @Test func rowsRoundTripThroughJSONLinesExactly() throws {
-        let columns: [BackupManifest.Column] = [
-            .init(name: "t", type: .text), .init(name: "i", type: .integer), .init(name: "r", type: .real),
-            .init(name: "b", type: .boolean), .init(name: "x", type: .blob), .init(name: "n", type: .text),
-        ]
-        let rows: [[BackupValue]] = [
-            [.text("日々 \"q\" \\ \n\t\u{01}\u{7F} 🎌"), .integer(Int64.min), .real(0.1), .boolean(true), .blob(Data([0, 255, 10, 34])), .null],
-            [.text(""), .integer(Int64.max), .real(-1.0e-300), .boolean(false), .blob(Data()), .text("x")],
-            [.text("a"), .integer(0), .real(68.038855), .boolean(true), .null, .null],
-            [.text("b"), .integer(-1), .real(1.7976931348623157e308), .boolean(false), .blob(Data("hibi".utf8)), .null],
-        ]
-        for row in rows {
-            var line: [UInt8] = []
-            #expect(BackupRowCodec.encode(row, into: &line))
-            #expect(line.last == UInt8(ascii: "\n"))
-            #expect(line.dropLast().contains(UInt8(ascii: "\n")) == false)
-            let back = BackupRowCodec.decode(Data(line.dropLast()), columns: columns)
-            #expect(back == row)
+    /// Backups written before the tables moved into one SQLite file (format 1, a JSON-lines member per table)
+    /// still restore, into either engine, and what they held opens: sealed text and photo, health, the visit chain.
+    /// The fixture comes from `scripts/make-backup-v1-fixture.sh`, sealed with a published test key.
+    @Test func aFormatOneBackupStillRestores() async throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/v1.hibi-backup").path
+        let manifest = try BackupArchive(path: fixture).manifest
+        #expect(manifest.formatVersion == 1)
+        #expect(try BackupVerifier.verify(path: fixture).tables == manifest.tables.count)
+        let target = try BackupFixture.directory("v1")
+        var config = try await BackupFixture.targetConfig(target)
+        config.masterKey = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+        try await BackupFixture.restore(fixture, into: config)
+        let core = try await AppCore.open(config, logger: TestApp.quietLogger)
+        let app = await buildApplication(core: core)
+        try await app.test(.router) { client in
+            let browser = Browser(client: client)
+            #expect(try await browser.signIn(username: "aiko", password: "fixture password").status == .found)
+            let api = APIClient(browser: browser, token: try await browser.createToken(password: "fixture password"))
+            let entries = try APIClient.decode(DiaryEntryPage.self, try await api.call(.get, "/api/v1/diary/entries"))
+            #expect(entries.entries.map(\.text).contains("v1 の日記 \"quoted\"\nline"))
+            let withPhoto = try #require(entries.entries.first { $0.hasPhoto })
+            #expect(try await api.call(.get, "/api/v1/diary/entries/\(withPhoto.id)/photo").status == .ok)
+            let health = try await api.call(.get, "/api/v1/health/records?type=weight")
+            #expect(health.status == .ok && health.body.contains("61.25"))
+            let verify = try await VisitTestApp.verify(api)
+            #expect(verify.intact && verify.records == 1)
         }
-        var bad: [UInt8] = []
-        #expect(!BackupRowCodec.encode([.real(.nan)], into: &bad))
-        // A value of the wrong kind for its column is refused, not coerced.
-        #expect(BackupRowCodec.decode(Data(#"["a",true,1.5,1,"AA==",null]"#.utf8), columns: columns) == nil)
-        #expect(BackupRowCodec.decode(Data(#"["a",1]"#.utf8), columns: columns) == nil)
     }
 
     @Test func tablesAreInsertedParentsFirst() {

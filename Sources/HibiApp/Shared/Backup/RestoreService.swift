@@ -101,7 +101,14 @@ final class BackupArchive: @unchecked Sendable {
 
     /// Checks every member the manifest lists: size, CRC and SHA-256.
     func verify(progress: (BackupProgress) throws -> Void = { _ in }) throws -> (tables: Int, files: Int, bytes: Int64) {
-        let members = manifest.tables.map { ($0.member, $0.bytes, $0.sha256) } + manifest.files.map { ($0.member, $0.bytes, $0.sha256) }
+        // Format 1 lists a member per table; format 2 one database member for them all.
+        let tableMembers = manifest.tables.compactMap { table in table.bytes.flatMap { bytes in table.sha256.map { (table.member, bytes, $0) } } }
+        guard manifest.formatVersion >= 2 || tableMembers.count == manifest.tables.count else {
+            throw BackupError.damaged(member: BackupManifest.memberName, reason: "a table without its size or SHA-256")
+        }
+        guard manifest.formatVersion < 2 || manifest.database != nil else { throw BackupError.notABackup("its manifest names no \(BackupSnapshot.memberName)") }
+        let members = tableMembers + (manifest.database.map { [($0.member, $0.bytes, $0.sha256)] } ?? [])
+            + manifest.files.map { ($0.member, $0.bytes, $0.sha256) }
         // Sums of numbers the manifest supplies only drive the progress bar: wrapping beats trapping.
         let total = members.reduce(Int64(0)) { $0 &+ $1.1 }
         var done: Int64 = 0
@@ -194,36 +201,42 @@ public struct RestoreService: Sendable {
             doneBytes &+= file.bytes
         }
 
+        if manifest.formatVersion >= 2 {
+            guard let member = manifest.database, member.member == BackupSnapshot.memberName else {
+                throw BackupError.notABackup("its manifest names no \(BackupSnapshot.memberName)")
+            }
+            let snapshot = (staging as NSString).appendingPathComponent(BackupSnapshot.memberName)
+            try progress(BackupProgress(phase: "database", done: 0, total: member.bytes))
+            try archive.extract(member: member.member, bytes: member.bytes, sha256: member.sha256, to: snapshot)
+            switch database.engine {
+            case .sqlite: try await restoreSQLite(from: snapshot, manifest: manifest, replace: replace, before: before, after: after, progress: progress)
+            case .postgres: try await restorePostgres(from: snapshot, manifest: manifest, replace: replace, before: before, after: after, progress: progress)
+            }
+        } else {
+            try await restoreJSONLines(archive, staging: staging, replace: replace, before: before, after: after, progress: progress)
+        }
+        try moveIntoPlace(media: media, replace: replace)
+        return manifest
+    }
+
+    /// Format 1: a JSON-lines member per table, parsed and inserted inside one transaction.
+    private func restoreJSONLines(_ archive: BackupArchive, staging: String, replace: Bool, before: [Migration], after: [Migration],
+                                  progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws {
         let engine = database.engine
+        let manifest = archive.manifest
         let totalRows = manifest.tables.reduce(Int64(0)) { $0 &+ Int64($1.rows) }
         let spool = (staging as NSString).appendingPathComponent("table.jsonl")
         try await database.transaction { sql in
             if engine == .sqlite { try await sql.raw("PRAGMA defer_foreign_keys = ON").run() }
-            let existing = try await TableCatalog.read(sql, engine: engine)
-            if !replace { try await Self.requireEmpty(existing, sql: sql) }
-            for table in TableCatalog.insertionOrder(existing).reversed() {
-                try await sql.raw("DROP TABLE IF EXISTS \(unsafeRaw: TableCatalog.quoted(table.name))\(unsafeRaw: engine == .postgres ? " CASCADE" : "")").run()
-            }
-            try await sql.create(table: "hibi_schema")
-                .column("version", type: .bigint, .primaryKey(autoIncrement: false))
-                .column("name", type: .text, .notNull)
-                .column("applied_at", type: .bigint, .notNull)
-                .run()
-            let now = Int64(Date().timeIntervalSince1970)
-            for migration in before { try await Self.apply(migration, sql: sql, engine: engine, now: now) }
-            let target = Dictionary(try await TableCatalog.read(sql, engine: engine).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-            let listed = Dictionary(manifest.tables.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+            let (target, listed, now) = try await Self.recreateSchema(sql, engine: engine, replace: replace, before: before, manifest: manifest)
             var doneRows: Int64 = 0
             for table in TableCatalog.insertionOrder(Array(target.values)) {
                 guard let entry = listed[table.name] else { continue }
-                let expected = table.columns.map { BackupManifest.Column(name: $0.name, type: $0.type) }
-                guard Set(entry.columns.map(\.name)) == Set(expected.map(\.name)) else {
-                    throw BackupError.tableMismatch(table: table.name, reason: "columns \(entry.columns.map(\.name)) against \(expected.map(\.name))")
+                try Self.checkColumns(of: entry, against: table)
+                guard let bytes = entry.bytes, let sha256 = entry.sha256 else {
+                    throw BackupError.damaged(member: entry.member, reason: "the manifest gives no size or SHA-256 for it")
                 }
-                for column in entry.columns where expected.first(where: { $0.name == column.name })?.type != column.type {
-                    throw BackupError.tableMismatch(table: table.name, reason: "column \(column.name) is \(column.type.rawValue) in the backup")
-                }
-                try archive.extract(member: entry.member, bytes: entry.bytes, sha256: entry.sha256, to: spool)
+                try archive.extract(member: entry.member, bytes: bytes, sha256: sha256, to: spool)
                 let indexes = entry.rows >= Self.rebuildIndexesFrom ? try await Self.secondaryIndexes(of: table.name, sql: sql, engine: engine) : []
                 for index in indexes { try await sql.raw("DROP INDEX \(unsafeRaw: TableCatalog.quoted(index.name))").run() }
                 let inserted = try await Self.insertRows(from: spool, entry: entry, sql: sql) { count in
@@ -235,13 +248,43 @@ public struct RestoreService: Sendable {
                     throw BackupError.damaged(member: entry.member, reason: "holds \(inserted) rows, the manifest says \(entry.rows)")
                 }
             }
-            for name in listed.keys where target[name] == nil {
-                throw BackupError.tableMismatch(table: name, reason: "this Hibi has no such table")
-            }
             for migration in after { try await Self.apply(migration, sql: sql, engine: engine, now: now) }
         }
-        try moveIntoPlace(media: media, replace: replace)
-        return manifest
+    }
+
+    /// Drops whatever the target holds (after checking it is empty unless replacing), lays out the backup's
+    /// schema with this Hibi's migrations, and checks every table the backup lists exists in it.
+    static func recreateSchema(_ sql: any SQLDatabase, engine: DatabaseEngine, replace: Bool, before: [Migration], manifest: BackupManifest) async throws
+        -> (target: [String: TableCatalog.Table], listed: [String: BackupManifest.Table], now: Int64) {
+        let existing = try await TableCatalog.read(sql, engine: engine)
+        if !replace { try await requireEmpty(existing, sql: sql) }
+        for table in TableCatalog.insertionOrder(existing).reversed() {
+            try await sql.raw("DROP TABLE IF EXISTS \(unsafeRaw: TableCatalog.quoted(table.name))\(unsafeRaw: engine == .postgres ? " CASCADE" : "")").run()
+        }
+        try await sql.create(table: "hibi_schema")
+            .column("version", type: .bigint, .primaryKey(autoIncrement: false))
+            .column("name", type: .text, .notNull)
+            .column("applied_at", type: .bigint, .notNull)
+            .run()
+        let now = Int64(Date().timeIntervalSince1970)
+        for migration in before { try await apply(migration, sql: sql, engine: engine, now: now) }
+        let target = Dictionary(try await TableCatalog.read(sql, engine: engine).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let listed = Dictionary(manifest.tables.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for name in listed.keys.sorted() where target[name] == nil {
+            throw BackupError.tableMismatch(table: name, reason: "this Hibi has no such table")
+        }
+        return (target, listed, now)
+    }
+
+    /// The backup's columns for a table must be the target's, name for name and type for type.
+    static func checkColumns(of entry: BackupManifest.Table, against table: TableCatalog.Table) throws(BackupError) {
+        let expected = table.columns.map { BackupManifest.Column(name: $0.name, type: $0.type) }
+        guard Set(entry.columns.map(\.name)) == Set(expected.map(\.name)) else {
+            throw .tableMismatch(table: table.name, reason: "columns \(entry.columns.map(\.name)) against \(expected.map(\.name))")
+        }
+        for column in entry.columns where expected.first(where: { $0.name == column.name })?.type != column.type {
+            throw .tableMismatch(table: table.name, reason: "column \(column.name) is \(column.type.rawValue) in the backup")
+        }
     }
 
     static func apply(_ migration: Migration, sql: any SQLDatabase, engine: DatabaseEngine, now: Int64) async throws {
@@ -264,44 +307,17 @@ public struct RestoreService: Sendable {
         }
     }
 
-    /// Reads JSON lines from the spool file a megabyte at a time and inserts them: on SQLite in multi-row
-    /// statements with values bound directly, on PostgreSQL in one COPY (a statement per batch of rows cost
-    /// a round trip and a parse each, and several times pg_restore's time).
+    /// Format 1: reads JSON lines from the spool file a megabyte at a time and inserts them in multi-row
+    /// statements (on SQLite with values bound directly). Old backups only, so not tuned further.
     static func insertRows(from path: String, entry: BackupManifest.Table, sql: any SQLDatabase,
                            onBatch: (Int) throws -> Void) async throws -> Int {
         // Both engines cap bound parameters per statement (SQLite at 32,766); stay well under.
         let perBatch = max(1, min(500, 30_000 / max(1, entry.columns.count)))
-        if let postgres = sql as? any PostgresDatabase, !entry.name.contains("\""), !entry.columns.contains(where: { $0.name.contains("\"") }) {
-            // The session's own connection (the one holding the transaction): COPY runs inside it.
-            let connection = try await postgres.withConnection { $0.eventLoop.makeSucceededFuture($0) }.get()
-            // The COPY's writer runs outside this function's isolation: progress is told once the table is in.
-            let lines = Mutex(0)
-            try await connection.copyFrom(table: entry.name, columns: entry.columns.map(\.name), logger: sql.logger) { writer in
-                var buffer = ByteBuffer()
-                let count = try await forEachBatch(path: path, entry: entry, perBatch: 2_000) { rows in
-                    buffer.clear()
-                    for row in rows { PostgresCopyText.append(row, to: &buffer) }
-                    try await writer.write(buffer)
-                }
-                lines.withLock { $0 = count }
-            }
-            let count = lines.withLock { $0 }
-            try onBatch(count)
-            return count
-        }
         let session = sql as? SQLiteSession
-        let columnList = entry.columns.map { TableCatalog.quoted($0.name) }.joined(separator: ", ")
-        let rowMarks = "(" + Array(repeating: "?", count: entry.columns.count).joined(separator: ", ") + ")"
-        let fullStatement = insertStatement(table: entry.name, columnList: columnList, rowMarks: rowMarks, rows: perBatch)
+        let bulk = SQLiteBulkInsert(table: entry.name, columns: entry.columns.map(\.name))
         return try await forEachBatch(path: path, entry: entry, perBatch: perBatch) { rows in
             if let session {
-                // SQLite values bound directly: building an SQLKit expression per value cost more than the insert.
-                var binds: [SQLiteData] = []
-                binds.reserveCapacity(rows.count * entry.columns.count)
-                for row in rows { for value in row { binds.append(value.sqliteData) } }
-                let text = rows.count == perBatch ? fullStatement
-                    : insertStatement(table: entry.name, columnList: columnList, rowMarks: rowMarks, rows: rows.count)
-                try await session.connection.query(text, binds) { _ in }
+                try await bulk.run(rows, on: session.connection)
             } else {
                 let insert = sql.insert(into: entry.name).columns(entry.columns.map(\.name))
                 for values in rows { insert.values(values.map(\.sqlExpression)) }
@@ -352,10 +368,6 @@ public struct RestoreService: Sendable {
         }
         if !batch.isEmpty { try await body(batch[...]) }
         return line
-    }
-
-    static func insertStatement(table: String, columnList: String, rowMarks: String, rows: Int) -> String {
-        "INSERT INTO \(TableCatalog.quoted(table)) (\(columnList)) VALUES " + Array(repeating: rowMarks, count: rows).joined(separator: ", ")
     }
 
     /// A table's indexes other than its key and constraints (those the migrations made with CREATE INDEX), with

@@ -33,11 +33,24 @@ public final class Database: Sendable {
     public let engine: DatabaseEngine
     public let sql: any SQLDatabase
     private let shutdownPool: @Sendable () async throws -> Void
+    /// PostgreSQL's pool, for the bulk paths that need a connection as itself (COPY, cursors): SQLKit's
+    /// session wraps it in a type that offers neither.
+    private let postgresPool: EventLoopGroupConnectionPool<PostgresConnectionSource>?
 
-    init(engine: DatabaseEngine, sql: any SQLDatabase, shutdown: @escaping @Sendable () async throws -> Void) {
+    init(engine: DatabaseEngine, sql: any SQLDatabase, postgresPool: EventLoopGroupConnectionPool<PostgresConnectionSource>? = nil,
+         shutdown: @escaping @Sendable () async throws -> Void) {
         self.engine = engine
         self.sql = sql
+        self.postgresPool = postgresPool
         self.shutdownPool = shutdown
+    }
+
+    /// One PostgreSQL connection held for `body`, as itself and as SQLKit sees it (for the transaction around it).
+    func withPostgresConnection<R>(_ body: @escaping @Sendable (PostgresConnection, any SQLDatabase) async throws -> R) async throws -> R {
+        guard let pool = postgresPool else { throw DatabaseError.cannotOpen("not a PostgreSQL database") }
+        let connection = try await pool.requestConnection(logger: sql.logger).get()
+        defer { pool.releaseConnection(connection, logger: sql.logger) }
+        return try await body(connection, connection.sql())
     }
 
     public static func open(_ location: DatabaseLocation, logger: Logger) async throws -> Database {
@@ -97,7 +110,7 @@ public final class Database: Sendable {
                 try? await pool.shutdownAsync()
                 throw DatabaseError.cannotOpen("PostgreSQL is not reachable (\(String(reflecting: error).prefix(200)))")
             }
-            return Database(engine: .postgres, sql: database, shutdown: { try await pool.shutdownAsync() })
+            return Database(engine: .postgres, sql: database, postgresPool: pool, shutdown: { try await pool.shutdownAsync() })
         }
     }
 

@@ -1,0 +1,193 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import SQLKit
+import SQLiteKit
+import SQLiteNIO
+
+/// The table data of a format-2 backup: one SQLite database file (`tables.sqlite`) holding this Hibi's
+/// tables at the source's schema version, made from one consistent snapshot of either engine.
+enum BackupSnapshot {
+    static let memberName = "tables.sqlite"
+
+    /// What the snapshot holds, read back from the file itself so the manifest describes exactly it.
+    struct Contents: Sendable {
+        let tables: [BackupManifest.Table]
+        let migrations: [Int]
+        let keyCheck: String?
+        /// The visits signing key the snapshot holds, from the same moment as the chains it signed.
+        let signingPublicKey: String?
+    }
+
+    /// Opens an SQLite file on a connection of its own (with its own thread, outside the instance's pool)
+    /// for the length of `body`.
+    static func withFile<R: Sendable>(_ path: String, logger: Logger,
+                                      _ body: @escaping @Sendable (SQLiteSession) async throws -> R) async throws -> R {
+        let threads = NIOThreadPool(numberOfThreads: 1)
+        threads.start()
+        do {
+            let connection = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, logger: logger,
+                                                             on: MultiThreadedEventLoopGroup.singleton.any())
+            let session = SQLiteSession(connection: connection, base: connection.sql(queryLogLevel: .trace))
+            let result: R
+            do {
+                result = try await body(session)
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+            try await connection.close()
+            try? await threads.shutdownGracefully()
+            return result
+        } catch {
+            try? await threads.shutdownGracefully()
+            throw error
+        }
+    }
+
+    /// Writes the snapshot of `database` to `path` (which must not exist) and describes it.
+    static func make(from database: Database, into path: String, box: SealedBoxService, migrations: [Migration],
+                     logger: Logger) async throws -> Contents {
+        switch database.engine {
+        case .sqlite:
+            // A copy of the live database as of one read transaction, made by SQLite itself: its records and
+            // index entries are copied in order, never decoded, which is what keeps a backup near `cp` speed.
+            try await database.sql.withSession { connection in
+                // VACUUM INTO syncs its output as the source database is synced. The copy is a scratch file read
+                // straight back into the archive, which is synced once complete: waiting for the disk twice only
+                // made the backup slower. Put back before the connection returns to the pool.
+                try await connection.raw("PRAGMA synchronous = OFF").run()
+                do {
+                    try await connection.raw("VACUUM INTO \(bind: path)").run()
+                } catch {
+                    try? await connection.raw("PRAGMA synchronous = NORMAL").run()
+                    throw error
+                }
+                try await connection.raw("PRAGMA synchronous = NORMAL").run()
+            }
+        case .postgres:
+            try await copyPostgres(database, into: path, migrations: migrations, logger: logger)
+        }
+        return try await withFile(path, logger: logger) { file in
+            // One self-contained file (no WAL beside it), and what is deleted below is overwritten, not left in free pages.
+            try await file.raw("PRAGMA journal_mode = DELETE").run()
+            try await file.raw("PRAGMA synchronous = OFF").run()
+            try await file.raw("PRAGMA secure_delete = ON").run()
+            let catalog = try await TableCatalog.read(file, engine: .sqlite).filter { !TableCatalog.skippedTables.contains($0.name) }
+            // Sessions and job leases are the running instances' state: never carried over.
+            for table in catalog where TableCatalog.emptiedTables.contains(table.name) {
+                try await file.raw("DELETE FROM \(unsafeRaw: TableCatalog.quoted(table.name))").run()
+            }
+            var tables: [BackupManifest.Table] = []
+            for table in catalog {
+                let rows = try await file.raw("SELECT COUNT(*) AS n FROM \(unsafeRaw: TableCatalog.quoted(table.name))").first()?
+                    .decode(column: "n", as: Int.self) ?? 0
+                tables.append(.init(name: table.name, member: memberName, columns: table.columns.map { .init(name: $0.name, type: $0.type) },
+                                    rows: rows, bytes: nil, sha256: nil))
+            }
+            let applied = try await file.raw("SELECT version FROM hibi_schema ORDER BY version").all()
+                .map { try $0.decode(column: "version", as: Int.self) }
+            let keyCheck = try await file.raw("SELECT value FROM settings WHERE key = \(bind: KeyCheck.settingKey)").first()?
+                .decode(column: "value", as: String.self)
+            let signingPublicKey = try await VisitSigner.storedPublicKey(file, box: box)
+            return Contents(tables: tables, migrations: applied, keyCheck: keyCheck, signingPublicKey: signingPublicKey)
+        }
+    }
+
+    /// PostgreSQL into a new SQLite file: the schema made by this Hibi's own SQLite migrations (the ones the
+    /// source has applied), then every table's rows from one repeatable-read snapshot, read through a cursor.
+    static func copyPostgres(_ database: Database, into path: String, migrations: [Migration], logger: Logger) async throws {
+        let byVersion = Dictionary(migrations.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a })
+        try await withFile(path, logger: logger) { file in
+            // A scratch file until it is complete: a crash leaves a spool the next backup removes, so no journal.
+            try await file.raw("PRAGMA journal_mode = OFF").run()
+            try await file.raw("PRAGMA synchronous = OFF").run()
+            try await file.raw("BEGIN").run()
+            try await database.withPostgresConnection { connection, source in
+                try await source.raw("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").run()
+                do {
+                    try await copy(from: source, connection: connection, into: file, byVersion: byVersion)
+                    try await source.raw("COMMIT").run()
+                } catch {
+                    try? await source.raw("ROLLBACK").run()
+                    throw error
+                }
+            }
+            try await file.raw("COMMIT").run()
+        }
+    }
+
+    private static func copy(from source: any SQLDatabase, connection: PostgresConnection, into file: SQLiteSession,
+                             byVersion: [Int: Migration]) async throws {
+        let applied = try await source.raw("SELECT version FROM hibi_schema ORDER BY version").all()
+            .map { try $0.decode(column: "version", as: Int.self) }
+        try await file.create(table: "hibi_schema")
+            .column("version", type: .bigint, .primaryKey(autoIncrement: false))
+            .column("name", type: .text, .notNull)
+            .column("applied_at", type: .bigint, .notNull)
+            .run()
+        let now = Int64(Date().timeIntervalSince1970)
+        for version in applied {
+            guard let migration = byVersion[version] else {
+                throw BackupError.newerSchema(backup: applied.max() ?? version, binary: byVersion.keys.max() ?? 0)
+            }
+            try await RestoreService.apply(migration, sql: file, engine: .sqlite, now: now)
+        }
+        let made = Dictionary(try await TableCatalog.read(file, engine: .sqlite).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let catalog = try await TableCatalog.read(source, engine: .postgres)
+        for table in catalog where !TableCatalog.skippedTables.contains(table.name) {
+            guard let target = made[table.name] else { throw BackupError.tableMismatch(table: table.name, reason: "this Hibi's SQLite schema has no such table") }
+            guard Set(target.columns.map(\.name)) == Set(table.columns.map(\.name)) else {
+                throw BackupError.tableMismatch(table: table.name, reason: "columns \(table.columns.map(\.name)) against \(target.columns.map(\.name))")
+            }
+            if TableCatalog.emptiedTables.contains(table.name) { continue }
+            // A table filled without its secondary indexes, which are built once at the end.
+            let indexes = try await RestoreService.secondaryIndexes(of: table.name, sql: file, engine: .sqlite)
+            for index in indexes { try await file.raw("DROP INDEX \(unsafeRaw: TableCatalog.quoted(index.name))").run() }
+            let insert = SQLiteBulkInsert(table: table.name, columns: table.columns.map(\.name))
+            try await BackupService.forEachPostgresPage(of: table, connection: connection) { page in
+                try await insert.run(page[...], on: file.connection)
+            }
+            for index in indexes { try await file.raw(SQLQueryString(index.definition)).run() }
+        }
+    }
+}
+
+/// Rows into an SQLite table in multi-row statements with values bound directly (an SQLKit expression per
+/// value cost more than the insert itself).
+struct SQLiteBulkInsert: Sendable {
+    let table: String
+    let columnList: String
+    let rowMarks: String
+    let perStatement: Int
+    let fullStatement: String
+
+    init(table: String, columns: [String]) {
+        self.table = table
+        columnList = columns.map(TableCatalog.quoted).joined(separator: ", ")
+        rowMarks = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        // SQLite caps bound parameters per statement at 32,766; stay well under.
+        perStatement = max(1, min(500, 30_000 / max(1, columns.count)))
+        fullStatement = Self.statement(table: table, columnList: columnList, rowMarks: rowMarks, rows: perStatement)
+    }
+
+    static func statement(table: String, columnList: String, rowMarks: String, rows: Int) -> String {
+        "INSERT INTO \(TableCatalog.quoted(table)) (\(columnList)) VALUES " + Array(repeating: rowMarks, count: rows).joined(separator: ", ")
+    }
+
+    func run(_ rows: ArraySlice<[BackupValue]>, on connection: SQLiteConnection) async throws {
+        var start = rows.startIndex
+        while start < rows.endIndex {
+            let end = min(rows.endIndex, start + perStatement)
+            var binds: [SQLiteData] = []
+            binds.reserveCapacity((end - start) * (rows.first?.count ?? 0))
+            for row in rows[start..<end] { for value in row { binds.append(value.sqliteData) } }
+            let text = end - start == perStatement ? fullStatement
+                : Self.statement(table: table, columnList: columnList, rowMarks: rowMarks, rows: end - start)
+            try await connection.query(text, binds) { _ in }
+            start = end
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import NIOCore
+import PostgresKit
+import SQLKit
+import SQLiteNIO
+import Synchronization
+
+/// Format 2: every table from the backup's `tables.sqlite`, already extracted and checked against the manifest.
+extension RestoreService {
+    /// Into SQLite: the snapshot is attached and each table goes in with `INSERT INTO … SELECT *`, which SQLite
+    /// runs as a record transfer (records and index entries copied in order, never decoded) when the two tables
+    /// have the same layout, as they do when both were made by the same migrations. All in one transaction.
+    func restoreSQLite(from snapshot: String, manifest: BackupManifest, replace: Bool, before: [Migration], after: [Migration],
+                       progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws {
+        try await database.sql.withSession { sql in
+            // Both settings are per connection and cannot change inside a transaction: set here, put back below.
+            // SQLite does the record transfer only with foreign keys off; they are checked before the commit.
+            try await sql.raw("PRAGMA foreign_keys = OFF").run()
+            // A rollback journal instead of the WAL while the target fills: in WAL mode every page went to the
+            // log and then again into the database (2.5 times as long). Only possible when no other connection
+            // has the file open; otherwise the restore runs in WAL mode, just slower.
+            let mode = try await Self.journalMode(sql, set: nil)
+            let switched = mode == "wal" ? (try? await Self.journalMode(sql, set: "DELETE")) == "delete" : false
+            try await sql.raw("ATTACH DATABASE \(bind: snapshot) AS hibi_backup").run()
+            do {
+                try await sql.raw("BEGIN IMMEDIATE").run()
+                do {
+                    try await Self.transferTables(sql, manifest: manifest, replace: replace, before: before, after: after, progress: progress)
+                    try await sql.raw("COMMIT").run()
+                } catch {
+                    try? await sql.raw("ROLLBACK").run()
+                    throw error
+                }
+            } catch {
+                await Self.detach(sql, journalBack: switched)
+                throw error
+            }
+            await Self.detach(sql, journalBack: switched)
+        }
+    }
+
+    /// What the target database refused while a table went in (a duplicate key, a row pointing nowhere), as a
+    /// refusal of the backup that names the table and the database's own reason.
+    private static func naming(_ table: String, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as BackupError {
+            throw error
+        } catch {
+            let reason = switch error {
+            case let error as PSQLError: error.serverInfo?[.message] ?? "refused by PostgreSQL"
+            case let error as SQLiteError: error.message
+            default: String(String(describing: error).prefix(200))
+            }
+            throw BackupError.damaged(member: BackupSnapshot.memberName, reason: "table \(table) could not be restored: \(reason)")
+        }
+    }
+
+    /// The target's tables that take rows from the backup, parents first, each checked against the backup's columns.
+    private static func tablesToFill(_ target: [String: TableCatalog.Table], _ listed: [String: BackupManifest.Table]) throws
+        -> [(TableCatalog.Table, BackupManifest.Table)] {
+        try TableCatalog.insertionOrder(Array(target.values)).compactMap { table in
+            guard let entry = listed[table.name] else { return nil }
+            try checkColumns(of: entry, against: table)
+            return TableCatalog.emptiedTables.contains(table.name) ? nil : (table, entry)
+        }
+    }
+
+    /// Rows restored so far, each table's count checked against the manifest, for the progress bar.
+    private struct RowCounter {
+        let total: Int64
+        let progress: @Sendable (BackupProgress) throws -> Void
+        var done: Int64 = 0
+
+        init(manifest: BackupManifest, progress: @escaping @Sendable (BackupProgress) throws -> Void) {
+            // The manifest's numbers may be anything: they wrap rather than trap.
+            total = manifest.tables.reduce(Int64(0)) { $0 &+ Int64($1.rows) }
+            self.progress = progress
+        }
+
+        mutating func add(_ count: Int, of entry: BackupManifest.Table) throws {
+            guard count == entry.rows else {
+                throw BackupError.damaged(member: BackupSnapshot.memberName, reason: "table \(entry.name) holds \(count) rows, the manifest says \(entry.rows)")
+            }
+            done &+= Int64(count)
+            try progress(BackupProgress(phase: "tables", done: done, total: total))
+        }
+    }
+
+    private static func journalMode(_ sql: any SQLDatabase, set mode: String?) async throws -> String? {
+        let statement = mode.map { "PRAGMA journal_mode = \($0)" } ?? "PRAGMA journal_mode"
+        return try await sql.raw(SQLQueryString(statement)).first()?.decode(column: "journal_mode", as: String.self).lowercased()
+    }
+
+    private static func detach(_ sql: any SQLDatabase, journalBack: Bool) async {
+        try? await sql.raw("DETACH DATABASE hibi_backup").run()
+        try? await sql.raw("PRAGMA foreign_keys = ON").run()
+        if journalBack { _ = try? await journalMode(sql, set: "WAL") }
+    }
+
+    private static func transferTables(_ sql: any SQLDatabase, manifest: BackupManifest, replace: Bool, before: [Migration], after: [Migration],
+                                       progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws {
+        let (target, listed, now) = try await recreateSchema(sql, engine: .sqlite, replace: replace, before: before, manifest: manifest)
+        var counter = RowCounter(manifest: manifest, progress: progress)
+        for (table, entry) in try tablesToFill(target, listed) {
+            let name = TableCatalog.quoted(table.name)
+            let inBackup = try await sql.raw("SELECT name FROM pragma_table_info(\(bind: table.name), 'hibi_backup') ORDER BY cid").all()
+                .map { try $0.decode(column: "name", as: String.self) }
+            let columns = table.columns.map(\.name)
+            guard Set(inBackup) == Set(columns) else {
+                throw BackupError.damaged(member: BackupSnapshot.memberName, reason: "table \(table.name) has columns \(inBackup), the manifest says \(entry.columns.map(\.name))")
+            }
+            try await naming(table.name) {
+                if inBackup == columns {
+                    try await sql.raw("INSERT INTO main.\(unsafeRaw: name) SELECT * FROM hibi_backup.\(unsafeRaw: name)").run()
+                } else {
+                    // Columns in another order (a schema grown differently): still right, only without the transfer.
+                    let list = columns.map(TableCatalog.quoted).joined(separator: ", ")
+                    try await sql.raw("INSERT INTO main.\(unsafeRaw: name) (\(unsafeRaw: list)) SELECT \(unsafeRaw: list) FROM hibi_backup.\(unsafeRaw: name)").run()
+                }
+            }
+            let count = try await sql.raw("SELECT COUNT(*) AS n FROM main.\(unsafeRaw: name)").first()?.decode(column: "n", as: Int.self) ?? 0
+            try counter.add(count, of: entry)
+        }
+        // What foreign keys would have refused row by row, refused here for the whole restore.
+        if let broken = try await sql.raw("PRAGMA main.foreign_key_check").first() {
+            let child = (try? broken.decode(column: "table", as: String.self)) ?? "?"
+            let parent = (try? broken.decode(column: "parent", as: String.self)) ?? "?"
+            throw BackupError.damaged(member: BackupSnapshot.memberName, reason: "rows of \(child) point to rows of \(parent) that are not there")
+        }
+        for migration in after { try await apply(migration, sql: sql, engine: .sqlite, now: now) }
+    }
+
+    /// Into PostgreSQL: each table's rows read from the snapshot in storage order and sent in one COPY, typed
+    /// by the target's columns; large tables get their secondary indexes built after their rows. One transaction.
+    func restorePostgres(from snapshot: String, manifest: BackupManifest, replace: Bool, before: [Migration], after: [Migration],
+                         progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws {
+        let database = database
+        try await BackupSnapshot.withFile(snapshot, logger: logger) { file in
+            try await database.withPostgresConnection { connection, sql in
+                try await sql.raw("BEGIN").run()
+                do {
+                    try await Self.copyTables(from: file, into: connection, sql: sql, manifest: manifest, replace: replace,
+                                              before: before, after: after, progress: progress)
+                    try await sql.raw("COMMIT").run()
+                } catch {
+                    try? await sql.raw("ROLLBACK").run()
+                    throw error
+                }
+            }
+        }
+    }
+
+    private static func copyTables(from file: SQLiteSession, into connection: PostgresConnection, sql: any SQLDatabase, manifest: BackupManifest,
+                                   replace: Bool, before: [Migration], after: [Migration],
+                                   progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws {
+        let (target, listed, now) = try await recreateSchema(sql, engine: .postgres, replace: replace, before: before, manifest: manifest)
+        var counter = RowCounter(manifest: manifest, progress: progress)
+        for (table, entry) in try tablesToFill(target, listed) {
+            let indexes = entry.rows >= rebuildIndexesFrom ? try await secondaryIndexes(of: table.name, sql: sql, engine: .postgres) : []
+            for index in indexes { try await sql.raw("DROP INDEX \(unsafeRaw: TableCatalog.quoted(index.name))").run() }
+            var count = 0
+            try await naming(table.name) {
+                count = try await copyRows(of: table, from: file, into: connection)
+                for index in indexes { try await sql.raw(SQLQueryString(index.definition)).run() }
+            }
+            try counter.add(count, of: entry)
+        }
+        for migration in after { try await apply(migration, sql: sql, engine: .postgres, now: now) }
+    }
+
+    /// Rows read from the snapshot a page at a time by rowid (an index walk, no sort) into one COPY.
+    private static func copyRows(of table: TableCatalog.Table, from file: SQLiteSession, into connection: PostgresConnection) async throws -> Int {
+        let name = TableCatalog.quoted(table.name)
+        let list = table.columns.map { TableCatalog.quoted($0.name) }.joined(separator: ", ")
+        let query = "SELECT rowid, \(list) FROM \(name) WHERE rowid > ? ORDER BY rowid LIMIT 5000"
+        let copied = Mutex(0)
+        try await connection.copyFrom(table: table.name, columns: table.columns.map(\.name), logger: connection.logger) { writer in
+            var last: SQLiteData = .integer(.min)
+            var buffer = ByteBuffer()
+            var count = 0
+            while true {
+                let rows = try await file.connection.query(query, [last])
+                if rows.isEmpty { break }
+                buffer.clear()
+                for row in rows {
+                    let cells = row.columns
+                    guard cells.count == table.columns.count + 1 else { throw BackupError.damaged(member: BackupSnapshot.memberName, reason: "table \(table.name): a row of the wrong width") }
+                    var values: [BackupValue] = []
+                    values.reserveCapacity(table.columns.count)
+                    for (index, column) in table.columns.enumerated() {
+                        guard let value = BackupService.value(cells[index + 1].data, type: column.type) else {
+                            throw BackupError.damaged(member: BackupSnapshot.memberName,
+                                                      reason: "table \(table.name), column \(column.name): a value that is not \(column.type.rawValue)")
+                        }
+                        values.append(value)
+                    }
+                    PostgresCopyText.append(values, to: &buffer)
+                    last = cells[0].data
+                }
+                count += rows.count
+                try await writer.write(buffer)
+            }
+            copied.withLock { $0 = count }
+        }
+        return copied.withLock { $0 }
+    }
+}
