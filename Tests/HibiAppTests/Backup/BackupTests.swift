@@ -401,6 +401,38 @@ enum BackupFixture {
         }
     }
 
+    /// A restore into an SQLite file that another connection has open (a server left running) cannot put a new
+    /// file in its place: the rows go in through one transaction beside that connection, which then sees them.
+    @Test func aRestoreBesideAnOpenConnectionGoesInThroughOneTransaction() async throws {
+        let source = try BackupFixture.directory("beside-source")
+        let sourceConfig = try await BackupFixture.sqliteConfig(source)
+        _ = try await BackupFixture.fill(sourceConfig)
+        let backup = (source as NSString).appendingPathComponent("b.hibi-backup")
+        let manifest = try await BackupFixture.backup(sourceConfig, to: backup)
+        func restored(keepingOpen: Bool) async throws -> [String: [String]] {
+            let target = try BackupFixture.directory("beside")
+            try BackupFixture.copyKeys(from: source, to: target)
+            let config = try await BackupFixture.sqliteConfig(target)
+            let other = try await Database.open(config.database, logger: TestApp.quietLogger)
+            _ = try await other.sql.raw("SELECT COUNT(*) AS n FROM sqlite_master").all()
+            if !keepingOpen { await other.shutdown() }
+            try await BackupFixture.restore(backup, into: config)
+            if keepingOpen {
+                let seen = try await other.sql.raw("SELECT COUNT(*) AS n FROM diary_entries").first()?.decode(column: "n", as: Int.self)
+                #expect(seen == 2)
+                await other.shutdown()
+            }
+            let again = (target as NSString).appendingPathComponent("again.hibi-backup")
+            let second = try await BackupFixture.backup(config, to: again)
+            #expect(second.tables.map(\.rows) == manifest.tables.map(\.rows))
+            return try await BackupFixture.tableRows(again)
+        }
+        let beside = try await restored(keepingOpen: true)
+        let alone = try await restored(keepingOpen: false)
+        #expect(beside == alone)
+        #expect(beside == (try await BackupFixture.tableRows(backup)))
+    }
+
     @Test func anInterruptedBackupLeavesNoFinishedLookingFile() async throws {
         let source = try BackupFixture.directory("interrupted")
         let config = try await BackupFixture.sqliteConfig(source)

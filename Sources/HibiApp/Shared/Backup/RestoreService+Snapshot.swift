@@ -7,36 +7,109 @@ import Synchronization
 
 /// Format 2: every table from the backup's `tables.sqlite`, already extracted and checked against the manifest.
 extension RestoreService {
-    /// Into SQLite: the snapshot is attached and each table goes in with `INSERT INTO … SELECT *`, which SQLite
-    /// runs as a record transfer (records and index entries copied in order, never decoded) when the two tables
-    /// have the same layout, as they do when both were made by the same migrations. All in one transaction.
+    /// Into SQLite. When the database is a file nobody else has open, the backup's tables file, checked and
+    /// brought up to this Hibi's schema, takes the database's place with one rename: a restore then costs about
+    /// what copying the file does. Otherwise (an in-memory database, or a running server has the file open) the
+    /// tables go in through one transaction beside it. Either way all or nothing. Closes `database`.
     func restoreSQLite(from snapshot: String, manifest: BackupManifest, replace: Bool, before: [Migration], after: [Migration],
                        progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws {
-        try await database.sql.withSession { sql in
-            // Both settings are per connection and cannot change inside a transaction: set here, put back below.
-            // SQLite does the record transfer only with foreign keys off; they are checked before the commit.
-            try await sql.raw("PRAGMA foreign_keys = OFF").run()
-            // A rollback journal instead of the WAL while the target fills: in WAL mode every page went to the
-            // log and then again into the database (2.5 times as long). Only possible when no other connection
-            // has the file open; otherwise the restore runs in WAL mode, just slower.
-            let mode = try await Self.journalMode(sql, set: nil)
-            let switched = mode == "wal" ? (try? await Self.journalMode(sql, set: "DELETE")) == "delete" : false
-            try await sql.raw("ATTACH DATABASE \(bind: snapshot) AS hibi_backup").run()
-            do {
-                try await sql.raw("BEGIN IMMEDIATE").run()
-                do {
-                    try await Self.transferTables(sql, manifest: manifest, replace: replace, before: before, after: after, progress: progress)
-                    try await sql.raw("COMMIT").run()
-                } catch {
-                    try? await sql.raw("ROLLBACK").run()
-                    throw error
+        guard let path = database.sqlitePath else {
+            try await database.sql.withSession { sql in
+                try await Self.attachAndTransfer(sql, snapshot: snapshot, manifest: manifest, replace: replace, before: before, after: after, progress: progress)
+            }
+            return
+        }
+        if !replace { try await Self.requireEmpty(try await TableCatalog.read(database.sql, engine: .sqlite), sql: database.sql) }
+        // This process's own connections close first, so that the test below sees only other processes'.
+        await database.shutdown()
+        let logger = logger
+        let swapped = try await BackupSnapshot.withFile(path, logger: logger) { target in
+            // Leaving WAL mode succeeds only for the one connection that has the file open: the proof that nobody
+            // else would go on writing to the file about to be replaced. It also folds the WAL into the file.
+            try await target.raw("PRAGMA busy_timeout = 0").run()
+            var alone = try await Self.journalMode(target, set: nil) == "delete"
+            if !alone { alone = (try? await Self.journalMode(target, set: "DELETE")) == "delete" }
+            if alone {
+                try await BackupSnapshot.withFile(snapshot, logger: logger) { file in
+                    try await Self.prepare(file, manifest: manifest, after: after)
                 }
+                return true
+            }
+            try await target.raw("PRAGMA busy_timeout = 10000").run()
+            try await Self.attachAndTransfer(target, snapshot: snapshot, manifest: manifest, replace: replace, before: before, after: after, progress: progress)
+            return false
+        }
+        guard swapped else { return }
+        for suffix in ["-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        guard rename(snapshot, path) == 0 else { throw BackupError.io("cannot move the restored database into place at \(path) (errno \(errno))") }
+        try progress(BackupProgress(phase: "tables", done: 1, total: 1))
+    }
+
+    /// The backup's tables file made ready to be the database: checked against the manifest, emptied of what is
+    /// never carried over, and brought up to this Hibi's schema.
+    private static func prepare(_ file: SQLiteSession, manifest: BackupManifest, after: [Migration]) async throws {
+        try await check(file, against: manifest)
+        for table in TableCatalog.emptiedTables.sorted() where manifest.tables.contains(where: { $0.name == table }) {
+            try await file.raw("DELETE FROM \(unsafeRaw: TableCatalog.quoted(table))").run()
+        }
+        let now = Int64(Date().timeIntervalSince1970)
+        for migration in after {
+            try await naming("hibi_schema") { try await apply(migration, sql: file, engine: .sqlite, now: now) }
+        }
+    }
+
+    /// The backup's tables file holds what its manifest says: the migrations, every table with its columns and
+    /// row count, and no row pointing to a row that is not there.
+    private static func check(_ file: SQLiteSession, against manifest: BackupManifest) async throws {
+        let applied = try await file.raw("SELECT version FROM hibi_schema ORDER BY version").all().map { try $0.decode(column: "version", as: Int.self) }
+        guard applied == manifest.migrations.sorted() else {
+            throw BackupError.damaged(member: BackupSnapshot.memberName, reason: "its migrations \(applied) are not the manifest's \(manifest.migrations.sorted())")
+        }
+        let tables = Dictionary(try await TableCatalog.read(file, engine: .sqlite).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var counter = RowCounter(manifest: manifest, progress: { _ in })
+        for entry in manifest.tables {
+            guard let table = tables[entry.name] else {
+                throw BackupError.damaged(member: BackupSnapshot.memberName, reason: "it has no table \(entry.name)")
+            }
+            try checkColumns(of: entry, against: table)
+            let count = try await file.raw("SELECT COUNT(*) AS n FROM \(unsafeRaw: TableCatalog.quoted(entry.name))").first()?.decode(column: "n", as: Int.self) ?? 0
+            try counter.add(count, of: entry)
+        }
+        try await requireForeignKeys(file, schema: "main")
+    }
+
+    /// What foreign keys would have refused row by row, refused here for the whole restore.
+    private static func requireForeignKeys(_ sql: any SQLDatabase, schema: String) async throws {
+        if let broken = try await sql.raw(SQLQueryString("PRAGMA \(schema).foreign_key_check")).first() {
+            let child = (try? broken.decode(column: "table", as: String.self)) ?? "?"
+            let parent = (try? broken.decode(column: "parent", as: String.self)) ?? "?"
+            throw BackupError.damaged(member: BackupSnapshot.memberName, reason: "rows of \(child) point to rows of \(parent) that are not there")
+        }
+    }
+
+    /// The snapshot attached to the target's connection and each table copied with `INSERT INTO … SELECT *`, which
+    /// SQLite runs as a record transfer (records and index entries copied in order, never decoded) when the two
+    /// tables have the same layout, as they do when both were made by the same migrations. One transaction.
+    private static func attachAndTransfer(_ sql: any SQLDatabase, snapshot: String, manifest: BackupManifest, replace: Bool, before: [Migration],
+                                          after: [Migration], progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws {
+        // Both settings are per connection and cannot change inside a transaction: set here, put back below.
+        // SQLite does the record transfer only with foreign keys off; they are checked before the commit.
+        try await sql.raw("PRAGMA foreign_keys = OFF").run()
+        try await sql.raw("ATTACH DATABASE \(bind: snapshot) AS hibi_backup").run()
+        do {
+            try await sql.raw("BEGIN IMMEDIATE").run()
+            do {
+                try await transferTables(sql, manifest: manifest, replace: replace, before: before, after: after, progress: progress)
+                try await sql.raw("COMMIT").run()
             } catch {
-                await Self.detach(sql, journalBack: switched)
+                try? await sql.raw("ROLLBACK").run()
                 throw error
             }
-            await Self.detach(sql, journalBack: switched)
+        } catch {
+            await detach(sql)
+            throw error
         }
+        await detach(sql)
     }
 
     /// What the target database refused while a table went in (a duplicate key, a row pointing nowhere), as a
@@ -92,10 +165,9 @@ extension RestoreService {
         return try await sql.raw(SQLQueryString(statement)).first()?.decode(column: "journal_mode", as: String.self).lowercased()
     }
 
-    private static func detach(_ sql: any SQLDatabase, journalBack: Bool) async {
+    private static func detach(_ sql: any SQLDatabase) async {
         try? await sql.raw("DETACH DATABASE hibi_backup").run()
         try? await sql.raw("PRAGMA foreign_keys = ON").run()
-        if journalBack { _ = try? await journalMode(sql, set: "WAL") }
     }
 
     private static func transferTables(_ sql: any SQLDatabase, manifest: BackupManifest, replace: Bool, before: [Migration], after: [Migration],
@@ -122,12 +194,7 @@ extension RestoreService {
             let count = try await sql.raw("SELECT COUNT(*) AS n FROM main.\(unsafeRaw: name)").first()?.decode(column: "n", as: Int.self) ?? 0
             try counter.add(count, of: entry)
         }
-        // What foreign keys would have refused row by row, refused here for the whole restore.
-        if let broken = try await sql.raw("PRAGMA main.foreign_key_check").first() {
-            let child = (try? broken.decode(column: "table", as: String.self)) ?? "?"
-            let parent = (try? broken.decode(column: "parent", as: String.self)) ?? "?"
-            throw BackupError.damaged(member: BackupSnapshot.memberName, reason: "rows of \(child) point to rows of \(parent) that are not there")
-        }
+        try await requireForeignKeys(sql, schema: "main")
         for migration in after { try await apply(migration, sql: sql, engine: .sqlite, now: now) }
     }
 

@@ -180,16 +180,51 @@ public struct RestoreService: Sendable {
 
         try FileManager.default.createDirectory(atPath: mediaDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         Self.removeStaleStaging(in: mediaDirectory)
+        if let path = database.sqlitePath { Self.removeStaleStaging(in: (path as NSString).deletingLastPathComponent) }
         let staging = (mediaDirectory as NSString).appendingPathComponent(".restore-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: staging) }
 
         // Files first: each is checked against the manifest before any row is written.
         let media = (staging as NSString).appendingPathComponent("media")
+        if manifest.formatVersion >= 2 {
+            guard let member = manifest.database, member.member == BackupSnapshot.memberName else {
+                throw BackupError.notABackup("its manifest names no \(BackupSnapshot.memberName)")
+            }
+            // The tables' file is extracted (through a handle of its own on the archive) while the files are staged.
+            async let staged: Void = Self.stage(manifest.files, from: archive, into: media, progress: progress)
+            // Beside the database when it is a file, so it can take the database's place with one rename.
+            let directory = database.sqlitePath.map { ($0 as NSString).deletingLastPathComponent } ?? staging
+            let snapshot = ((directory.isEmpty ? "." : directory) as NSString).appendingPathComponent(".hibi-restore-\(UUID().uuidString.lowercased()).sqlite")
+            defer { try? FileManager.default.removeItem(atPath: snapshot) }
+            do {
+                try BackupArchive(path: path).extract(member: member.member, bytes: member.bytes, sha256: member.sha256, to: snapshot)
+            } catch {
+                try? await staged
+                throw error
+            }
+            try await staged
+            switch database.engine {
+            case .sqlite:
+                try await restoreSQLite(from: snapshot, manifest: manifest, replace: replace, before: before, after: after, progress: progress)
+            case .postgres:
+                try await restorePostgres(from: snapshot, manifest: manifest, replace: replace, before: before, after: after, progress: progress)
+            }
+        } else {
+            try await Self.stage(manifest.files, from: archive, into: media, progress: progress)
+            try await restoreJSONLines(archive, staging: staging, replace: replace, before: before, after: after, progress: progress)
+        }
+        try moveIntoPlace(media: media, replace: replace)
+        return manifest
+    }
+
+    /// Copies every file into the staging folder, each checked against the manifest.
+    static func stage(_ files: [BackupManifest.File], from archive: BackupArchive, into media: String,
+                      progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws {
         // Progress only: the manifest's numbers may be anything, so they wrap rather than trap.
-        let fileBytes = manifest.files.reduce(Int64(0)) { $0 &+ $1.bytes }
+        let fileBytes = files.reduce(Int64(0)) { $0 &+ $1.bytes }
         var doneBytes: Int64 = 0
-        for file in manifest.files {
+        for file in files {
             try progress(BackupProgress(phase: "files", done: doneBytes, total: fileBytes))
             guard file.member.hasPrefix("media/"), StoredZip.isSafeName(file.member) else {
                 throw BackupError.damaged(member: file.member, reason: "not a safe file name")
@@ -200,23 +235,7 @@ public struct RestoreService: Sendable {
             try archive.extract(member: file.member, bytes: file.bytes, sha256: file.sha256, to: target)
             doneBytes &+= file.bytes
         }
-
-        if manifest.formatVersion >= 2 {
-            guard let member = manifest.database, member.member == BackupSnapshot.memberName else {
-                throw BackupError.notABackup("its manifest names no \(BackupSnapshot.memberName)")
-            }
-            let snapshot = (staging as NSString).appendingPathComponent(BackupSnapshot.memberName)
-            try progress(BackupProgress(phase: "database", done: 0, total: member.bytes))
-            try archive.extract(member: member.member, bytes: member.bytes, sha256: member.sha256, to: snapshot)
-            switch database.engine {
-            case .sqlite: try await restoreSQLite(from: snapshot, manifest: manifest, replace: replace, before: before, after: after, progress: progress)
-            case .postgres: try await restorePostgres(from: snapshot, manifest: manifest, replace: replace, before: before, after: after, progress: progress)
-            }
-        } else {
-            try await restoreJSONLines(archive, staging: staging, replace: replace, before: before, after: after, progress: progress)
-        }
-        try moveIntoPlace(media: media, replace: replace)
-        return manifest
+        try progress(BackupProgress(phase: "files", done: fileBytes, total: fileBytes))
     }
 
     /// Format 1: a JSON-lines member per table, parsed and inserted inside one transaction.
@@ -421,9 +440,10 @@ public struct RestoreService: Sendable {
         }
     }
 
-    /// Staging folders a killed restore left behind hold only copies; nothing points to them.
+    /// Staging folders (and tables' files) a killed restore left behind hold only copies; nothing points to them.
     static func removeStaleStaging(in directory: String) {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(".restore-") {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        where name.hasPrefix(".restore-") || (name.hasPrefix(".hibi-restore-") && name.hasSuffix(".sqlite")) {
             try? FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(name))
         }
     }

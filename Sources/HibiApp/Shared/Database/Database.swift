@@ -7,6 +7,7 @@ import PostgresKit
 import SQLKit
 import SQLiteKit
 import SQLiteNIO
+import Synchronization
 
 public enum DatabaseEngine: String, Sendable {
     case sqlite
@@ -36,12 +37,16 @@ public final class Database: Sendable {
     /// PostgreSQL's pool, for the bulk paths that need a connection as itself (COPY, cursors): SQLKit's
     /// session wraps it in a type that offers neither.
     private let postgresPool: EventLoopGroupConnectionPool<PostgresConnectionSource>?
+    /// The SQLite database's file, when it has one (a restore may put a whole new file in its place).
+    let sqlitePath: String?
+    private let isShutDown = Atomic<Bool>(false)
 
     init(engine: DatabaseEngine, sql: any SQLDatabase, postgresPool: EventLoopGroupConnectionPool<PostgresConnectionSource>? = nil,
-         shutdown: @escaping @Sendable () async throws -> Void) {
+         sqlitePath: String? = nil, shutdown: @escaping @Sendable () async throws -> Void) {
         self.engine = engine
         self.sql = sql
         self.postgresPool = postgresPool
+        self.sqlitePath = sqlitePath
         self.shutdownPool = shutdown
     }
 
@@ -88,7 +93,8 @@ public final class Database: Sendable {
                 try? await threads.shutdownGracefully()
                 throw DatabaseError.cannotOpen(String(describing: error))
             }
-            return Database(engine: .sqlite, sql: database, shutdown: {
+            let path: String? = if case let .sqliteFile(path) = location { path } else { nil }
+            return Database(engine: .sqlite, sql: database, sqlitePath: path, shutdown: {
                 try await pool.shutdownAsync()
                 try await threads.shutdownGracefully()
             })
@@ -134,7 +140,9 @@ public final class Database: Sendable {
         (try? await sql.raw("SELECT 1").run()) != nil
     }
 
+    /// Closes every connection; a second call does nothing (a restore that replaced the file has closed it already).
     public func shutdown() async {
+        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         try? await shutdownPool()
     }
 }
