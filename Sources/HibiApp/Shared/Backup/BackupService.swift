@@ -65,28 +65,59 @@ public struct BackupService: Sendable {
     private func writeMembers(zip: BackupZipWriter, spool: String, now: Date,
                               progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws -> BackupManifest {
         let snapshotPath = (spool as NSString).appendingPathComponent(BackupSnapshot.memberName)
-        // The tables' snapshot is made on the database's threads while this task writes the media files into
-        // the archive: on two cores the two halves of a backup overlap instead of taking turns.
-        async let made = BackupSnapshot.make(from: database, into: snapshotPath, box: box, migrations: migrations, logger: logger)
+        // Every media file gets its place in the archive now (their sizes are known); the tables' snapshot goes
+        // after them. Two threads of their own then fill the two halves at once: this one the files, the other the
+        // snapshot as soon as SQLite has made it. On two cores the halves of a backup overlap instead of taking turns,
+        // and the threads are the backup's own, so a running server's shared pool stays free for requests.
         let files = try MediaFiles.list(dataDirectory: mediaDirectory)
-        let totalBytes = files.reduce(Int64(0)) { $0 + $1.size }
-        var doneBytes: Int64 = 0
-        var entries: [BackupManifest.File] = []
-        for file in files {
-            try progress(BackupProgress(phase: "files", done: doneBytes, total: totalBytes))
-            let written = try zip.add(name: "media/" + file.relativePath, source: file.path, method: .stored, modified: now) { doneBytes += Int64($0) }
-            entries.append(.init(member: "media/" + file.relativePath, bytes: written.bytes, sha256: written.sha256))
+        let slots = try files.map { try zip.reserve(name: "media/" + $0.relativePath, size: $0.size) }
+        let threads = NIOThreadPool(numberOfThreads: 2)
+        threads.start()
+        do {
+            async let snapshot = Self.writeSnapshot(of: database, to: snapshotPath, zip: zip, threads: threads, now: now, box: box,
+                                                    migrations: migrations, logger: logger, progress: progress)
+            let totalBytes = files.reduce(Int64(0)) { $0 + $1.size }
+            let entries = try await threads.runIfActive {
+                var doneBytes: Int64 = 0
+                var entries: [BackupManifest.File] = []
+                for (file, slot) in Swift.zip(files, slots) {
+                    try progress(BackupProgress(phase: "files", done: doneBytes, total: totalBytes))
+                    let written = try zip.fill(slot, from: file.path, modified: now) { doneBytes += Int64($0) }
+                    entries.append(.init(member: slot.name, bytes: written.bytes, sha256: written.sha256))
+                }
+                try progress(BackupProgress(phase: "files", done: totalBytes, total: totalBytes))
+                return entries
+            }
+            let (contents, database) = try await snapshot
+            try? await threads.shutdownGracefully()
+            return try writeManifest(zip: zip, spool: spool, now: now, contents: contents, database: database, files: entries)
+        } catch {
+            try? await threads.shutdownGracefully()
+            throw error
         }
-        try progress(BackupProgress(phase: "files", done: totalBytes, total: totalBytes))
-        let contents = try await made
+    }
+
+    /// Makes the tables' snapshot and writes it into its place after the media files.
+    private static func writeSnapshot(of database: Database, to path: String, zip: BackupZipWriter, threads: NIOThreadPool, now: Date,
+                                      box: SealedBoxService, migrations: [Migration], logger: Logger,
+                                      progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws
+        -> (BackupSnapshot.Contents, BackupZipWriter.Written) {
+        let contents = try await BackupSnapshot.make(from: database, into: path, box: box, migrations: migrations, logger: logger)
+        let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
         // Stored, not deflated: deflating a gigabyte of pages cost more than the rest of the backup.
-        let size = (try? FileManager.default.attributesOfItem(atPath: snapshotPath)[.size] as? NSNumber)?.int64Value ?? 0
-        var doneTable: Int64 = 0
-        let database = try zip.add(name: BackupSnapshot.memberName, source: snapshotPath, method: .stored, modified: now) { count in
-            doneTable += Int64(count)
-            try? progress(BackupProgress(phase: "database", done: doneTable, total: size))
+        let slot = try zip.reserve(name: BackupSnapshot.memberName, size: size)
+        let written = try await threads.runIfActive {
+            var done: Int64 = 0
+            return try zip.fill(slot, from: path, modified: now) { count in
+                done += Int64(count)
+                try? progress(BackupProgress(phase: "database", done: done, total: size))
+            }
         }
-        try progress(BackupProgress(phase: "database", done: size, total: size))
+        return (contents, written)
+    }
+
+    private func writeManifest(zip: BackupZipWriter, spool: String, now: Date, contents: BackupSnapshot.Contents,
+                               database: BackupZipWriter.Written, files entries: [BackupManifest.File]) throws -> BackupManifest {
         let manifest = BackupManifest(
             format: BackupManifest.formatName, formatVersion: BackupManifest.currentFormatVersion, hibiVersion: hibiVersion,
             createdAt: now, schemaVersion: contents.migrations.max() ?? 0, migrations: contents.migrations,

@@ -31,14 +31,17 @@ enum BackupSnapshot {
             let connection = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, logger: logger,
                                                              on: MultiThreadedEventLoopGroup.singleton.any())
             let session = SQLiteSession(connection: connection, base: connection.sql(queryLogLevel: .trace))
+            // Closed through the future-based call: the async one does not run in a cancelled task (a backup whose
+            // other half failed), and a connection that is never closed stops the process.
+            let close: @Sendable () async throws -> Void = { try await (connection.close() as EventLoopFuture<Void>).get() }
             let result: R
             do {
                 result = try await body(session)
             } catch {
-                try? await connection.close()
+                try? await close()
                 throw error
             }
-            try await connection.close()
+            try await close()
             try? await threads.shutdownGracefully()
             return result
         } catch {

@@ -16,9 +16,13 @@ final class BackupZipWriter: @unchecked Sendable {
 
     fileprivate let handle: FileHandle
     fileprivate var offset: UInt64 = 0
-    fileprivate var central: [UInt8] = []
+    /// Central directory records by the offset of their member's local header: members given their place in
+    /// advance (`reserve`) may be finished in any order, the directory still lists them as they lie in the file.
+    fileprivate var central: [(at: UInt64, record: [UInt8])] = []
     fileprivate var count: UInt64 = 0
     private let chunkSize = 256 * 1024
+    /// Guards `offset`, `central` and `count` for members filled from other threads.
+    fileprivate let lock = NSLock()
 
     init(path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
@@ -127,51 +131,56 @@ final class BackupZipWriter: @unchecked Sendable {
                 guard uncompressed <= 0xFFFF_FFFF else { throw BackupError.io("\(name) grew past 4 GiB while it was being read") }
                 guard compressed <= 0xFFFF_FFFF else { throw BackupError.io("\(name) grew past 4 GiB when compressed") }
             }
-            let end = zip.offset
-            try zip.handle.seek(toOffset: headerAt + 14)
             var patch: [UInt8] = []
             patch.le32(crc)
             if zip64 {
                 patch.le32(0xFFFF_FFFF); patch.le32(0xFFFF_FFFF)
-                try zip.handle.write(contentsOf: patch)
-                try zip.handle.seek(toOffset: headerAt + 30 + UInt64(nameBytes.count) + 4)
+                try zip.write(patch, at: headerAt + 14)
                 var sizes: [UInt8] = []
                 sizes.le64(uncompressed); sizes.le64(compressed)
-                try zip.handle.write(contentsOf: sizes)
+                try zip.write(sizes, at: headerAt + 30 + UInt64(nameBytes.count) + 4)
             } else {
                 patch.le32(UInt32(compressed)); patch.le32(UInt32(uncompressed))
-                try zip.handle.write(contentsOf: patch)
+                try zip.write(patch, at: headerAt + 14)
             }
-            try zip.handle.seek(toOffset: end)
-
-            var extra: [UInt8] = []
-            // The central directory says ZIP64 only when a size needs it, whatever the local header had to
-            // promise before the size was known: ZIPFoundation reads a ZIP64 size of 0 as "not given".
-            let bigSizes = uncompressed >= 0xFFFF_FFFF || compressed >= 0xFFFF_FFFF
-            let bigOffset = headerAt >= 0xFFFF_FFFF
-            if bigSizes { extra.le64(uncompressed); extra.le64(compressed) }
-            if bigOffset { extra.le64(headerAt) }
-            if !extra.isEmpty { extra = [0x01, 0x00] + [UInt8(extra.count & 0xFF), UInt8(extra.count >> 8)] + extra }
-            var central: [UInt8] = []
-            central.le32(0x0201_4B50); central.le16(0x031E); central.le16(bigSizes || bigOffset ? 45 : 20); central.le16(0x0800)
-            central.le16(method == .deflated ? 8 : 0); central.le16(time); central.le16(date); central.le32(crc)
-            central.le32(bigSizes ? 0xFFFF_FFFF : UInt32(compressed)); central.le32(bigSizes ? 0xFFFF_FFFF : UInt32(uncompressed))
-            central.le16(UInt16(nameBytes.count)); central.le16(UInt16(extra.count)); central.le16(0); central.le16(0); central.le16(0)
-            central.le32(UInt32(0o100600) << 16)
-            central.le32(bigOffset ? 0xFFFF_FFFF : UInt32(headerAt))
-            central.append(contentsOf: nameBytes)
-            central.append(contentsOf: extra)
-            zip.central.append(contentsOf: central)
-            zip.count += 1
+            zip.addCentral(headerAt: headerAt, nameBytes: nameBytes, method: method, time: time, date: date, crc: crc,
+                           compressed: compressed, uncompressed: uncompressed)
             return Written(bytes: Int64(uncompressed), sha256: Hex.string(hasher.finalize()))
+        }
+    }
+
+    /// Records a finished member in the central directory.
+    fileprivate func addCentral(headerAt: UInt64, nameBytes: [UInt8], method: Method, time: UInt16, date: UInt16, crc: UInt32,
+                                compressed: UInt64, uncompressed: UInt64) {
+        var extra: [UInt8] = []
+        // The central directory says ZIP64 only when a size needs it, whatever the local header had to
+        // promise before the size was known: ZIPFoundation reads a ZIP64 size of 0 as "not given".
+        let bigSizes = uncompressed >= 0xFFFF_FFFF || compressed >= 0xFFFF_FFFF
+        let bigOffset = headerAt >= 0xFFFF_FFFF
+        if bigSizes { extra.le64(uncompressed); extra.le64(compressed) }
+        if bigOffset { extra.le64(headerAt) }
+        if !extra.isEmpty { extra = [0x01, 0x00] + [UInt8(extra.count & 0xFF), UInt8(extra.count >> 8)] + extra }
+        var central: [UInt8] = []
+        central.le32(0x0201_4B50); central.le16(0x031E); central.le16(bigSizes || bigOffset ? 45 : 20); central.le16(0x0800)
+        central.le16(method == .deflated ? 8 : 0); central.le16(time); central.le16(date); central.le32(crc)
+        central.le32(bigSizes ? 0xFFFF_FFFF : UInt32(compressed)); central.le32(bigSizes ? 0xFFFF_FFFF : UInt32(uncompressed))
+        central.le16(UInt16(nameBytes.count)); central.le16(UInt16(extra.count)); central.le16(0); central.le16(0); central.le16(0)
+        central.le32(UInt32(0o100600) << 16)
+        central.le32(bigOffset ? 0xFFFF_FFFF : UInt32(headerAt))
+        central.append(contentsOf: nameBytes)
+        central.append(contentsOf: extra)
+        lock.withLock {
+            self.central.append((headerAt, central))
+            count += 1
         }
     }
 
     /// Writes the central directory and end records, syncs, and closes the file.
     func finish() throws {
         let directoryAt = offset
-        let directorySize = UInt64(central.count)
-        try write(central)
+        let records = central.sorted { $0.at < $1.at }.flatMap(\.record)
+        let directorySize = UInt64(records.count)
+        try write(records)
         central = []
         var end: [UInt8] = []
         let needs64 = count >= 0xFFFF || directoryAt >= 0xFFFF_FFFF || directorySize >= 0xFFFF_FFFF
@@ -195,13 +204,96 @@ final class BackupZipWriter: @unchecked Sendable {
     }
 
     fileprivate func write(_ bytes: [UInt8]) throws {
-        try handle.write(contentsOf: bytes)
-        offset += UInt64(bytes.count)
+        try bytes.withUnsafeBytes { try write($0) }
     }
 
+    /// Appends at the end of what is written or reserved so far.
     fileprivate func write(_ bytes: UnsafeRawBufferPointer) throws {
-        try handle.write(contentsOf: bytes)
-        offset += UInt64(bytes.count)
+        let at = lock.withLock { () -> UInt64 in
+            defer { offset += UInt64(bytes.count) }
+            return offset
+        }
+        try write(bytes, at: at)
+    }
+
+    fileprivate func write(_ bytes: [UInt8], at position: UInt64) throws {
+        try bytes.withUnsafeBytes { try write($0, at: position) }
+    }
+
+    /// Positioned writes (pwrite): members filled from several threads each write into their own place.
+    fileprivate func write(_ bytes: UnsafeRawBufferPointer, at position: UInt64) throws {
+        var done = 0
+        while done < bytes.count {
+            guard let base = bytes.baseAddress else { return }
+            let written = pwrite(handle.fileDescriptor, base + done, bytes.count - done, off_t(position) + off_t(done))
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw BackupError.io("cannot write the archive (errno \(errno))")
+            }
+            done += written
+        }
+    }
+
+    /// A stored member whose size is known, given its place in the archive now and filled later (`fill`), from
+    /// any thread: the media files go in while the tables' snapshot is still being made, and the snapshot goes
+    /// in beside them as soon as it is ready, on the other core.
+    struct Slot: Sendable {
+        let name: String
+        let nameBytes: [UInt8]
+        let size: Int64
+        let headerAt: UInt64
+        let zip64: Bool
+        var headerLength: UInt64 { 30 + UInt64(nameBytes.count) + (zip64 ? 20 : 0) }
+    }
+
+    func reserve(name: String, size: Int64) throws -> Slot {
+        let nameBytes = Array(name.utf8)
+        guard nameBytes.count <= 0xFFFF else { throw BackupError.io("name too long: \(name)") }
+        let zip64 = size >= 0xF000_0000
+        return lock.withLock {
+            let slot = Slot(name: name, nameBytes: nameBytes, size: size, headerAt: offset, zip64: zip64)
+            offset += slot.headerLength + UInt64(max(0, size))
+            return slot
+        }
+    }
+
+    /// Copies `source` into its reserved place, hashing it on the way; the file must still have the size it was
+    /// reserved with.
+    func fill(_ slot: Slot, from source: String, modified: Date, onBytes: (Int) -> Void = { _ in }) throws -> Written {
+        guard let input = FileHandle(forReadingAtPath: source) else { throw BackupError.io("cannot read \(source)") }
+        defer { try? input.close() }
+        var hasher = SHA256()
+        var crc: UInt32 = 0
+        var done: Int64 = 0
+        let dataAt = slot.headerAt + slot.headerLength
+        while done < slot.size {
+            let chunk = try input.read(upToCount: Int(min(Int64(chunkSize), slot.size - done))) ?? Data()
+            if chunk.isEmpty { break }
+            try chunk.withUnsafeBytes { bytes in
+                hasher.update(bufferPointer: bytes)
+                crc = BackupZlib.crc32(bytes, crc)
+                try write(bytes, at: dataAt + UInt64(done))
+            }
+            done += Int64(chunk.count)
+            onBytes(chunk.count)
+        }
+        // A file that shrank or grew since its place was reserved would not fit it.
+        guard done == slot.size, (try input.read(upToCount: 1) ?? Data()).isEmpty else {
+            throw BackupError.io("\(source) changed while it was being read")
+        }
+        let (time, date) = StoredZipWriter.dosTime(modified)
+        var local: [UInt8] = []
+        local.le32(0x0403_4B50); local.le16(slot.zip64 ? 45 : 20); local.le16(0x0800)
+        local.le16(0); local.le16(time); local.le16(date)
+        local.le32(crc)
+        local.le32(slot.zip64 ? 0xFFFF_FFFF : UInt32(slot.size)); local.le32(slot.zip64 ? 0xFFFF_FFFF : UInt32(slot.size))
+        local.le16(UInt16(slot.nameBytes.count)); local.le16(slot.zip64 ? 20 : 0)
+        local.append(contentsOf: slot.nameBytes)
+        if slot.zip64 { local.le16(1); local.le16(16); local.le64(UInt64(slot.size)); local.le64(UInt64(slot.size)) }
+        try write(local, at: slot.headerAt)
+        addCentral(headerAt: slot.headerAt, nameBytes: slot.nameBytes, method: .stored, time: time, date: date, crc: crc,
+                   compressed: UInt64(slot.size), uncompressed: UInt64(slot.size))
+        return Written(bytes: slot.size, sha256: Hex.string(hasher.finalize()))
     }
 }
 
