@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where the tokenizer's bytes come from: a file, a pipe from `unzip -p`, or memory in tests.
 /// `read` fills at most `count` bytes and returns 0 at the end.
 public protocol ByteStream: AnyObject {
@@ -96,6 +100,70 @@ public struct XMLAttribute: Equatable, Sendable {
     }
 }
 
+/// What `nextToken()` read. A start tag's attributes are not made into strings: they stay as bytes in
+/// the reader (`attributes`) until the next call, so a caller that needs three of a dozen attributes
+/// pays for three.
+public enum XMLToken: Equatable {
+    case start(name: String)
+    case end(name: String)
+    case text(String)
+}
+
+/// The current start tag's attributes, decoded (entities replaced) but still bytes. Valid until the
+/// reader's next `nextToken()`/`nextEvent()`: read what is needed, copy it out, let it go.
+public struct XMLTagAttributes {
+    let arena: UnsafePointer<UInt8>
+    let spans: UnsafePointer<XMLAttributeSpan>
+    public let count: Int
+
+    /// The name of attribute `i` (0-based, in document order), as bytes.
+    @inline(__always) public func name(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: arena + spans[i].nameStart, count: spans[i].nameCount)
+    }
+
+    /// The decoded value of attribute `i`, as bytes.
+    @inline(__always) public func value(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: arena + spans[i].valueStart, count: spans[i].valueCount)
+    }
+
+    /// Whether attribute `i` is called `name` (ASCII), compared as bytes without making a string.
+    @inline(__always) public func nameIs(_ i: Int, _ name: StaticString) -> Bool {
+        let span = spans[i]
+        return name.withUTF8Buffer { wanted in
+            wanted.count == span.nameCount && sameBytes(arena + span.nameStart, wanted.baseAddress, span.nameCount)
+        }
+    }
+
+    public func nameString(_ i: Int) -> String { String(decoding: name(i), as: UTF8.self) }
+    public func valueString(_ i: Int) -> String { String(decoding: value(i), as: UTF8.self) }
+
+    /// The first attribute called `name`, as a string.
+    public func string(named name: StaticString) -> String? {
+        for i in 0..<count where nameIs(i, name) { return valueString(i) }
+        return nil
+    }
+
+    /// All of them as strings, in document order (what `nextEvent()` hands out).
+    public var materialized: [XMLAttribute] {
+        var out: [XMLAttribute] = []
+        out.reserveCapacity(count)
+        for i in 0..<count { out.append(XMLAttribute(nameString(i), valueString(i))) }
+        return out
+    }
+}
+
+/// Whether `count` bytes at `a` and `b` are equal (memcmp; no bytes are always equal).
+@inline(__always) func sameBytes(_ a: UnsafePointer<UInt8>?, _ b: UnsafePointer<UInt8>?, _ count: Int) -> Bool {
+    guard count > 0 else { return true }
+    guard let a, let b else { return false }
+    return memcmp(a, b, count) == 0
+}
+
+/// Where one attribute's name and value sit in the reader's tag storage.
+public struct XMLAttributeSpan {
+    var nameStart = 0, nameCount = 0, valueStart = 0, valueCount = 0
+}
+
 /// A small pull tokenizer for element-and-attribute XML: Apple Health's export, GPX. Hibi's only XML
 /// reader: Foundation's XMLParser (libxml2 underneath) crashed the process on a GPX file whose DTD
 /// declared an attribute default, and it cannot bound what a document costs.
@@ -106,6 +174,11 @@ public struct XMLAttribute: Equatable, Sendable {
 /// attribute values, and any other reference there is an error. Text content is skipped (the
 /// export keeps all data in attributes), so entity references in text cannot cost anything, unless
 /// the caller asks for text (GPX keeps its data in text), which is then bounded like attributes.
+///
+/// Speed (the 1 GB export is 2.6 million records of a dozen attributes each): a start tag's names and
+/// values are copied, decoded, into one fixed block (`arena`) and described by offsets, never made into
+/// a String or an array per attribute unless the caller asks (`nextEvent()` does, `nextToken()` does
+/// not); runs of plain bytes are found by scanning the read buffer and copied whole.
 public final class XMLStreamReader {
     private let stream: any ByteStream
     private let limits: XMLLimits
@@ -115,6 +188,11 @@ public final class XMLStreamReader {
     private var text: [UInt8] = []
     private let buffer: UnsafeMutablePointer<UInt8>
     private let capacity: Int
+    /// The current start tag's decoded names and values; sized from the limits, so a tag the limits
+    /// allow always fits (see `init`), and a write past it is refused as too large rather than made.
+    private let arena: UnsafeMutablePointer<UInt8>
+    private let arenaCapacity: Int
+    private let spans: UnsafeMutablePointer<XMLAttributeSpan>
     /// The read position and counters live behind a pointer, not in stored properties: every access to
     /// a class's stored `var` is checked for exclusivity at run time, and those checks (a thread-local
     /// lookup each) were nearly half of the tokenizer's time (perf on a 50 MB export).
@@ -124,6 +202,8 @@ public final class XMLStreamReader {
         var atEnd = false
         var line = 1
         var bytesRead: Int64 = 0
+        var arenaUsed = 0
+        var attributeCount = 0
     }
     private let cursor: UnsafeMutablePointer<Cursor>
     private var position: Int {
@@ -138,10 +218,16 @@ public final class XMLStreamReader {
         @inline(__always) get { cursor.pointee.atEnd }
         @inline(__always) set { cursor.pointee.atEnd = newValue }
     }
+    private var arenaUsed: Int {
+        @inline(__always) get { cursor.pointee.arenaUsed }
+        @inline(__always) set { cursor.pointee.arenaUsed = newValue }
+    }
     private var pendingEnd: String?
     private var stack: [String] = []
     private var sawRoot = false
-    private var scratch: [UInt8] = []
+    /// Element names already seen, so each tag's name is compared as bytes and shared, not made again.
+    private var names: [(bytes: [UInt8], name: String)] = []
+    private static let maxNameBytes = 4096
     /// 1-based line of the byte about to be read.
     public private(set) var line: Int {
         @inline(__always) get { cursor.pointee.line }
@@ -157,17 +243,30 @@ public final class XMLStreamReader {
         self.stream = stream
         self.limits = limits
         self.reportsText = reportsText
-        self.capacity = bufferSize
-        self.buffer = .allocate(capacity: bufferSize)
+        self.capacity = max(1, bufferSize)
+        self.buffer = .allocate(capacity: max(1, bufferSize))
         self.cursor = .allocate(capacity: 1)
         cursor.initialize(to: Cursor())
-        scratch.reserveCapacity(256)
+        // Before the tag check refuses it, a tag holds at most maxTagBytes of earlier attributes (decoding
+        // only shortens), then one more name and one value (a reference adds at most 4 bytes past the cap).
+        arenaCapacity = max(0, limits.maxTagBytes) + max(0, limits.maxValueBytes) + 2 * Self.maxNameBytes + 64
+        arena = .allocate(capacity: arenaCapacity)
+        let spanCapacity = max(0, limits.maxAttributes) + 2
+        spans = .allocate(capacity: spanCapacity)
+        spans.initialize(repeating: XMLAttributeSpan(), count: spanCapacity)
     }
 
     deinit {
         buffer.deallocate()
+        arena.deallocate()
+        spans.deallocate()
         cursor.deinitialize(count: 1)
         cursor.deallocate()
+    }
+
+    /// The attributes of the start tag `nextToken()` just returned.
+    public var attributes: XMLTagAttributes {
+        XMLTagAttributes(arena: arena, spans: spans, count: cursor.pointee.attributeCount)
     }
 
     // MARK: bytes
@@ -203,6 +302,11 @@ public final class XMLStreamReader {
 
     @inline(__always) private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D }
 
+    /// Room for `n` more bytes in the tag storage, or the tag is too large.
+    @inline(__always) private func reserveArena(_ n: Int) throws {
+        if arenaUsed + n > arenaCapacity { throw XMLStreamError(reason: .tooLarge, line: line) }
+    }
+
     /// Skips bytes until after `terminator` (at most four bytes). The last bytes read are kept in a
     /// window and compared whole: a matcher that restarts after a partial match misses `]]]>` and `--->`.
     private func skip(past terminator: [UInt8]) throws {
@@ -219,8 +323,21 @@ public final class XMLStreamReader {
 
     // MARK: events
 
-    /// The next start or end tag (or text run, when asked for), or nil at the end of a well-formed document.
+    /// The next start or end tag (or text run, when asked for), or nil at the end of a well-formed
+    /// document. Attributes come as strings; `nextToken()` is the same without making them.
     public func nextEvent() throws -> XMLEvent? {
+        switch try nextToken() {
+        case nil: return nil
+        case let .start(name): return .start(name: name, attributes: attributes.materialized)
+        case let .end(name): return .end(name: name)
+        case let .text(run): return .text(run)
+        }
+    }
+
+    /// The next start or end tag (or text run, when asked for), or nil at the end of a well-formed
+    /// document. After `.start`, `attributes` holds the tag's attributes until the next call.
+    public func nextToken() throws -> XMLToken? {
+        cursor.pointee.attributeCount = 0
         if let name = pendingEnd {
             pendingEnd = nil
             return closed(name)
@@ -241,21 +358,11 @@ public final class XMLStreamReader {
                         b = try require()
                     }
                 } else {
-                    // Text between tags: skipped; only '<' matters.
-                    while true {
-                        if position >= count, try !fill() {
-                            if !stack.isEmpty { throw XMLStreamError(reason: .truncated, line: line) }
-                            if !sawRoot { throw XMLStreamError(reason: .noRootElement, line: line) }
-                            return nil
-                        }
-                        let c = buffer[position]
-                        position += 1
-                        bytesRead += 1
-                        if c == 0x3C { break }
-                        if c == 0x0A { line += 1 }
-                        else if stack.isEmpty, sawRoot, !Self.isSpace(c) {
-                            throw XMLStreamError(reason: .unexpected("text after the root element"), line: line)
-                        }
+                    try skipToTag()
+                    if atEnd, position >= count {
+                        if !stack.isEmpty { throw XMLStreamError(reason: .truncated, line: line) }
+                        if !sawRoot { throw XMLStreamError(reason: .noRootElement, line: line) }
+                        return nil
                     }
                     b = try require()
                 }
@@ -266,7 +373,7 @@ public final class XMLStreamReader {
             case 0x21: // <! comment, CDATA or DOCTYPE
                 try skipBang()
             case 0x2F: // </name>
-                let name = try readName(first: try require())
+                let name = try readElementName(first: try require())
                 try skipSpaces()
                 guard try require() == 0x3E else { throw XMLStreamError(reason: .unexpected("character in </\(name)>"), line: line) }
                 guard let open = stack.last else { throw XMLStreamError(reason: .unexpected("</\(name)>"), line: line) }
@@ -279,6 +386,38 @@ public final class XMLStreamReader {
         }
     }
 
+    /// Text between tags, skipped: only '<' matters (and text after the root element, which is an
+    /// error). Leaves the position just after the '<', or at the end of the input.
+    private func skipToTag() throws {
+        while true {
+            if position >= count, try !fill() { return }
+            // Whole runs of the buffer at a time: find '<' with memchr (vectorised in libc), then count
+            // the newlines before it, instead of one bounds-checked loop step per byte.
+            let start = buffer + position
+            let available = count - position
+            let found = memchr(start, 0x3C, available)
+            let run = found.map { UnsafeRawPointer(start).distance(to: UnsafeRawPointer($0)) } ?? available
+            var i = 0
+            while i < run {
+                let c = start[i]
+                if c == 0x0A { line += 1 }
+                else if stack.isEmpty, sawRoot, !Self.isSpace(c) {
+                    position += i + 1
+                    bytesRead += Int64(i + 1)
+                    throw XMLStreamError(reason: .unexpected("text after the root element"), line: line)
+                }
+                i += 1
+            }
+            if found != nil {
+                position += run + 1
+                bytesRead += Int64(run + 1)
+                return
+            }
+            position += run
+            bytesRead += Int64(run)
+        }
+    }
+
     /// Inside an element in text mode: gathers character data (entities decoded, CDATA sections
     /// copied, comments and processing instructions skipped) up to the next tag. Returns the run if it
     /// holds more than whitespace; the tag's first byte is left in `pendingTagByte`.
@@ -287,7 +426,8 @@ public final class XMLStreamReader {
         while true {
             let c = try require()
             if c == 0x26 {
-                try decodeReference(into: &text)
+                let decoded = try decodeReference()
+                decoded.append(to: &text)
             } else if c == 0x3C {
                 let after = try require()
                 if after == 0x21, try peek() == 0x5B {
@@ -328,52 +468,85 @@ public final class XMLStreamReader {
         }
     }
 
-    private func closed(_ name: String) -> XMLEvent {
+    private func closed(_ name: String) -> XMLToken {
         stack.removeLast()
         return .end(name: name)
     }
 
     private func skipSpaces() throws {
-        while let b = try peek(), Self.isSpace(b) { _ = try next() }
+        while true {
+            if position >= count, try !fill() { return }
+            let b = buffer[position]
+            guard Self.isSpace(b) else { return }
+            position += 1
+            bytesRead += 1
+            if b == 0x0A { line += 1 }
+        }
     }
 
-    private func readName(first: UInt8) throws -> String {
+    /// Reads a name (element or attribute) into the tag storage; returns where it starts and its length.
+    /// Names end at a space, '>', '/' or '='; '<' and quotes in a name are errors; at most 4096 bytes.
+    private func readName(first: UInt8) throws -> (start: Int, count: Int) {
         guard !Self.isSpace(first), first != 0x3E, first != 0x2F, first != 0x3D else {
             throw XMLStreamError(reason: .unexpected("character in a tag name"), line: line)
         }
-        // Fast path as for values: the rest of the name is in the buffer.
-        var end = position
-        while end < count, end - position < 4096 {
-            let b = buffer[end]
-            if Self.isSpace(b) || b == 0x3E || b == 0x2F || b == 0x3D || b == 0x3C || b == 0x22 || b == 0x27 { break }
-            end += 1
+        try reserveArena(Self.maxNameBytes + 1)
+        let start = arenaUsed
+        arena[start] = first
+        var n = 1
+        while true {
+            if position >= count, try !fill() { throw XMLStreamError(reason: .truncated, line: line) }
+            var p = position
+            let stop = min(count, position + (Self.maxNameBytes + 1 - n))
+            var ended = false
+            while p < stop {
+                let b = buffer[p]
+                if Self.isSpace(b) || b == 0x3E || b == 0x2F || b == 0x3D { ended = true; break }
+                if b == 0x3C || b == 0x22 || b == 0x27 {
+                    copy(from: position, to: p, into: start + n)
+                    throw XMLStreamError(reason: .unexpected("character in a name"), line: line)
+                }
+                p += 1
+            }
+            let run = p - position
+            copy(from: position, to: p, into: start + n)
+            n += run
+            if ended {
+                arenaUsed = start + n
+                return (start, n)
+            }
+            if n > Self.maxNameBytes { throw XMLStreamError(reason: .tooLarge, line: line) }
         }
-        if end < count, end - position < 4096, !(buffer[end] == 0x3C || buffer[end] == 0x22 || buffer[end] == 0x27) {
-            var bytes = [first]
-            bytes.append(contentsOf: UnsafeBufferPointer(start: buffer + position, count: end - position))
-            bytesRead += Int64(end - position)
-            position = end
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(first)
-        while let b = try peek() {
-            if Self.isSpace(b) || b == 0x3E || b == 0x2F || b == 0x3D { break }
-            if b == 0x3C || b == 0x22 || b == 0x27 { throw XMLStreamError(reason: .unexpected("character in a name"), line: line) }
-            scratch.append(b)
-            _ = try next()
-            if scratch.count > 4096 { throw XMLStreamError(reason: .tooLarge, line: line) }
-        }
-        if try peek() == nil { throw XMLStreamError(reason: .truncated, line: line) }
-        return String(decoding: scratch, as: UTF8.self)
     }
 
-    private func readStartTag(first: UInt8) throws -> XMLEvent {
-        let name = try readName(first: first)
-        var attributes: [XMLAttribute] = []
-        // One allocation for a Record's dozen attributes instead of regrowing 1, 2, 4, 8, 16.
-        attributes.reserveCapacity(min(16, limits.maxAttributes + 1))
+    /// Moves the buffer's bytes [from, to) into the tag storage at `at` and consumes them (no newlines
+    /// among them: callers stop at '\n').
+    @inline(__always) private func copy(from: Int, to: Int, into at: Int) {
+        let n = to - from
+        guard n > 0 else { return }
+        (arena + at).update(from: buffer + from, count: n)
+        position = to
+        bytesRead += Int64(n)
+    }
+
+    /// An element name, shared with earlier tags of the same name (a document has a handful).
+    private func readElementName(first: UInt8) throws -> String {
+        arenaUsed = 0
+        let (start, n) = try readName(first: first)
+        arenaUsed = 0
+        let bytes = UnsafeBufferPointer(start: arena + start, count: n)
+        for entry in names where entry.bytes.count == n {
+            if entry.bytes.withUnsafeBufferPointer({ sameBytes($0.baseAddress, bytes.baseAddress, n) }) { return entry.name }
+        }
+        let name = String(decoding: bytes, as: UTF8.self)
+        if names.count < 64 { names.append((Array(bytes), name)) }
+        return name
+    }
+
+    private func readStartTag(first: UInt8) throws -> XMLToken {
+        let name = try readElementName(first: first)
         let tagStart = bytesRead
+        var attributeCount = 0
         while true {
             try skipSpaces()
             let b = try require()
@@ -383,66 +556,109 @@ public final class XMLStreamReader {
                 pendingEnd = name
                 break
             }
-            let attributeName = try readName(first: b)
+            let (nameStart, nameCount) = try readName(first: b)
             try skipSpaces()
-            guard try require() == 0x3D else { throw XMLStreamError(reason: .unexpected("attribute \(attributeName) without a value"), line: line) }
+            guard try require() == 0x3D else {
+                let attributeName = String(decoding: UnsafeBufferPointer(start: arena + nameStart, count: nameCount), as: UTF8.self)
+                throw XMLStreamError(reason: .unexpected("attribute \(attributeName) without a value"), line: line)
+            }
             try skipSpaces()
             let quote = try require()
             guard quote == 0x22 || quote == 0x27 else { throw XMLStreamError(reason: .unexpected("unquoted attribute value"), line: line) }
-            attributes.append(XMLAttribute(attributeName, try readValue(quote: quote)))
-            if attributes.count > limits.maxAttributes || bytesRead - tagStart > Int64(limits.maxTagBytes) {
+            let (valueStart, valueCount) = try readValue(quote: quote)
+            spans[attributeCount] = XMLAttributeSpan(nameStart: nameStart, nameCount: nameCount, valueStart: valueStart, valueCount: valueCount)
+            attributeCount += 1
+            if attributeCount > limits.maxAttributes || bytesRead - tagStart > Int64(limits.maxTagBytes) {
                 throw XMLStreamError(reason: .tooLarge, line: line)
             }
         }
         guard stack.count < limits.maxDepth else { throw XMLStreamError(reason: .tooDeep, line: line) }
         stack.append(name)
         sawRoot = true
-        return .start(name: name, attributes: attributes)
+        cursor.pointee.attributeCount = attributeCount
+        return .start(name: name)
     }
 
-    private func readValue(quote: UInt8) throws -> String {
-        // Fast path: the whole value already sits in the buffer with nothing to decode, so the
-        // string is made straight from it (most values in an export are short dates and numbers).
-        var end = position
-        while end < count {
-            let b = buffer[end]
-            if b == quote || b == 0x26 || b == 0x3C || b == 0x0A { break }
-            end += 1
-        }
-        if end < count, buffer[end] == quote, end - position <= limits.maxValueBytes {
-            let value = String(decoding: UnsafeBufferPointer(start: buffer + position, count: end - position), as: UTF8.self)
-            bytesRead += Int64(end + 1 - position)
-            position = end + 1
-            return value
-        }
-        // The reusable scratch storage is taken into a local for the loop: appending to the stored
-        // property byte by byte paid a run-time exclusivity check per byte (values with entities, such
-        // as every record's device="&lt;&lt;HKDevice…", take this path).
-        var out: [UInt8] = []
-        swap(&out, &scratch)
-        defer { swap(&out, &scratch) }
-        out.removeAll(keepingCapacity: true)
+    /// Reads an attribute value after its opening quote, decoded, into the tag storage.
+    private func readValue(quote: UInt8) throws -> (start: Int, count: Int) {
+        let maxValue = limits.maxValueBytes
+        try reserveArena(maxValue + 8)
+        let start = arenaUsed
+        var n = 0
         while true {
             if position >= count, try !fill() { throw XMLStreamError(reason: .truncated, line: line) }
-            let b = buffer[position]
-            position += 1
+            // A run of plain bytes is copied whole; the scan stops one byte past the cap so an oversized
+            // value is refused exactly where the byte-at-a-time reader refused it.
+            var p = position
+            let stop = min(count, position + (maxValue + 1 - n))
+            while p < stop {
+                let b = buffer[p]
+                if b == quote || b == 0x26 || b == 0x3C || b == 0x0A { break }
+                p += 1
+            }
+            let run = p - position
+            copy(from: position, to: p, into: start + n)
+            n += run
+            if n > maxValue { throw XMLStreamError(reason: .tooLarge, line: line) }
+            if p == count { continue }
+            let b = buffer[p]
+            position = p + 1
             bytesRead += 1
             if b == quote { break }
             if b == 0x26 {
-                try decodeReference(into: &out)
-                if out.count > limits.maxValueBytes { throw XMLStreamError(reason: .tooLarge, line: line) }
+                let decoded = try decodeReference()
+                decoded.write(to: arena + start + n)
+                n += decoded.count
+                if n > maxValue { throw XMLStreamError(reason: .tooLarge, line: line) }
                 continue
             }
             if b == 0x3C { throw XMLStreamError(reason: .unexpected("'<' in an attribute value"), line: line) }
-            if b == 0x0A { line += 1 }
-            out.append(b)
-            if out.count > limits.maxValueBytes { throw XMLStreamError(reason: .tooLarge, line: line) }
+            // '\n'
+            line += 1
+            arena[start + n] = b
+            n += 1
+            if n > maxValue { throw XMLStreamError(reason: .tooLarge, line: line) }
         }
-        return String(decoding: out, as: UTF8.self)
+        arenaUsed = start + n
+        return (start, n)
+    }
+
+    /// A decoded reference: one character, at most four UTF-8 bytes.
+    struct Decoded {
+        var bytes: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+        var count = 0
+        init(_ byte: UInt8) { bytes.0 = byte; count = 1 }
+        init(scalar: Unicode.Scalar) {
+            var all: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+            var n = 0
+            UTF8.encode(scalar) { unit in
+                switch n {
+                case 0: all.0 = unit
+                case 1: all.1 = unit
+                case 2: all.2 = unit
+                default: all.3 = unit
+                }
+                n += 1
+            }
+            bytes = all
+            count = n
+        }
+        func write(to out: UnsafeMutablePointer<UInt8>) {
+            out[0] = bytes.0
+            if count > 1 { out[1] = bytes.1 }
+            if count > 2 { out[2] = bytes.2 }
+            if count > 3 { out[3] = bytes.3 }
+        }
+        func append(to out: inout [UInt8]) {
+            out.append(bytes.0)
+            if count > 1 { out.append(bytes.1) }
+            if count > 2 { out.append(bytes.2) }
+            if count > 3 { out.append(bytes.3) }
+        }
     }
 
     /// After '&': one of the five predefined entities or a numeric reference; nothing else.
-    private func decodeReference(into out: inout [UInt8]) throws {
+    private func decodeReference() throws -> Decoded {
         // Fast path: "lt;", "gt;", "amp;" … already in the buffer are matched in place (the export's
         // device strings hold four each); anything else goes the general way below.
         let p = position
@@ -457,8 +673,7 @@ public final class XMLStreamReader {
             if length > 0 {
                 position = p + length
                 bytesRead += Int64(length)
-                out.append(decoded)
-                return
+                return Decoded(decoded)
             }
         }
         var name: [UInt8] = []
@@ -472,11 +687,11 @@ public final class XMLStreamReader {
         }
         let text = String(decoding: name, as: UTF8.self)
         switch text {
-        case "lt": out.append(0x3C)
-        case "gt": out.append(0x3E)
-        case "amp": out.append(0x26)
-        case "quot": out.append(0x22)
-        case "apos": out.append(0x27)
+        case "lt": return Decoded(0x3C)
+        case "gt": return Decoded(0x3E)
+        case "amp": return Decoded(0x26)
+        case "quot": return Decoded(0x22)
+        case "apos": return Decoded(0x27)
         default:
             var scalar: UInt32?
             if text.hasPrefix("#x") || text.hasPrefix("#X") {
@@ -489,7 +704,7 @@ public final class XMLStreamReader {
             guard let value = scalar, let unicode = Unicode.Scalar(value), value != 0 else {
                 throw XMLStreamError(reason: .unexpected("character reference &\(text);"), line: line)
             }
-            out.append(contentsOf: Array(String(Character(unicode)).utf8))
+            return Decoded(scalar: unicode)
         }
     }
 

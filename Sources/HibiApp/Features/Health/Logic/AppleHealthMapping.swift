@@ -26,38 +26,86 @@ public enum AppleHealthMapping {
 
     /// Apple's "2024-01-05 08:30:00 +0900" as Unix seconds, parsed by hand: this runs millions of times.
     public static func parseDate(_ text: String) -> Int64? {
-        var utf8 = text.utf8.makeIterator()
-        func digits(_ n: Int) -> Int? {
+        var text = text
+        return text.withUTF8 { parseDate(bytes: $0) }
+    }
+
+    /// The same from the bytes of an attribute value, with no String made (the import reads two per record).
+    public static func parseDate(bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var index = 0
+        @inline(__always) func next() -> UInt8? {
+            guard index < bytes.count else { return nil }
+            defer { index += 1 }
+            return bytes[index]
+        }
+        @inline(__always) func digits(_ n: Int) -> Int? {
             var v = 0
             for _ in 0..<n {
-                guard let c = utf8.next(), c >= 0x30, c <= 0x39 else { return nil }
+                guard let c = next(), c >= 0x30, c <= 0x39 else { return nil }
                 v = v * 10 + Int(c - 0x30)
             }
             return v
         }
-        func expect(_ byte: UInt8) -> Bool { utf8.next() == byte }
+        @inline(__always) func expect(_ byte: UInt8) -> Bool { next() == byte }
         guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2) else { return nil }
         var seconds = 0
         var offset = 0
-        if let sep = utf8.next() {
+        if let sep = next() {
             guard sep == 0x20 || sep == 0x54, let h = digits(2), expect(0x3A), let m = digits(2), expect(0x3A), let s = digits(2) else { return nil }
             seconds = h * 3600 + m * 60 + s
-            var c = utf8.next()
-            if c == 0x20 { c = utf8.next() }
+            var c = next()
+            if c == 0x20 { c = next() }
             if let sign = c {
                 if sign == 0x5A { offset = 0 } else {
                     guard sign == 0x2B || sign == 0x2D, let oh = digits(2) else { return nil }
-                    var om: Int
-                    var next = utf8.next()
-                    if next == 0x3A { next = utf8.next() }
-                    guard let n1 = next, n1 >= 0x30, n1 <= 0x39, let n2 = utf8.next(), n2 >= 0x30, n2 <= 0x39 else { return nil }
-                    om = Int(n1 - 0x30) * 10 + Int(n2 - 0x30)
+                    var following = next()
+                    if following == 0x3A { following = next() }
+                    guard let n1 = following, n1 >= 0x30, n1 <= 0x39, let n2 = next(), n2 >= 0x30, n2 <= 0x39 else { return nil }
+                    let om = Int(n1 - 0x30) * 10 + Int(n2 - 0x30)
                     offset = (oh * 3600 + om * 60) * (sign == 0x2D ? -1 : 1)
                 }
             }
         }
         guard (1...12).contains(month), (1...31).contains(day) else { return nil }
         return Int64(daysFromCivil(year: year, month: month, day: day)) * 86400 + Int64(seconds - offset)
+    }
+
+    /// Powers of ten a Double holds exactly (10^22 is the last).
+    private static let exactPowersOfTen: [Double] = (0...22).map { (0..<$0).reduce(1.0) { value, _ in value * 10 } }
+
+    /// A number as `Double(String)` reads it, from bytes. The values in an export are short decimals
+    /// ("72", "0.0312"): those are read here (at most 15 digits are exact in a Double, and one division by
+    /// an exact power of ten is correctly rounded, so the result is the very Double `Double(String)` gives);
+    /// anything else ("1e3", "+5", "nan", long digits) is handed to `Double(String)`.
+    public static func parseNumber(bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        var i = 0
+        let n = bytes.count
+        var negative = false
+        if n > 0, bytes[0] == 0x2D { negative = true; i = 1 }
+        var mantissa: UInt64 = 0
+        var digitCount = 0, fractionDigits = 0, integerDigits = 0
+        var sawDot = false
+        var simple = n > i
+        while i < n {
+            let c = bytes[i]
+            if c >= 0x30, c <= 0x39 {
+                digitCount += 1
+                if digitCount > 15 { simple = false; break }
+                mantissa = mantissa * 10 + UInt64(c - 0x30)
+                if sawDot { fractionDigits += 1 } else { integerDigits += 1 }
+            } else if c == 0x2E, !sawDot {
+                sawDot = true
+            } else {
+                simple = false
+                break
+            }
+            i += 1
+        }
+        if simple, integerDigits > 0, !sawDot || fractionDigits > 0 {
+            let magnitude = fractionDigits == 0 ? Double(mantissa) : Double(mantissa) / exactPowersOfTen[fractionDigits]
+            return negative ? -magnitude : magnitude
+        }
+        return Double(String(decoding: bytes, as: UTF8.self))
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -87,32 +135,86 @@ public enum AppleHealthMapping {
     /// 1900-01-01 to 2200-01-01: a date outside is a typo or a broken clock, not a measurement.
     static func plausible(_ seconds: Int64) -> Bool { seconds >= -2_208_988_800 && seconds < 7_258_118_400 }
 
-    /// A `<Record>` as a draft, or the reason it cannot be kept; each attribute is read once (this runs
-    /// millions of times per export).
-    static func parseRecord(_ attributes: [XMLAttribute], metadata: [(String, String)]) -> Parsed<HealthRecordDraft> {
-        var type = "", unit = "", value: String?, source = "", startText: String?, endText = ""
-        for attribute in attributes {
-            switch attribute.name {
-            case "type": type = attribute.value
-            case "unit": unit = attribute.value
-            case "value": value = attribute.value
-            case "sourceName": source = attribute.value
-            case "startDate": startText = attribute.value
-            case "endDate": endText = attribute.value
-            default: break
+    /// What Hibi reads of a `<Record>`: six attributes, dates and value already parsed. Made either from
+    /// attribute strings or straight from the tokenizer's bytes (the import's path: no String for a
+    /// date, a number or an attribute Hibi does not keep, and the repeated type, unit and source shared).
+    struct RecordFields {
+        var type = "", unit = "", source = ""
+        /// The value attribute as written, when `parsed` is not a finite number or the type reads it as
+        /// text (sleep); otherwise not needed, and left empty on the bytes path.
+        var valueText = ""
+        var parsed: Double?
+        var hasStart = false
+        var start: Int64?
+        var end: Int64?
+
+        init(attributes: [XMLAttribute]) {
+            var value: String?, startText: String?, endText = ""
+            for attribute in attributes {
+                switch attribute.name {
+                case "type": type = attribute.value
+                case "unit": unit = attribute.value
+                case "value": value = attribute.value
+                case "sourceName": source = attribute.value
+                case "startDate": startText = attribute.value
+                case "endDate": endText = attribute.value
+                default: break
+                }
             }
+            valueText = value ?? ""
+            parsed = value.flatMap { Double($0) }
+            hasStart = startText != nil
+            start = startText.flatMap { parseDate($0) }
+            end = parseDate(endText)
         }
-        guard !type.isEmpty, let startText else { return .skipped(.missingValue) }
-        guard let start = parseDate(startText) else { return .skipped(.unparseableDate) }
+
+        init(_ tag: XMLTagAttributes, strings: inout AppleHealthStrings) {
+            var typeAt = -1, unitAt = -1, valueAt = -1, sourceAt = -1, startAt = -1, endAt = -1
+            // The last of a repeated attribute wins, as in the strings path.
+            for i in 0..<tag.count {
+                switch tag.name(i).count {
+                case 4:
+                    if tag.nameIs(i, "type") { typeAt = i } else if tag.nameIs(i, "unit") { unitAt = i }
+                case 5: if tag.nameIs(i, "value") { valueAt = i }
+                case 7: if tag.nameIs(i, "endDate") { endAt = i }
+                case 9: if tag.nameIs(i, "startDate") { startAt = i }
+                case 10: if tag.nameIs(i, "sourceName") { sourceAt = i }
+                default: break
+                }
+            }
+            if typeAt >= 0 { type = strings.shared(tag.value(typeAt)) }
+            if unitAt >= 0 { unit = strings.shared(tag.value(unitAt)) }
+            if sourceAt >= 0 { source = strings.shared(tag.value(sourceAt)) }
+            if valueAt >= 0 {
+                parsed = parseNumber(bytes: tag.value(valueAt))
+                if !(parsed?.isFinite ?? false) || !type.hasPrefix("HKQuantityTypeIdentifier") {
+                    valueText = strings.shared(tag.value(valueAt))
+                }
+            }
+            hasStart = startAt >= 0
+            if startAt >= 0 { start = parseDate(bytes: tag.value(startAt)) }
+            end = endAt >= 0 ? parseDate(bytes: tag.value(endAt)) : nil
+        }
+    }
+
+    static func parseRecord(_ attributes: [XMLAttribute], metadata: [(String, String)]) -> Parsed<HealthRecordDraft> {
+        parseRecord(RecordFields(attributes: attributes), metadata: metadata)
+    }
+
+    /// A `<Record>` as a draft, or the reason it cannot be kept (this runs millions of times per export).
+    static func parseRecord(_ fields: RecordFields, metadata: [(String, String)]) -> Parsed<HealthRecordDraft> {
+        let type = fields.type, unit = fields.unit, source = fields.source
+        guard !type.isEmpty, fields.hasStart else { return .skipped(.missingValue) }
+        guard let start = fields.start else { return .skipped(.unparseableDate) }
         guard plausible(start) else { return .skipped(.outOfRange) }
-        let end = parseDate(endText) ?? start
-        let parsed = value.flatMap { Double($0) }
+        let end = fields.end ?? start
+        let parsed = fields.parsed
         if type.hasPrefix("HKQuantityTypeIdentifier") {
             // A quantity without its number is not a measurement (and would have been stored as 0).
             guard let parsed else { return .skipped(.missingValue) }
             if !parsed.isFinite { return .skipped(.outOfRange) }
         }
-        let valueText = value ?? ""
+        let valueText = fields.valueText
         // Not a finite number ("HKCategoryValueSleepAnalysisAsleep", or "nan"): a category sample.
         let number = parsed.flatMap { $0.isFinite ? $0 : nil }
         let category = number == nil ? valueText : ""
@@ -339,7 +441,8 @@ public final class AppleHealthExportParser {
     private let timeZone: TimeZone
     private var sawHealthData = false
     private var depth = 0
-    private var record: [XMLAttribute]?
+    private var record: AppleHealthMapping.RecordFields?
+    private var strings = AppleHealthStrings()
     private var recordMetadata: [(String, String)] = []
     private var correlation: (attributes: [XMLAttribute], members: [HealthRecordDraft])?
     private var workout: (attributes: [XMLAttribute], statistics: [[XMLAttribute]],
@@ -371,10 +474,10 @@ public final class AppleHealthExportParser {
         .skipped(ImportSkip(kind: kind, reason: reason, at: "line \(reader.line)"))
     }
 
-    private func addMetadata(_ attributes: [XMLAttribute], to list: inout [(String, String)]) throws {
+    private func addMetadata(_ attributes: XMLTagAttributes, to list: inout [(String, String)]) throws {
         var key = "", value = ""
-        for attribute in attributes {
-            if attribute.name == "key" { key = attribute.value } else if attribute.name == "value" { value = attribute.value }
+        for i in 0..<attributes.count {
+            if attributes.nameIs(i, "key") { key = strings.shared(attributes.value(i)) } else if attributes.nameIs(i, "value") { value = attributes.valueString(i) }
         }
         guard !key.isEmpty else { return }
         list.append((key, value))
@@ -386,9 +489,9 @@ public final class AppleHealthExportParser {
 
     public func next() throws -> AppleHealthItem? {
         if !ready.isEmpty { return ready.removeFirst() }
-        while let event = try reader.nextEvent() {
-            switch event {
-            case let .start(name, attributes):
+        while let token = try reader.nextToken() {
+            switch token {
+            case let .start(name):
                 depth += 1
                 if !sawHealthData {
                     guard name == "HealthData" else {
@@ -398,7 +501,7 @@ public final class AppleHealthExportParser {
                     sawHealthData = true
                     continue
                 }
-                if let item = try start(name, attributes) { return item }
+                if let item = try start(name, reader.attributes) { return item }
             case .text:
                 continue // not asked for: the export keeps its data in attributes
             case let .end(name):
@@ -412,41 +515,43 @@ public final class AppleHealthExportParser {
         return nil
     }
 
-    private func start(_ name: String, _ attributes: [XMLAttribute]) throws -> AppleHealthItem? {
+    /// `tag` holds the tokenizer's bytes, valid during this call only: a Record takes the six it
+    /// keeps from them, other elements (a few per day, not per minute) take them all as strings.
+    private func start(_ name: String, _ tag: XMLTagAttributes) throws -> AppleHealthItem? {
         switch name {
         case "Record" where record == nil:
             // Top level or inside a Correlation; a Workout's children are never Records.
-            record = attributes
+            record = AppleHealthMapping.RecordFields(tag, strings: &strings)
             recordMetadata.removeAll(keepingCapacity: true)
             metadataBytes = 0
         case "Correlation" where depth == 2:
-            correlation = (attributes, [])
+            correlation = (tag.materialized, [])
             outerMetadata.removeAll()
             metadataBytes = 0
         case "Workout" where depth == 2:
-            workout = (attributes, [], [], [], [])
+            workout = (tag.materialized, [], [], [], [])
             outerMetadata.removeAll()
             metadataBytes = 0
         case "MetadataEntry":
             if record != nil {
-                try addMetadata(attributes, to: &recordMetadata)
+                try addMetadata(tag, to: &recordMetadata)
             } else if inRoute {
                 break // the route's own sync metadata: nothing a person reads
             } else if workout != nil {
-                try addMetadata(attributes, to: &outerMetadata)
+                try addMetadata(tag, to: &outerMetadata)
             } else if correlation != nil {
-                try addMetadata(attributes, to: &outerMetadata)
+                try addMetadata(tag, to: &outerMetadata)
             }
         case "WorkoutStatistics" where workout != nil:
-            if workout?.statistics.count ?? 0 < 64 { workout?.statistics.append(attributes) }
+            if workout?.statistics.count ?? 0 < 64 { workout?.statistics.append(tag.materialized) }
         case "WorkoutRoute" where workout != nil:
             inRoute = true
         case "FileReference" where inRoute:
-            if let path = attributes.first(where: { $0.name == "path" })?.value, !path.isEmpty, workout?.routeFiles.count ?? 0 < 16 {
+            if let path = tag.materialized.first(where: { $0.name == "path" })?.value, !path.isEmpty, workout?.routeFiles.count ?? 0 < 16 {
                 workout?.routeFiles.append(path)
             }
         case "Location" where inRoute:
-            switch AppleHealthMapping.location(attributes) {
+            switch AppleHealthMapping.location(tag.materialized) {
             case let .kept(point):
                 if workout?.points.count ?? 0 < Self.maxRoutePoints {
                     workout?.points.append(point)
@@ -457,11 +562,12 @@ public final class AppleHealthExportParser {
                 workout?.skips.append(ImportSkip(kind: "Location", reason: reason, at: "line \(reader.line)"))
             }
         case "ActivitySummary" where depth == 2:
+            let attributes = tag.materialized
             if let draft = AppleHealthMapping.activitySummary(attributes, timeZone: timeZone) { return .record(draft, kind: name) }
             let day = attributes.first { $0.name == "dateComponents" }?.value
             return skip(name, day == nil ? .missingValue : .unparseableDate)
         case "Me" where depth == 2:
-            if let birth = attributes.first(where: { $0.name == "HKCharacteristicTypeIdentifierDateOfBirth" })?.value, !birth.isEmpty {
+            if let birth = tag.materialized.first(where: { $0.name == "HKCharacteristicTypeIdentifierDateOfBirth" })?.value, !birth.isEmpty {
                 return .birthDate(birth)
             }
         default:
@@ -476,10 +582,10 @@ public final class AppleHealthExportParser {
     private func end(_ name: String) -> AppleHealthItem? {
         switch name {
         case "Record" where record != nil:
-            guard let attributes = record else { return nil }
+            guard let fields = record else { return nil }
             record = nil
             let draft: HealthRecordDraft
-            switch AppleHealthMapping.parseRecord(attributes, metadata: recordMetadata) {
+            switch AppleHealthMapping.parseRecord(fields, metadata: recordMetadata) {
             case let .kept(kept): draft = kept
             case let .skipped(reason): return skip(name, reason)
             }
@@ -518,5 +624,32 @@ public final class AppleHealthExportParser {
             break
         }
         return nil
+    }
+}
+
+/// Shares the strings an export repeats millions of times (types, units, source names, metadata keys):
+/// a value read as bytes becomes the String made the last time the same bytes were seen. A small
+/// direct-mapped table, so a file with millions of distinct values costs no more memory than one with a
+/// few (a miss just makes the string). Each shared String saves an allocation and its UTF-8 check per record.
+struct AppleHealthStrings {
+    private static let slots = 1024
+    private var table = [String?](repeating: nil, count: AppleHealthStrings.slots)
+
+    mutating func shared(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard bytes.count <= 256 else { return String(decoding: bytes, as: UTF8.self) }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let slot = Int(truncatingIfNeeded: hash ^ (hash >> 32)) & (Self.slots - 1)
+        if let known = table[slot], Self.same(known, bytes) { return known }
+        let made = String(decoding: bytes, as: UTF8.self)
+        table[slot] = made
+        return made
+    }
+
+    private static func same(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var string = string
+        return string.withUTF8 { utf8 in
+            utf8.count == bytes.count && sameBytes(utf8.baseAddress, bytes.baseAddress, bytes.count)
+        }
     }
 }

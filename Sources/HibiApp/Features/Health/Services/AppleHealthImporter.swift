@@ -320,7 +320,8 @@ public struct AppleHealthImporter: Sendable {
             batch = Batch()
             let (health, jobID, userID, locations) = (health, job.id, user.id, locations)
             inFlight = Task {
-                try await health.database.transaction { sql in
+                // A bulk transaction: on SQLite its multi-row INSERTs keep their statement journals in memory.
+                try await health.database.bulkTransaction { sql in
                     let (added, inserted, duplicates) = try await Self.write(items, userID: userID, locations: locations, on: sql)
                     var report = base
                     report.merge(added)

@@ -47,19 +47,29 @@ public struct HealthRecordStore: Sendable {
 
     /// The same statement as the SQLKit path (same columns, same conflict rule), written once as text
     /// with SQLite values bound directly; the count comes from `changes()`, not a row per record.
+    /// The three values every row shares (user, source, creation time) are bound once as ?1, ?2, ?3 and
+    /// named by number in each row: a quarter fewer binds (binding was 9% of the writer's time, perf).
     static func insertOnSQLite(_ drafts: [HealthRecordDraft], userID: String, source: DataSource, created: Int64, now: Date,
                                on session: SQLiteSession) async throws -> Int {
-        let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ",") + ")"
-        let text = "INSERT INTO health_records (\(columns.joined(separator: ","))) VALUES "
+        // The shared columns come first, so each row's plain "?" are numbered after ?3 (SQLite numbers a
+        // plain "?" one past the largest number seen so far).
+        let row = "(?1,?2,?3," + Array(repeating: "?", count: sqliteRowColumns.count).joined(separator: ",") + ")"
+        let text = "INSERT INTO health_records (user_id,source,created_at,\(sqliteRowColumns.joined(separator: ","))) VALUES "
             + Array(repeating: row, count: drafts.count).joined(separator: ",")
             + " ON CONFLICT (\(identity.joined(separator: ","))) DO NOTHING"
-        var binds: [SQLiteData] = []
-        binds.reserveCapacity(drafts.count * columns.count)
+        var binds: [SQLiteData] = [.text(userID), .text(source.rawValue), .integer(SQLiteInt64(created))]
+        binds.reserveCapacity(3 + drafts.count * sqliteRowColumns.count)
         var ids = HealthRecordIDs(now: now)
         for d in drafts {
-            binds += [.text(ids.next()), .text(userID), .text(d.type), .float(d.value), .text(d.category),
-                      .text(d.unit), .integer(SQLiteInt64(d.start)), .integer(SQLiteInt64(d.end)), .text(source.rawValue), .text(d.device),
-                      d.details.map { .text($0) } ?? .null, .integer(SQLiteInt64(created))]
+            binds.append(.text(ids.next()))
+            binds.append(.text(d.type))
+            binds.append(.float(d.value))
+            binds.append(.text(d.category))
+            binds.append(.text(d.unit))
+            binds.append(.integer(SQLiteInt64(d.start)))
+            binds.append(.integer(SQLiteInt64(d.end)))
+            binds.append(.text(d.device))
+            binds.append(d.details.map { .text($0) } ?? .null)
         }
         try await session.connection.query(text, binds) { _ in }
         let changed = Mutex(0)
@@ -68,6 +78,9 @@ public struct HealthRecordStore: Sendable {
         }
         return changed.withLock { $0 }
     }
+
+    /// `columns` without the three bound once per statement on SQLite, in the order each row binds them.
+    static let sqliteRowColumns = ["id", "type", "value", "category", "unit", "start_at", "end_at", "device", "details"]
 
     public func insert(_ drafts: [HealthRecordDraft], userID: String, source: DataSource, now: Date) async throws -> Int {
         try await database.transaction { sql in try await Self.insert(drafts, userID: userID, source: source, now: now, on: sql) }
