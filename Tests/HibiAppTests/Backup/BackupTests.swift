@@ -178,6 +178,30 @@ enum BackupFixture {
         try zip.finish()
     }
 
+    /// Enough health records that every table copy runs over many pages (2,000 rows a cursor fetch from
+    /// PostgreSQL, 5,000 a read from the tables file), each page read while the one before is written.
+    static func addHealthRecords(_ count: Int, to config: AppConfig) async throws {
+        let database = try await Database.open(config.database, logger: TestApp.quietLogger)
+        do {
+            let user = try #require(try await database.sql.raw("SELECT id FROM users WHERE username = 'aiko'").first()?.decode(column: "id", as: String.self))
+            var start = 0
+            while start < count {
+                let insert = database.sql.insert(into: "health_records").columns(HealthRecordStore.columns)
+                for index in start..<min(count, start + 500) {
+                    insert.values(SQLBind("bulk-\(index)"), SQLBind(user), SQLBind("steps"), SQLBind(Double(index % 997) + 0.25), SQLBind(""),
+                                  SQLBind("count"), SQLBind(Int64(1_700_000_000 + index * 60)), SQLBind(Int64(1_700_000_060 + index * 60)),
+                                  SQLBind("appleHealth"), SQLBind("Watch \(index % 3)"), SQLLiteral.null, SQLBind(Int64(1_700_000_000)))
+                }
+                try await insert.run()
+                start += 500
+            }
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+        await database.shutdown()
+    }
+
     /// Every table's rows in the backup's `tables.sqlite`, in a canonical order (all columns), one line per row:
     /// two snapshots of the same data compare equal whatever their pages look like.
     static func tableRows(_ path: String) async throws -> [String: [String]] {
@@ -217,6 +241,7 @@ enum BackupFixture {
     /// two archives member by member; then use the restored instance as a person would.
     func roundTrip(source: String, sourceConfig: AppConfig, target: String, targetConfig: AppConfig) async throws {
         let filled = try await BackupFixture.fill(sourceConfig)
+        try await BackupFixture.addHealthRecords(12_345, to: sourceConfig)
         let first = (source as NSString).appendingPathComponent("first.hibi-backup")
         let manifest = try await BackupFixture.backup(sourceConfig, to: first)
         #expect(FileManager.default.fileExists(atPath: first))
@@ -250,6 +275,7 @@ enum BackupFixture {
         let rowsBefore = try await BackupFixture.tableRows(first), rowsAfter = try await BackupFixture.tableRows(second)
         #expect(rowsBefore.keys.sorted() == rowsAfter.keys.sorted())
         #expect(rowsBefore["diary_entries"]?.count == 2)
+        #expect(rowsBefore["health_records"]?.count == 12_348)
         for (table, rows) in rowsBefore { #expect(rowsAfter[table] == rows, "table \(table) differs after the round trip") }
 
         // The restored instance works: sealed text and photos open, visit chains verify, no session came along.

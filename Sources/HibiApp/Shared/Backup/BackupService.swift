@@ -142,12 +142,20 @@ public struct BackupService: Sendable {
         let name = TableCatalog.quoted(table.name)
         _ = try await connection.query(PostgresQuery(unsafeSQL: "DECLARE hibi_backup NO SCROLL CURSOR FOR SELECT \(columnList) FROM \(name)"),
                                        logger: connection.logger)
-        while true {
+        @Sendable func fetch() async throws -> [[BackupValue]] {
             let rows = try await connection.query(PostgresQuery(unsafeSQL: "FETCH FORWARD \(pageSize) FROM hibi_backup"), logger: connection.logger).collect()
-            let page = try rows.map { try values(of: $0, table: table) }
-            if page.isEmpty { break }
+            return try rows.map { try values(of: $0, table: table) }
+        }
+        var page = try await fetch()
+        while !page.isEmpty {
+            if page.count < pageSize {
+                try await body(page)
+                break
+            }
+            // The next page is fetched and decoded while this one is written: the two take turns no more.
+            async let next = fetch()
             try await body(page)
-            if page.count < pageSize { break }
+            page = try await next
         }
         _ = try await connection.query("CLOSE hibi_backup", logger: connection.logger)
     }

@@ -243,12 +243,12 @@ extension RestoreService {
         let query = "SELECT rowid, \(list) FROM \(name) WHERE rowid > ? ORDER BY rowid LIMIT 5000"
         let copied = Mutex(0)
         try await connection.copyFrom(table: table.name, columns: table.columns.map(\.name), logger: connection.logger) { writer in
-            var last: SQLiteData = .integer(.min)
             var buffer = ByteBuffer()
             var count = 0
-            while true {
-                let rows = try await file.connection.query(query, [last])
-                if rows.isEmpty { break }
+            var rows = try await file.connection.query(query, [.integer(.min)])
+            while let last = rows.last?.columns.first?.data {
+                // The next page is read on the snapshot's thread while this one is encoded and sent.
+                async let following = file.connection.query(query, [last])
                 buffer.clear()
                 for row in rows {
                     let cells = row.columns
@@ -263,10 +263,10 @@ extension RestoreService {
                         values.append(value)
                     }
                     PostgresCopyText.append(values, to: &buffer)
-                    last = cells[0].data
                 }
                 count += rows.count
                 try await writer.write(buffer)
+                rows = try await following
             }
             copied.withLock { $0 = count }
         }
