@@ -47,11 +47,12 @@ def test_weight_trend_reads_the_observed_change(server, browser):
     """143 → 135 lb over ten weeks is about 6% over ten weeks, not "34% over this year"; "Few records" has no confidence."""
     base = server["base"]
     setup(browser, base)
-    today = datetime.date.today()
+    # The last record an hour ago, not at a fixed hour of today, which is in the future for part of every day.
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) - datetime.timedelta(hours=1)
     lines = []
     for day in range(71):
-        date = today - datetime.timedelta(days=70 - day)
-        lines.append(f"weight,{143 - 8 * day / 70:.2f},lb,{date.isoformat()}T07:30:00+00:00")
+        stamp = now - datetime.timedelta(days=70 - day)
+        lines.append(f"weight,{143 - 8 * day / 70:.2f},lb,{stamp.isoformat()}")
     browser.get(base + "/health/import")
     browser.execute_script("document.getElementById('csv-text').value = arguments[0]", "\n".join(lines))
     submit(browser, "csv-form")
@@ -149,9 +150,8 @@ def test_a_chosen_mood_is_not_asked_to_be_confirmed_again(server, browser):
 def test_chart_labels_are_round_and_not_clipped(server, browser):
     base = server["base"]
     setup(browser, base)
-    today = datetime.date.today()
-    lines = [f"steps,{3163 + day * 457},count,{(today - datetime.timedelta(days=20 - day)).isoformat()}T12:00:00+00:00"
-             for day in range(21)]
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) - datetime.timedelta(hours=1)
+    lines = [f"steps,{3163 + day * 457},count,{(now - datetime.timedelta(days=20 - day)).isoformat()}" for day in range(21)]
     browser.get(base + "/health/import")
     browser.execute_script("document.getElementById('csv-text').value = arguments[0]", "\n".join(lines))
     submit(browser, "csv-form")
@@ -254,7 +254,7 @@ def test_first_page_shows_a_checklist_that_ticks_itself_off(server, browser):
     shot(browser, "first-hour-11-getting-started")
     browser.get(base + "/health/import")
     browser.execute_script("document.getElementById('csv-text').value = arguments[0]",
-                           f"weight,64.5,kg,{datetime.date.today().isoformat()}T07:30:00+00:00")
+                           f"weight,64.5,kg,{(datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=1)).isoformat(timespec='seconds')}")
     submit(browser, "csv-form")
     browser.get(base + "/")
     checklist = browser.find_element(By.ID, "getting-started")
