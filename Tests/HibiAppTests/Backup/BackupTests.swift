@@ -406,6 +406,11 @@ enum BackupFixture {
         ]
         if TestApp.postgresURL != nil {
             changes.append(("health_records", { file in try await file.raw("UPDATE health_records SET value = 'many'").run() }))
+        } else {
+            // A file put in the database's place must not bring SQL of its own that would run there later.
+            changes.append(("trigger hibi_spy", { file in
+                try await file.raw("CREATE TRIGGER hibi_spy AFTER INSERT ON sessions BEGIN DELETE FROM users; END").run()
+            }))
         }
         for (table, change) in changes {
             let tampered = (source as NSString).appendingPathComponent("tampered-\(table).hibi-backup")

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads one JSON-lines row (a JSON array of scalars, as `BackupRowCodec.encode` writes it) straight into
+/// Reads one JSON-lines row of a format 1 backup (a JSON array of scalars, as Hibi wrote them up to 118f429) straight into
 /// typed values, without Foundation's JSONDecoder: decoding every line through it (an enum per value and
 /// a `try?` cascade per number) was most of a restore's CPU time. Strict JSON: a value of the wrong kind
 /// for its column, a malformed number or string, invalid UTF-8 or trailing bytes make the line refused.

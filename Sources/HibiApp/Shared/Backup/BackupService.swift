@@ -195,19 +195,6 @@ public struct BackupService: Sendable {
         return result
     }
 
-    static func value(_ data: SQLiteData, type: BackupColumnType) -> BackupValue? {
-        switch (data, type) {
-        case (.null, _): .null
-        case let (.text(string), .text): .text(string)
-        case let (.integer(number), .integer): .integer(Int64(number))
-        case let (.float(number), .real): number.isFinite ? .real(number) : nil
-        case let (.integer(number), .real): .real(Double(number))
-        case let (.integer(number), .boolean): number == 0 || number == 1 ? .boolean(number == 1) : nil
-        case let (.blob(buffer), .blob): .blob(Data(buffer.readableBytesView))
-        default: nil
-        }
-    }
-
     static func values(of row: any SQLRow, table: TableCatalog.Table) throws -> [BackupValue] {
         try table.columns.map { column in
             if try row.decodeNil(column: column.name) { return .null }

@@ -126,17 +126,13 @@ enum BackupSnapshot {
                              byVersion: [Int: Migration]) async throws {
         let applied = try await source.raw("SELECT version FROM hibi_schema ORDER BY version").all()
             .map { try $0.decode(column: "version", as: Int.self) }
-        try await file.create(table: "hibi_schema")
-            .column("version", type: .bigint, .primaryKey(autoIncrement: false))
-            .column("name", type: .text, .notNull)
-            .column("applied_at", type: .bigint, .notNull)
-            .run()
+        try await Migrator.createTable(file)
         let now = Int64(Date().timeIntervalSince1970)
         for version in applied {
             guard let migration = byVersion[version] else {
                 throw BackupError.newerSchema(backup: applied.max() ?? version, binary: byVersion.keys.max() ?? 0)
             }
-            try await RestoreService.apply(migration, sql: file, engine: .sqlite, now: now)
+            try await Migrator.apply(migration, sql: file, engine: .sqlite, now: now)
         }
         let made = Dictionary(try await TableCatalog.read(file, engine: .sqlite).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         let catalog = try await TableCatalog.read(source, engine: .postgres)

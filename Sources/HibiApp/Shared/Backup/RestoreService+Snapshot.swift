@@ -30,7 +30,22 @@ extension RestoreService {
             var alone = try await Self.journalMode(target, set: nil) == "delete"
             if !alone { alone = (try? await Self.journalMode(target, set: "DELETE")) == "delete" }
             if alone {
+                // What this Hibi's migrations make, in a scratch file beside it: the backup's file may hold nothing else.
+                let layout = snapshot + ".layout"
+                defer { try? FileManager.default.removeItem(atPath: layout) }
+                let expected = try await BackupSnapshot.withFile(layout, logger: logger) { scratch in
+                    try await Migrator.createTable(scratch)
+                    for migration in before { try await Migrator.apply(migration, sql: scratch, engine: .sqlite, now: 0) }
+                    return try await Self.schemaObjects(scratch)
+                }
                 try await BackupSnapshot.withFile(snapshot, logger: logger) { file in
+                    let present = try await Self.schemaObjects(file)
+                    // A trigger, view, table or index the migrations do not make would run or stay in the restored database.
+                    guard present == expected else {
+                        let extra = present.subtracting(expected).sorted().joined(separator: ", ")
+                        throw BackupError.damaged(member: BackupSnapshot.memberName,
+                                                  reason: "its schema is not this Hibi's (unexpected: \(extra.isEmpty ? "none" : extra); missing: \(expected.subtracting(present).sorted().joined(separator: ", ")))")
+                    }
                     try await Self.prepare(file, manifest: manifest, after: after)
                 }
                 return true
@@ -54,8 +69,15 @@ extension RestoreService {
         }
         let now = Int64(Date().timeIntervalSince1970)
         for migration in after {
-            try await naming("hibi_schema") { try await apply(migration, sql: file, engine: .sqlite, now: now) }
+            try await naming("hibi_schema") { try await Migrator.apply(migration, sql: file, engine: .sqlite, now: now) }
         }
+    }
+
+    /// Every table, index, trigger and view as "type name", SQLite's own internal objects left out.
+    private static func schemaObjects(_ sql: any SQLDatabase) async throws -> Set<String> {
+        Set(try await sql.raw("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all().map {
+            "\(try $0.decode(column: "type", as: String.self)) \(try $0.decode(column: "name", as: String.self))"
+        })
     }
 
     /// The backup's tables file holds what its manifest says: the migrations, every table with its columns and
@@ -195,7 +217,7 @@ extension RestoreService {
             try counter.add(count, of: entry)
         }
         try await requireForeignKeys(sql, schema: "main")
-        for migration in after { try await apply(migration, sql: sql, engine: .sqlite, now: now) }
+        for migration in after { try await Migrator.apply(migration, sql: sql, engine: .sqlite, now: now) }
     }
 
     /// Into PostgreSQL: each table's rows read from the snapshot in storage order and sent in one COPY, typed
@@ -233,7 +255,7 @@ extension RestoreService {
             }
             try counter.add(count, of: entry)
         }
-        for migration in after { try await apply(migration, sql: sql, engine: .postgres, now: now) }
+        for migration in after { try await Migrator.apply(migration, sql: sql, engine: .postgres, now: now) }
     }
 
     /// Rows read from the snapshot a page at a time by rowid (an index walk, no sort) into one COPY.
@@ -256,7 +278,7 @@ extension RestoreService {
                     var values: [BackupValue] = []
                     values.reserveCapacity(table.columns.count)
                     for (index, column) in table.columns.enumerated() {
-                        guard let value = BackupService.value(cells[index + 1].data, type: column.type) else {
+                        guard let value = BackupValue(cells[index + 1].data, type: column.type) else {
                             throw BackupError.damaged(member: BackupSnapshot.memberName,
                                                       reason: "table \(table.name), column \(column.name): a value that is not \(column.type.rawValue)")
                         }

@@ -267,7 +267,7 @@ public struct RestoreService: Sendable {
                     throw BackupError.damaged(member: entry.member, reason: "holds \(inserted) rows, the manifest says \(entry.rows)")
                 }
             }
-            for migration in after { try await Self.apply(migration, sql: sql, engine: engine, now: now) }
+            for migration in after { try await Migrator.apply(migration, sql: sql, engine: engine, now: now) }
         }
     }
 
@@ -280,13 +280,9 @@ public struct RestoreService: Sendable {
         for table in TableCatalog.insertionOrder(existing).reversed() {
             try await sql.raw("DROP TABLE IF EXISTS \(unsafeRaw: TableCatalog.quoted(table.name))\(unsafeRaw: engine == .postgres ? " CASCADE" : "")").run()
         }
-        try await sql.create(table: "hibi_schema")
-            .column("version", type: .bigint, .primaryKey(autoIncrement: false))
-            .column("name", type: .text, .notNull)
-            .column("applied_at", type: .bigint, .notNull)
-            .run()
+        try await Migrator.createTable(sql)
         let now = Int64(Date().timeIntervalSince1970)
-        for migration in before { try await apply(migration, sql: sql, engine: engine, now: now) }
+        for migration in before { try await Migrator.apply(migration, sql: sql, engine: engine, now: now) }
         let target = Dictionary(try await TableCatalog.read(sql, engine: engine).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         let listed = Dictionary(manifest.tables.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for name in listed.keys.sorted() where target[name] == nil {
@@ -304,12 +300,6 @@ public struct RestoreService: Sendable {
         for column in entry.columns where expected.first(where: { $0.name == column.name })?.type != column.type {
             throw .tableMismatch(table: table.name, reason: "column \(column.name) is \(column.type.rawValue) in the backup")
         }
-    }
-
-    static func apply(_ migration: Migration, sql: any SQLDatabase, engine: DatabaseEngine, now: Int64) async throws {
-        try await migration.apply(sql, engine)
-        try await sql.insert(into: "hibi_schema").columns("version", "name", "applied_at")
-            .values(SQLBind(migration.version), SQLBind(migration.name), SQLBind(now)).run()
     }
 
     /// Empty means no rows but migration bookkeeping and the settings a start-up records.
@@ -466,6 +456,21 @@ public enum BackupVerifier {
 }
 
 extension BackupValue {
+    /// A value SQLite stored, typed by its column; nil when its storage class does not fit the column (SQLite's
+    /// types are per value) or it is not a finite number.
+    init?(_ data: SQLiteData, type: BackupColumnType) {
+        switch (data, type) {
+        case (.null, _): self = .null
+        case let (.text(string), .text): self = .text(string)
+        case let (.integer(number), .integer): self = .integer(Int64(number))
+        case let (.float(number), .real) where number.isFinite: self = .real(number)
+        case let (.integer(number), .real): self = .real(Double(number))
+        case let (.integer(number), .boolean) where number == 0 || number == 1: self = .boolean(number == 1)
+        case let (.blob(buffer), .blob): self = .blob(Data(buffer.readableBytesView))
+        default: return nil
+        }
+    }
+
     /// As SQLite stores it (booleans as 0 and 1, as SQLKit binds them).
     var sqliteData: SQLiteData {
         switch self {

@@ -55,11 +55,7 @@ public struct Migrator: Sendable {
                 let recorded = try await sql.select().column("version").from("hibi_schema")
                     .where("version", .equal, SQLBind(migration.version)).first()
                 guard recorded == nil else { return false }
-                try await migration.apply(sql, engine)
-                try await sql.insert(into: "hibi_schema")
-                    .columns("version", "name", "applied_at")
-                    .values(SQLBind(migration.version), SQLBind(migration.name), SQLBind(Int64(now.timeIntervalSince1970)))
-                    .run()
+                try await Self.apply(migration, sql: sql, engine: engine, now: Int64(now.timeIntervalSince1970))
                 return true
             }
             guard didApply else { continue }
@@ -82,12 +78,25 @@ public struct Migrator: Sendable {
         // Under the lock too: two concurrent CREATE TABLE IF NOT EXISTS can both try to create it on PostgreSQL.
         try await database.transaction { sql in
             try await Self.lock(sql, engine: engine)
-            try await sql.create(table: "hibi_schema")
-                .ifNotExists()
-                .column("version", type: .bigint, .primaryKey(autoIncrement: false))
-                .column("name", type: .text, .notNull)
-                .column("applied_at", type: .bigint, .notNull)
-                .run()
+            try await Self.createTable(sql)
         }
+    }
+
+    /// The bookkeeping table, on any connection: the database being migrated, a restore's target, a backup's
+    /// tables file.
+    static func createTable(_ sql: any SQLDatabase) async throws {
+        try await sql.create(table: "hibi_schema")
+            .ifNotExists()
+            .column("version", type: .bigint, .primaryKey(autoIncrement: false))
+            .column("name", type: .text, .notNull)
+            .column("applied_at", type: .bigint, .notNull)
+            .run()
+    }
+
+    /// Runs one step and records it, inside the caller's transaction.
+    static func apply(_ migration: Migration, sql: any SQLDatabase, engine: DatabaseEngine, now: Int64) async throws {
+        try await migration.apply(sql, engine)
+        try await sql.insert(into: "hibi_schema").columns("version", "name", "applied_at")
+            .values(SQLBind(migration.version), SQLBind(migration.name), SQLBind(now)).run()
     }
 }
