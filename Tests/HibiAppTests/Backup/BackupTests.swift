@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import SQLKit
+import Synchronization
 import Testing
 @testable import HibiApp
 
@@ -304,6 +305,69 @@ enum BackupFixture {
                 .decode(column: "n", as: Int.self)
             #expect(sessions == 0)
         }
+    }
+
+    /// The SQLite snapshot is a page copy made while the instance keeps writing: writes go on during it, the
+    /// copy is one moment (its counts hold together and it restores), and the sessions it copied are gone
+    /// from its bytes, not only from its tables.
+    @Test func anSQLiteBackupTakenWhileTheServerWritesIsOneMomentWithoutSessions() async throws {
+        let source = try BackupFixture.directory("live")
+        let config = try await BackupFixture.sqliteConfig(source)
+        _ = try await BackupFixture.fill(config)
+        try await BackupFixture.addHealthRecords(40_000, to: config)
+        let core = try await AppCore.open(config, logger: TestApp.quietLogger, for: .command)
+        let tokens = try await core.database.sql.raw("SELECT token_hash, csrf_token FROM sessions").all()
+            .flatMap { [try $0.decode(column: "token_hash", as: String.self), try $0.decode(column: "csrf_token", as: String.self)] }
+        #expect(!tokens.isEmpty)
+        let user = try #require(try await core.database.sql.raw("SELECT id FROM users WHERE username = 'aiko'").first()?.decode(column: "id", as: String.self))
+        let backingUp = Atomic<Bool>(true)
+        let path = (source as NSString).appendingPathComponent("live.hibi-backup")
+        // A writer that inserts one record per transaction until the backup is done.
+        async let written: (during: Int, total: Int) = {
+            var during = 0, total = 0
+            while backingUp.load(ordering: .acquiring) {
+                try await core.database.sql.insert(into: "health_records").columns(HealthRecordStore.columns)
+                    .values(SQLBind("live-\(total)"), SQLBind(user), SQLBind("steps"), SQLBind(Double(total)), SQLBind(""), SQLBind("count"),
+                            SQLBind(Int64(1_600_000_000 + total)), SQLBind(Int64(1_600_000_000 + total)), SQLBind("manual"), SQLBind(""),
+                            SQLLiteral.null, SQLBind(Int64(1_600_000_000))).run()
+                total += 1
+                during += 1
+            }
+            return (during, total)
+        }()
+        let manifest: BackupManifest
+        do {
+            manifest = try await BackupService(database: core.database, dataDirectory: config.dataDirectory, box: core.box, logger: TestApp.quietLogger)
+                .write(to: path)
+            backingUp.store(false, ordering: .releasing)
+        } catch {
+            backingUp.store(false, ordering: .releasing)
+            _ = try? await written
+            await core.database.shutdown()
+            throw error
+        }
+        let writes = try await written
+        let after = try await core.database.sql.raw("SELECT COUNT(*) AS n FROM health_records").first()?.decode(column: "n", as: Int.self) ?? 0
+        await core.database.shutdown()
+        #expect(writes.during > 0, "no write finished while the backup ran")
+        let copied = try #require(manifest.tables.first { $0.name == "health_records" }?.rows)
+        #expect(copied >= 40_003 && copied <= after)
+        // The live rows in the copy are exactly the first `copied - 40,003` the writer made: one moment.
+        let rows = try await BackupFixture.tableRows(path)
+        let live = (rows["health_records"] ?? []).filter { $0.contains("live-") }.count
+        #expect(live == copied - 40_003)
+        #expect(rows["sessions"]?.isEmpty == true)
+        let tables = try #require(try BackupFixture.members(path)[BackupSnapshot.memberName])
+        for token in tokens { #expect(tables.range(of: Data(token.utf8)) == nil, "a session token is still in the tables file's bytes") }
+
+        let target = try BackupFixture.directory("live-target")
+        try BackupFixture.copyKeys(from: source, to: target)
+        let targetConfig = try await BackupFixture.sqliteConfig(target)
+        try await BackupFixture.restore(path, into: targetConfig)
+        let restored = try await Database.open(targetConfig.database, logger: TestApp.quietLogger)
+        let count = try await restored.sql.raw("SELECT COUNT(*) AS n FROM health_records").first()?.decode(column: "n", as: Int.self)
+        await restored.shutdown()
+        #expect(count == copied)
     }
 
     @Test func restoreRefusesDamageNewerSchemaWrongKeyAndANonEmptyTargetLeavingItEmpty() async throws {
