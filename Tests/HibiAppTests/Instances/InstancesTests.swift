@@ -185,27 +185,7 @@ enum TwoInstances {
 
     @Test func onlyTheInstanceHoldingAnInterruptedImportResumesIt() async throws {
         try await TwoInstances.run { a, b in
-            let user = try await a.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
-                                                       language: nil, now: Date())
-            func background(_ core: AppCore) -> HealthBackgroundService {
-                let health = HealthService(database: core.database, box: core.box, logger: TestApp.quietLogger)
-                let importer = AppleHealthImporter(health: health, logger: TestApp.quietLogger)
-                var launcher = HealthImportLauncher(importer: importer, leases: JobLeases(database: core.database, holder: core.instanceID),
-                                                    logger: TestApp.quietLogger)
-                launcher.lease = 2
-                return HealthBackgroundService(health: health, importer: importer,
-                                               sender: ReminderSender(reminders: health.reminders, logger: TestApp.quietLogger),
-                                               users: core.users, launcher: launcher, logger: TestApp.quietLogger)
-            }
-            let serviceA = background(a), serviceB = background(b)
-            let media = (a.config.mediaDirectory as NSString).appendingPathComponent("health-imports")
-            try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: true)
-            let path = (media as NSString).appendingPathComponent("\(UUID().uuidString).upload")
-            try Data(Self.export.utf8).write(to: URL(fileURLWithPath: path))
-            // Instance A took the upload and then died: its lease is left to run out, never renewed.
-            #expect(try await serviceA.launcher.leases.claim(HealthImportLauncher.leaseName(uploadPath: path), lease: 2))
-            let job = try await serviceA.importer.prepare(path: path, fileName: "export.xml", user: user, uploadPath: path, now: Date())
-            try await serviceA.health.jobs.startAttempt(job.id)
+            let (serviceA, serviceB, user, job) = try await Self.interruptedImport(a, b)
             #expect(await serviceB.resumeInterrupted().isEmpty, "B leaves a job whose holder's lease is still live")
             #expect(await serviceA.resumeInterrupted().isEmpty, "A does not start a second run of a job it holds")
             try await Task.sleep(for: .seconds(3))
@@ -224,6 +204,54 @@ enum TwoInstances {
             let count = try await b.database.sql.raw("SELECT COUNT(*) AS n FROM health_records").first()?.decode(column: "n", as: Int.self)
             #expect(count == 3)
         }
+    }
+
+    /// Seen under load: B listed the job, A resumed and finished it (upload removed, lease released), then B
+    /// claimed the free lease and marked the finished job failed, "the uploaded file is gone".
+    @Test func anImportFinishedByOneInstanceIsNotFailedByAnotherThatListedItBefore() async throws {
+        try await TwoInstances.run { a, b in
+            let (serviceA, serviceB, user, job) = try await Self.interruptedImport(a, b)
+            let listedByB = try await serviceB.health.jobs.interruptedUploads()
+            #expect(listedByB.map(\.id) == [job.id])
+            try await Task.sleep(for: .seconds(3))
+            #expect(await serviceA.resumeInterrupted() == [job.id])
+            var finished: ImportJob?
+            for _ in 0..<200 {
+                finished = try await serviceA.health.jobs.find(id: job.id, userID: user.id)
+                if finished?.state == .done, try await serviceA.launcher.leases.isHeld(HealthImportLauncher.leaseName(uploadPath: job.uploadPath ?? "")) == false { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(finished?.state == .done)
+            #expect(await serviceB.resume(listedByB).isEmpty)
+            let after = try await serviceB.health.jobs.find(id: job.id, userID: user.id)
+            #expect(after?.state == .done, "\(after?.errorMessage?.en ?? "")")
+        }
+    }
+
+    /// Instance A took an upload, started its import and died: its 2-second lease is left to run out.
+    static func interruptedImport(_ a: AppCore, _ b: AppCore) async throws
+        -> (HealthBackgroundService, HealthBackgroundService, User, ImportJob) {
+        let user = try await a.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
+                                                   language: nil, now: Date())
+        func background(_ core: AppCore) -> HealthBackgroundService {
+            let health = HealthService(database: core.database, box: core.box, logger: TestApp.quietLogger)
+            let importer = AppleHealthImporter(health: health, logger: TestApp.quietLogger)
+            var launcher = HealthImportLauncher(importer: importer, leases: JobLeases(database: core.database, holder: core.instanceID),
+                                                logger: TestApp.quietLogger)
+            launcher.lease = 2
+            return HealthBackgroundService(health: health, importer: importer,
+                                           sender: ReminderSender(reminders: health.reminders, logger: TestApp.quietLogger),
+                                           users: core.users, launcher: launcher, logger: TestApp.quietLogger)
+        }
+        let serviceA = background(a), serviceB = background(b)
+        let media = (a.config.mediaDirectory as NSString).appendingPathComponent("health-imports")
+        try FileManager.default.createDirectory(atPath: media, withIntermediateDirectories: true)
+        let path = (media as NSString).appendingPathComponent("\(UUID().uuidString).upload")
+        try Data(Self.export.utf8).write(to: URL(fileURLWithPath: path))
+        #expect(try await serviceA.launcher.leases.claim(HealthImportLauncher.leaseName(uploadPath: path), lease: 2))
+        let job = try await serviceA.importer.prepare(path: path, fileName: "export.xml", user: user, uploadPath: path, now: Date())
+        try await serviceA.health.jobs.startAttempt(job.id)
+        return (serviceA, serviceB, user, job)
     }
 
     @Test func aDiaryEditThroughOneInstanceIsFoundBySearchOnTheOtherInTheSameSecond() async throws {

@@ -64,14 +64,25 @@ struct HealthBackgroundService: Service {
     /// Returns the jobs launched here.
     @discardableResult
     func resumeInterrupted() async -> [String] {
+        await resume((try? await health.jobs.interruptedUploads()) ?? [])
+    }
+
+    /// Resumes those of `jobs` (as listed a moment ago) that are still interrupted and no instance holds.
+    func resume(_ jobs: [ImportJob]) async -> [String] {
         var launched: [String] = []
-        for job in (try? await health.jobs.interruptedUploads()) ?? [] {
-            guard let path = job.uploadPath else { continue }
+        for listed in jobs {
+            guard let path = listed.uploadPath else { continue }
             let lease = HealthImportLauncher.leaseName(uploadPath: path)
             // A live lease, this instance's own included: the job is running (or about to), leave it.
             guard (try? await launcher.leases.isHeld(lease)) == false else { continue }
             // Claimed before anything is decided, so two instances never both fail or both resume a job.
             guard (try? await launcher.leases.claim(lease, lease: launcher.lease)) == true else { continue }
+            // Read again under the lease: between the list and the claim another instance may have resumed the
+            // job, finished it, removed its upload and released the lease; that job is done, not "file gone".
+            guard let job = try? await health.jobs.interruptedUpload(id: listed.id) else {
+                try? await launcher.leases.release(lease)
+                continue
+            }
             guard FileManager.default.fileExists(atPath: path), let user = try? await users.find(id: job.userID) else {
                 try? await health.jobs.setState(job.id, .failed, error: Text(en: "The uploaded file is gone; upload it again.",
                                                                               ja: "アップロードされたファイルがありません。もう一度アップロードしてください。"), now: Date())

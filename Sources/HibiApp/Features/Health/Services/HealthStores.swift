@@ -196,6 +196,13 @@ public struct ImportJobStore: Sendable {
             .all().map(Self.decode)
     }
 
+    /// The job as it is now, if it is still one `interruptedUploads` would list.
+    public func interruptedUpload(id: String) async throws -> ImportJob? {
+        try await database.sql.select().column("*").from("health_import_jobs").where("id", .equal, id)
+            .where("state", .in, [ImportState.queued.rawValue, ImportState.running.rawValue]).where("upload_path", .isNot, SQLLiteral.null)
+            .first().map(Self.decode)
+    }
+
     /// Marks the job running and counts the run, in one statement.
     public func startAttempt(_ id: String) async throws {
         try await database.sql.raw("""
