@@ -268,7 +268,7 @@ final class BackupZipWriter: @unchecked Sendable {
         let dataAt = slot.headerAt + slot.headerLength
         // A large file (the tables snapshot, a video) is read in larger pieces whose SHA-256 is taken on a second
         // thread while the CRC is taken and the bytes written on this one: the snapshot is written last, alone,
-        // and hashing it was a third of a backup's CPU (perf, Benchmarks/backup.sh).
+        // and its SHA-256 was a fifth of a backup's CPU (perf of Benchmarks/backup.sh's instance).
         let piece = slot.size >= Int64(Self.parallelPiece) ? Self.parallelPiece : chunkSize
         while done < slot.size {
             let chunk = try input.read(upToCount: Int(min(Int64(piece), slot.size - done))) ?? Data()
