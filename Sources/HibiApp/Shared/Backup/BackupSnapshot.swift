@@ -66,8 +66,9 @@ enum BackupSnapshot {
         }
         return try await withFile(path, logger: logger) { file in
             // One self-contained file (no WAL beside it), and what is deleted below is overwritten, not left in free pages.
-            try await file.raw("PRAGMA journal_mode = DELETE").run()
+            // (synchronous off first: leaving WAL mode otherwise syncs the scratch file.)
             try await file.raw("PRAGMA synchronous = OFF").run()
+            try await file.raw("PRAGMA journal_mode = DELETE").run()
             try await file.raw("PRAGMA secure_delete = ON").run()
             let catalog = try await TableCatalog.read(file, engine: .sqlite).filter { !TableCatalog.skippedTables.contains($0.name) }
             // Sessions and job leases are the running instances' state: never carried over.
