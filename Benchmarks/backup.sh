@@ -13,13 +13,15 @@
 # The instance is generated once and kept in .cache/backup-bench/ (delete it to regenerate); the
 # PostgreSQL copy is made in a throwaway PostgreSQL 15 (initdb under runuser, as scripts/test.sh does)
 # from a pg_dump kept beside it.
-# Usage: [BENCH_SIZE=full] [ROUNDS=N] [BENCH_PG=0] Benchmarks/backup.sh
+# Usage: [BENCH_SIZE=full] [ROUNDS=N] [BENCH_PG=0] [BENCH_SQLITE=0] Benchmarks/backup.sh
+# (BENCH_SQLITE=0 skips the SQLite rounds, for work on the PostgreSQL side only.)
 # shellcheck source=Benchmarks/lib/common.sh
 BENCH_FULL_ROUNDS=3
 source "$(dirname "$0")/lib/common.sh"
 ensure_apt python3 sqlite3 time tar ffmpeg postgresql-15 postgresql-client-15
 HIBI=$(hibi_bin)
 PG=${BENCH_PG:-1}
+SQLITE=${BENCH_SQLITE:-1}
 SCALE=$(by_size 10 1)
 VIDEO_MB=$(by_size 64 512)
 GEN_VERSION=1
@@ -203,20 +205,22 @@ for ROUND in $(seq 1 "$ROUNDS"); do
   OUT="$WORK/round"
   rm -rf "$OUT"; mkdir -p "$OUT"
   # SQLite
-  measure hibi_backup env HIBI_DATA_DIR="$DATA" "$HIBI" backup --quiet -o "$OUT/instance.hibi-backup"
-  measure sqlite_tar_backup bash -c 'sqlite3 "$1/hibi.sqlite" ".backup $2/base.sqlite" && tar -cf "$2/media.tar" -C "$1" "${@:3}"' _ \
-    "$DATA" "$OUT" "${MEDIA_DIRS[@]}"
-  fresh_target "$OUT/hibi-target"
-  measure hibi_restore env HIBI_DATA_DIR="$OUT/hibi-target" "$HIBI" restore --quiet "$OUT/instance.hibi-backup"
-  rm -rf "$OUT/base-target"; mkdir -p "$OUT/base-target"
-  measure sqlite_tar_restore bash -c 'cp "$1/base.sqlite" "$1/base-target/hibi.sqlite" && tar -xf "$1/media.tar" -C "$1/base-target"' _ "$OUT"
-  if [ "$ROUND" = 1 ]; then
-    record hibi_archive_size "$(python3 -c "print($(stat -c %s "$OUT/instance.hibi-backup") / 1048576)")" MB
-    record sqlite_tar_size "$(python3 -c "print(($(stat -c %s "$OUT/base.sqlite") + $(stat -c %s "$OUT/media.tar")) / 1048576)")" MB
-    [ "$(sqlite3 "$OUT/hibi-target/hibi.sqlite" 'SELECT COUNT(*) FROM health_records')" = "$(sqlite3 "$DATA/hibi.sqlite" 'SELECT COUNT(*) FROM health_records')" ] \
-      || die "the restored SQLite database does not hold every health record"
+  if [ "$SQLITE" = 1 ]; then
+    measure hibi_backup env HIBI_DATA_DIR="$DATA" "$HIBI" backup --quiet -o "$OUT/instance.hibi-backup"
+    measure sqlite_tar_backup bash -c 'sqlite3 "$1/hibi.sqlite" ".backup $2/base.sqlite" && tar -cf "$2/media.tar" -C "$1" "${@:3}"' _ \
+      "$DATA" "$OUT" "${MEDIA_DIRS[@]}"
+    fresh_target "$OUT/hibi-target"
+    measure hibi_restore env HIBI_DATA_DIR="$OUT/hibi-target" "$HIBI" restore --quiet "$OUT/instance.hibi-backup"
+    rm -rf "$OUT/base-target"; mkdir -p "$OUT/base-target"
+    measure sqlite_tar_restore bash -c 'cp "$1/base.sqlite" "$1/base-target/hibi.sqlite" && tar -xf "$1/media.tar" -C "$1/base-target"' _ "$OUT"
+    if [ "$ROUND" = 1 ]; then
+      record hibi_archive_size "$(python3 -c "print($(stat -c %s "$OUT/instance.hibi-backup") / 1048576)")" MB
+      record sqlite_tar_size "$(python3 -c "print(($(stat -c %s "$OUT/base.sqlite") + $(stat -c %s "$OUT/media.tar")) / 1048576)")" MB
+      [ "$(sqlite3 "$OUT/hibi-target/hibi.sqlite" 'SELECT COUNT(*) FROM health_records')" = "$(sqlite3 "$DATA/hibi.sqlite" 'SELECT COUNT(*) FROM health_records')" ] \
+        || die "the restored SQLite database does not hold every health record"
+    fi
+    rm -rf "$OUT/hibi-target" "$OUT/base-target" "$OUT/base.sqlite" "$OUT/media.tar" "$OUT/instance.hibi-backup"
   fi
-  rm -rf "$OUT/hibi-target" "$OUT/base-target" "$OUT/base.sqlite" "$OUT/media.tar" "$OUT/instance.hibi-backup"
   if [ "$PG" = 1 ]; then
     # PostgreSQL: the media come from the same folders; the rows from the hibi_source database.
     measure hibi_pg_backup env HIBI_DATA_DIR="$DATA" HIBI_DATABASE_URL="$SRC_PG" "$HIBI" backup --quiet -o "$OUT/pg.hibi-backup"
@@ -237,8 +241,11 @@ for ROUND in $(seq 1 "$ROUNDS"); do
   fi
   rm -rf "$OUT"
 done
-RATIOS=(--ratio backup_vs_sqlite_tar=hibi_backup_seconds/sqlite_tar_backup_seconds:x
-        --ratio restore_vs_sqlite_tar=hibi_restore_seconds/sqlite_tar_restore_seconds:x)
+RATIOS=()
+if [ "$SQLITE" = 1 ]; then
+  RATIOS+=(--ratio backup_vs_sqlite_tar=hibi_backup_seconds/sqlite_tar_backup_seconds:x
+           --ratio restore_vs_sqlite_tar=hibi_restore_seconds/sqlite_tar_restore_seconds:x)
+fi
 if [ "$PG" = 1 ]; then
   RATIOS+=(--ratio pg_backup_vs_pg_dump_tar=hibi_pg_backup_seconds/pg_dump_tar_backup_seconds:x
            --ratio pg_restore_vs_pg_restore_untar=hibi_pg_restore_seconds/pg_restore_untar_seconds:x)

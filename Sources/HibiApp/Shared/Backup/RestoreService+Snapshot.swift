@@ -246,16 +246,45 @@ extension RestoreService {
         let (target, listed, now) = try await recreateSchema(sql, engine: .postgres, replace: replace, before: before, manifest: manifest)
         var counter = RowCounter(manifest: manifest, progress: progress)
         for (table, entry) in try tablesToFill(target, listed) {
-            let indexes = entry.rows >= rebuildIndexesFrom ? try await secondaryIndexes(of: table.name, sql: sql, engine: .postgres) : []
+            let large = entry.rows >= rebuildIndexesFrom
+            let indexes = large ? try await secondaryIndexes(of: table.name, sql: sql, engine: .postgres) : []
+            let constraints = large ? try await keyConstraints(of: table.name, sql: sql) : []
+            // Foreign keys first: one may rest on a key dropped after it.
+            for constraint in constraints.reversed() {
+                try await sql.raw("ALTER TABLE \(unsafeRaw: TableCatalog.quoted(constraint.table)) DROP CONSTRAINT \(unsafeRaw: TableCatalog.quoted(constraint.name))").run()
+            }
             for index in indexes { try await sql.raw("DROP INDEX \(unsafeRaw: TableCatalog.quoted(index.name))").run() }
             var count = 0
             try await naming(table.name) {
                 count = try await copyRows(of: table, from: file, into: connection)
+                // Keys built in one sort and foreign keys checked in one join, as pg_restore does, instead of an
+                // index insert and a trigger per row. A duplicate or a row pointing nowhere fails here, inside the
+                // one transaction, so the whole restore is refused.
+                for constraint in constraints {
+                    try await sql.raw("ALTER TABLE \(unsafeRaw: TableCatalog.quoted(constraint.table)) ADD CONSTRAINT \(unsafeRaw: TableCatalog.quoted(constraint.name)) \(unsafeRaw: constraint.definition)").run()
+                }
                 for index in indexes { try await sql.raw(SQLQueryString(index.definition)).run() }
             }
             try counter.add(count, of: entry)
         }
         for migration in after { try await Migrator.apply(migration, sql: sql, engine: .postgres, now: now) }
+    }
+
+    /// A table's primary key and unique constraints, then the foreign keys that use them or leave from it (its own
+    /// and other tables' pointing to it), in the order they are added back. All tables are empty when it is asked:
+    /// the schema was just laid out, and the tables pointing here are filled later (parents first).
+    static func keyConstraints(of table: String, sql: any SQLDatabase) async throws -> [(table: String, name: String, definition: String)] {
+        try await sql.raw("""
+            SELECT t.relname::text AS table_name, c.conname::text AS name, pg_get_constraintdef(c.oid) AS definition
+            FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+            WHERE t.relnamespace = current_schema()::regnamespace
+            AND ((c.conrelid = (quote_ident(current_schema()) || '.' || quote_ident(\(bind: table)))::regclass AND c.contype IN ('p', 'u', 'f'))
+                 OR (c.confrelid = (quote_ident(current_schema()) || '.' || quote_ident(\(bind: table)))::regclass AND c.contype = 'f'))
+            ORDER BY c.contype = 'f', t.relname, c.conname
+            """).all().map {
+            (try $0.decode(column: "table_name", as: String.self), try $0.decode(column: "name", as: String.self),
+             try $0.decode(column: "definition", as: String.self))
+        }
     }
 
     /// Rows read from the snapshot a page at a time by rowid (an index walk, no sort) into one COPY.
