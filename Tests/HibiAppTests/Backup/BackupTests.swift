@@ -476,6 +476,21 @@ enum BackupFixture {
             changes.append(("trigger hibi_spy", { file in
                 try await file.raw("CREATE TRIGGER hibi_spy AFTER INSERT ON sessions BEGIN DELETE FROM users; END").run()
             }))
+            // The same name and columns without its primary key: the restored database would take duplicate ids.
+            changes.append(("health_records", { file in
+                try await file.raw("PRAGMA foreign_keys = OFF").run()
+                let indexes = try await file.raw("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'health_records' AND sql IS NOT NULL").all()
+                    .map { try $0.decode(column: "sql", as: String.self) }
+                let create = try #require(try await file.raw("SELECT sql FROM sqlite_master WHERE name = 'health_records'").first()?
+                    .decode(column: "sql", as: String.self))
+                let keyless = create.replacingOccurrences(of: "PRIMARY KEY", with: "")
+                #expect(keyless != create)
+                try await file.raw("ALTER TABLE health_records RENAME TO old_health_records").run()
+                try await file.raw(SQLQueryString(keyless)).run()
+                try await file.raw("INSERT INTO health_records SELECT * FROM old_health_records").run()
+                try await file.raw("DROP TABLE old_health_records").run()
+                for index in indexes { try await file.raw(SQLQueryString(index)).run() }
+            }))
         }
         for (table, change) in changes {
             let tampered = (source as NSString).appendingPathComponent("tampered-\(table).hibi-backup")

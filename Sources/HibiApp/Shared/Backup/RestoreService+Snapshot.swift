@@ -73,11 +73,45 @@ extension RestoreService {
         }
     }
 
-    /// Every table, index, trigger and view as "type name", SQLite's own internal objects left out.
+    /// Every table, index, trigger and view, with what makes it what it is: a table's columns (name, NOT NULL,
+    /// place in the primary key; their types are checked against the manifest), its indexes including SQLite's
+    /// own for a primary key or UNIQUE (unique or not, partial or not, columns) and its foreign keys (columns,
+    /// target, actions); a trigger's or view's whole SQL. Names alone let a table remade without its key, or a trigger under one of our names,
+    /// pass. Table and index SQL text (and declared types) are not compared: a database made by older
+    /// migrations, ALTER TABLE and other SQLKit versions word them differently.
     private static func schemaObjects(_ sql: any SQLDatabase) async throws -> Set<String> {
-        Set(try await sql.raw("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all().map {
-            "\(try $0.decode(column: "type", as: String.self)) \(try $0.decode(column: "name", as: String.self))"
-        })
+        var objects: Set<String> = []
+        let rows = try await sql.raw("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all()
+        for row in rows {
+            let type = try row.decode(column: "type", as: String.self), name = try row.decode(column: "name", as: String.self)
+            switch type {
+            case "table":
+                let quoted = TableCatalog.quoted(name)
+                objects.insert("table \(name)")
+                for column in try await sql.raw("SELECT name, \"notnull\" AS nn, pk FROM pragma_table_info(\(bind: name))").all() {
+                    objects.insert("column \(name).\(try column.decode(column: "name", as: String.self))"
+                                   + " notnull=\(try column.decode(column: "nn", as: Int.self)) pk=\(try column.decode(column: "pk", as: Int.self))")
+                }
+                for index in try await sql.raw("SELECT name, \"unique\" AS u, origin, partial FROM pragma_index_list(\(bind: name))").all() {
+                    let indexName = try index.decode(column: "name", as: String.self)
+                    let columns = try await sql.raw("SELECT name FROM pragma_index_info(\(bind: indexName)) ORDER BY seqno").all()
+                        .map { (try? $0.decode(column: "name", as: String.self)) ?? "(expression)" }
+                    objects.insert("index \(indexName) on \(name)(\(columns.joined(separator: ","))) unique=\(try index.decode(column: "u", as: Int.self))"
+                                   + " origin=\(try index.decode(column: "origin", as: String.self)) partial=\(try index.decode(column: "partial", as: Int.self))")
+                }
+                for key in try await sql.raw(SQLQueryString("PRAGMA foreign_key_list(\(quoted))")).all() {
+                    objects.insert("foreign key \(name)(\(try key.decode(column: "from", as: String.self))) -> \(try key.decode(column: "table", as: String.self))"
+                                   + "(\((try? key.decode(column: "to", as: String.self)) ?? "")) on delete \(try key.decode(column: "on_delete", as: String.self))"
+                                   + " on update \(try key.decode(column: "on_update", as: String.self))")
+                }
+            case "index":
+                // Listed with its table above (with what it indexes); here only that it exists.
+                objects.insert("index \(name)")
+            default:
+                objects.insert("\(type) \(name): \((try? row.decode(column: "sql", as: String.self)) ?? "")")
+            }
+        }
+        return objects
     }
 
     /// The backup's tables file holds what its manifest says: the migrations, every table with its columns and
