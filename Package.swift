@@ -32,12 +32,9 @@ var targets: [Target] = [
             .product(name: "Subprocess", package: "swift-subprocess"),
             .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "SwiftCSV", package: "SwiftCSV"),
-            "CSQLiteBackup",
         ],
         swiftSettings: swiftSettings
     ),
-    // SQLite's online backup API, from the SQLite that SQLiteNIO compiles in (see backup.c for why).
-    .target(name: "CSQLiteBackup", cSettings: [.unsafeFlags(["-O2"])]),
     .testTarget(
         name: "HibiAppTests",
         dependencies: [
