@@ -154,7 +154,8 @@ log "$ROUNDS rounds of Hibi then healthkit-to-sqlite"
 for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
   h=$(import_hibi)
   k=$(import_reference)
-  log "round $ROUND/$ROUNDS: Hibi $h; healthkit-to-sqlite $k"
+  # The machine may be shared: the 1-minute load average after each round, to read the figures with.
+  log "round $ROUND/$ROUNDS: Hibi $h; healthkit-to-sqlite $k (load $(cut -d' ' -f1 /proc/loadavg))"
 done
 tokenize_hibi() {
   local start end seconds

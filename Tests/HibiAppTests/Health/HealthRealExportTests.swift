@@ -195,3 +195,15 @@ extension HealthRealExportTests {
         #expect(made[0].prefix(13) == reference.prefix(13))
     }
 }
+
+extension HealthRealExportTests {
+    /// Ascending within a generator (appends to the `id` index), different from one generator to the next.
+    @Test func bulkRecordIdsAscendWithinABatch() {
+        let now = Date(timeIntervalSince1970: 1_714_899_600.123)
+        var ids = HealthRecordIDs(now: now)
+        let made = (0..<1_000).map { _ in ids.next() }
+        #expect(made == made.sorted())
+        var other = HealthRecordIDs(now: now)
+        #expect(!made.contains(other.next()))
+    }
+}

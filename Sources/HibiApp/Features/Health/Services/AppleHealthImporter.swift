@@ -144,6 +144,8 @@ public struct AppleHealthImporter: Sendable {
     let locations: LocationService?
     let logger: Logger
     public var batchSize = 8000
+    /// SQLite: the WAL size (in 4 KB frames) past which the import lets the WAL start over (`ImportWALCheckpointer`).
+    var walRestartFrames = 8192
 
     public init(health: HealthService, locations: LocationService? = nil, logger: Logger) {
         self.health = health
@@ -297,6 +299,8 @@ public struct AppleHealthImporter: Sendable {
         // checkpoints) still commit in file order.
         struct Written: Sendable { let checkpoint: Int64, bytes: Int64, inserted: Int, duplicates: Int, report: ImportReport }
         var inFlight: Task<Written, any Error>?
+        // SQLite: the WAL checkpoint runs beside the writer instead of inside its COMMITs.
+        var wal = health.database.engine == .sqlite ? ImportWALCheckpointer(database: health.database, restartFrames: walRestartFrames) : nil
 
         func finishInFlight() async throws {
             guard let task = inFlight else { return }
@@ -308,6 +312,7 @@ public struct AppleHealthImporter: Sendable {
             current.duplicates += Int64(written.duplicates)
             current.report = written.report
             progress(current)
+            await wal?.committed()
         }
 
         func commit() async throws {
@@ -318,10 +323,10 @@ public struct AppleHealthImporter: Sendable {
             let bytes = parser.bytesRead
             let base = current.report
             batch = Batch()
-            let (health, jobID, userID, locations) = (health, job.id, user.id, locations)
+            let (health, jobID, userID, locations, autoCheckpoint) = (health, job.id, user.id, locations, wal == nil)
             inFlight = Task {
                 // A bulk transaction: on SQLite its multi-row INSERTs keep their statement journals in memory.
-                try await health.database.bulkTransaction { sql in
+                try await health.database.bulkTransaction(autoCheckpoint: autoCheckpoint) { sql in
                     let (added, inserted, duplicates) = try await Self.write(items, userID: userID, locations: locations, on: sql)
                     var report = base
                     report.merge(added)
@@ -358,6 +363,7 @@ public struct AppleHealthImporter: Sendable {
             }
             try await commit()
             try await finishInFlight()
+            await wal?.finish()
         } catch {
             // Whatever went wrong, the batch being written finishes before this returns, so a caller that
             // looks at the job (or resumes it) never races a commit still under way.
@@ -369,6 +375,7 @@ public struct AppleHealthImporter: Sendable {
             // Everything before the bad spot is committed and kept; re-importing a fixed file skips it as duplicates.
             try? await commit()
             try? await finishInFlight()
+            await wal?.finish()
             try await health.jobs.setState(job.id, .failed, error: failure.text, now: Date())
             logger.notice("health import failed", metadata: ["job": "\(job.id)", "code": "\(failure.code)"])
             throw failure

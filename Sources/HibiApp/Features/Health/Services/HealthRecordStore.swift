@@ -16,6 +16,10 @@ public struct HealthRecordStore: Sendable {
                        on sql: any SQLDatabase) async throws -> Int {
         guard !drafts.isEmpty else { return 0 }
         let created = Int64(now.timeIntervalSince1970)
+        if let session = sql as? SQLiteSession, let handle = session.rawHandle {
+            return try await HealthRecordSQLite.insert(Array(drafts), userID: userID, source: source.rawValue, created: created,
+                                                       ids: HealthRecordIDs(now: now), handle: handle)
+        }
         var inserted = 0
         // 12 binds a row; 800 rows stay under SQLite's and PostgreSQL's bind limits.
         var chunk: [HealthRecordDraft] = []
