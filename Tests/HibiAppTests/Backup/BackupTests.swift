@@ -712,7 +712,7 @@ final class LockedFlag: @unchecked Sendable {
         let archivePath = (directory as NSString).appendingPathComponent("out.zip")
         let writer = try BackupZipWriter(path: archivePath)
         let slot = try writer.reserve(name: "large.bin", size: Int64(data.count))
-        let written = try writer.fill(slot, from: source, modified: Date())
+        let written = try writer.fill(slot, from: source, modified: Date(), hashBeside: true)
         try writer.finish()
         #expect(written.sha256 == Hex.string(SHA256.hash(data: data)))
         let archive = try ZipReader(path: archivePath, maxTotalBytes: 1 << 26)

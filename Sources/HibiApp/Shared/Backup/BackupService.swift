@@ -113,7 +113,7 @@ public struct BackupService: Sendable {
         let slot = try zip.reserve(name: BackupSnapshot.memberName, size: size)
         let written = try await threads.runIfActive {
             var done: Int64 = 0
-            return try zip.fill(slot, from: path, modified: now) { count in
+            return try zip.fill(slot, from: path, modified: now, hashBeside: true) { count in
                 done += Int64(count)
                 try? progress(BackupProgress(phase: "database", done: done, total: size))
             }

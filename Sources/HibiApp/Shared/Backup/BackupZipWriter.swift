@@ -260,7 +260,10 @@ final class BackupZipWriter: @unchecked Sendable {
 
     /// Copies `source` into its reserved place, hashing it on the way; the file must still have the size it was
     /// reserved with.
-    func fill(_ slot: Slot, from source: String, modified: Date, onBytes: (Int) -> Void = { _ in }) throws -> Written {
+    /// `hashBeside`: take the SHA-256 on a second thread. Only for a member written while nothing else runs (the
+    /// tables snapshot, last): the media files are written while the snapshot is made, and a third busy thread on
+    /// two cores slowed the PostgreSQL snapshot, the longer of the two, by more than it saved (Benchmarks/backup.sh).
+    func fill(_ slot: Slot, from source: String, modified: Date, hashBeside: Bool = false, onBytes: (Int) -> Void = { _ in }) throws -> Written {
         let input: FileDescriptor
         do { input = try FileDescriptor.open(FilePath(source), .readOnly) } catch { throw BackupError.io("cannot read \(source): \(error)") }
         defer { try? input.close() }
@@ -268,9 +271,9 @@ final class BackupZipWriter: @unchecked Sendable {
         var crc: UInt32 = 0
         var done: Int64 = 0
         let dataAt = slot.headerAt + slot.headerLength
-        // A large file (the tables snapshot, a video) is read in larger pieces whose SHA-256 is taken on a second
-        // thread while the CRC is taken and the bytes written on this one: the snapshot is written last, alone,
-        // and its SHA-256 was a fifth of a backup's CPU (perf of Benchmarks/backup.sh's instance).
+        // A large file (the tables snapshot, a video) is read in larger pieces. With `hashBeside`, their SHA-256 is
+        // taken on a second thread while the CRC is taken and the bytes written on this one: the snapshot is
+        // written last, alone, and its SHA-256 was a fifth of a backup's CPU (perf of Benchmarks/backup.sh's instance).
         let piece = slot.size >= Int64(Self.parallelPiece) ? Self.parallelPiece : chunkSize
         // One buffer, filled by plain read(2)s: FileHandle read a gigabyte 4 KB at a time into a growing Data
         // (half a million reads and two thousand mremaps per backup, strace).
@@ -281,7 +284,7 @@ final class BackupZipWriter: @unchecked Sendable {
             let count = try input.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
             if count == 0 { break }
             let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-            if count >= Self.parallelPiece / 2 {
+            if hashBeside, count >= Self.parallelPiece / 2 {
                 try Self.hashBeside(bytes, hasher: &hasher) {
                     crc = BackupZlib.crc32(bytes, crc)
                     try write(bytes, at: dataAt + UInt64(done))
