@@ -158,6 +158,47 @@ enum BackupFixture {
 
     /// The backup at `path` written again to `out` with its `tables.sqlite` changed by `change` and the manifest's
     /// size and SHA-256 for it updated: what someone who can write the file and knows the format could do.
+    /// A source instance on SQLite filled through the API (plus `healthRecords` more), and its backup.
+    static func filledBackup(_ label: String, healthRecords: Int = 0) async throws -> (source: String, backup: String) {
+        let source = try directory(label)
+        let config = try await sqliteConfig(source)
+        _ = try await fill(config)
+        if healthRecords > 0 { try await addHealthRecords(healthRecords, to: config) }
+        let backup = (source as NSString).appendingPathComponent("\(label).hibi-backup")
+        _ = try await self.backup(config, to: backup)
+        return (source, backup)
+    }
+
+    /// A change made to a backup's tables file, and the table the refusal must name.
+    struct Tampering: Sendable {
+        let label: String
+        let table: String
+        let change: @Sendable (SQLiteSession) async throws -> Void
+    }
+
+    /// Each change, written into a copy of `good` with matching checksums, is refused whole by a restore (the
+    /// tables file named as damaged, the table in the reason) and the target left empty.
+    static func expectRefusedWhole(_ good: String, keysFrom source: String, _ tamperings: [Tampering]) async throws {
+        for tampering in tamperings {
+            let tampered = (source as NSString).appendingPathComponent("tampered-\(tampering.label).hibi-backup")
+            try await rewrite(good, to: tampered, tampering.change)
+            #expect(try BackupVerifier.verify(path: tampered).tables > 0)
+            let target = try directory("tampered-target")
+            try copyKeys(from: source, to: target)
+            let config = try await targetConfig(target)
+            do {
+                try await restore(tampered, into: config)
+                Issue.record("the tampered backup (\(tampering.label)) was restored")
+            } catch let error as BackupError {
+                guard case let .damaged(member, reason) = error else { Issue.record("unexpected: \(error)"); continue }
+                #expect(member == BackupSnapshot.memberName)
+                #expect(reason.contains(tampering.table), "\(tampering.label): \(reason)")
+            }
+            let left = try await contents(config)
+            #expect(left.rows == 0 && left.tables == 0 && left.files == 0, "\(tampering.label): target not left empty: \(left)")
+        }
+    }
+
     static func rewrite(_ path: String, to out: String, _ change: @escaping @Sendable (SQLiteSession) async throws -> Void) async throws {
         let archive = try BackupArchive(path: path)
         var manifest = archive.manifest
@@ -458,26 +499,24 @@ enum BackupFixture {
     /// A tables file whose checksums were made to fit but whose rows do not hold together is refused whole, naming
     /// the table: rows pointing to a user who is not there; on PostgreSQL also a number column holding text.
     @Test func aTablesFileWhoseRowsDoNotHoldTogetherIsRefusedWhole() async throws {
-        let source = try BackupFixture.directory("tampered")
-        let sourceConfig = try await BackupFixture.sqliteConfig(source)
-        _ = try await BackupFixture.fill(sourceConfig)
-        let good = (source as NSString).appendingPathComponent("good.hibi-backup")
-        _ = try await BackupFixture.backup(sourceConfig, to: good)
-        var changes: [(String, @Sendable (SQLiteSession) async throws -> Void)] = [
-            ("diary_entries", { file in
+        let (source, good) = try await BackupFixture.filledBackup("tampered")
+        var changes: [BackupFixture.Tampering] = [
+            .init(label: "diary_entries", table: "diary_entries") { file in
                 try await file.raw("PRAGMA foreign_keys = OFF").run()
                 try await file.raw("UPDATE diary_entries SET user_id = 'nobody'").run()
-            }),
+            },
         ]
         if TestApp.postgresURL != nil {
-            changes.append(("health_records", { file in try await file.raw("UPDATE health_records SET value = 'many'").run() }))
+            changes.append(.init(label: "number-column", table: "health_records") { file in
+                try await file.raw("UPDATE health_records SET value = 'many'").run()
+            })
         } else {
             // A file put in the database's place must not bring SQL of its own that would run there later.
-            changes.append(("trigger hibi_spy", { file in
+            changes.append(.init(label: "trigger", table: "trigger hibi_spy") { file in
                 try await file.raw("CREATE TRIGGER hibi_spy AFTER INSERT ON sessions BEGIN DELETE FROM users; END").run()
-            }))
+            })
             // The same name and columns without its primary key: the restored database would take duplicate ids.
-            changes.append(("health_records", { file in
+            changes.append(.init(label: "keyless", table: "health_records") { file in
                 try await file.raw("PRAGMA foreign_keys = OFF").run()
                 let indexes = try await file.raw("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'health_records' AND sql IS NOT NULL").all()
                     .map { try $0.decode(column: "sql", as: String.self) }
@@ -490,26 +529,9 @@ enum BackupFixture {
                 try await file.raw("INSERT INTO health_records SELECT * FROM old_health_records").run()
                 try await file.raw("DROP TABLE old_health_records").run()
                 for index in indexes { try await file.raw(SQLQueryString(index)).run() }
-            }))
+            })
         }
-        for (table, change) in changes {
-            let tampered = (source as NSString).appendingPathComponent("tampered-\(table).hibi-backup")
-            try await BackupFixture.rewrite(good, to: tampered, change)
-            #expect(try BackupVerifier.verify(path: tampered).tables > 0)
-            let target = try BackupFixture.directory("tampered-target")
-            try BackupFixture.copyKeys(from: source, to: target)
-            let config = try await BackupFixture.targetConfig(target)
-            do {
-                try await BackupFixture.restore(tampered, into: config)
-                Issue.record("the tampered \(table) was restored")
-            } catch let error as BackupError {
-                guard case let .damaged(member, reason) = error else { Issue.record("unexpected: \(error)"); continue }
-                #expect(member == BackupSnapshot.memberName)
-                #expect(reason.contains(table), "\(reason)")
-            }
-            let left = try await BackupFixture.contents(config)
-            #expect(left.rows == 0 && left.tables == 0 && left.files == 0, "target not left empty: \(left)")
-        }
+        try await BackupFixture.expectRefusedWhole(good, keysFrom: source, changes)
     }
 
     /// A restore into an SQLite file that another connection has open (a server left running) cannot put a new

@@ -11,12 +11,7 @@ import Testing
 
     /// The keys come back exactly as the migrations make them.
     @Test(.enabled(if: TestApp.postgresURL != nil)) func aLargeTableGetsBackEveryKeyTheMigrationsMake() async throws {
-        let source = try BackupFixture.directory("keys-source")
-        let sourceConfig = try await BackupFixture.sqliteConfig(source)
-        _ = try await BackupFixture.fill(sourceConfig)
-        try await BackupFixture.addHealthRecords(Self.records, to: sourceConfig)
-        let backup = (source as NSString).appendingPathComponent("keys.hibi-backup")
-        _ = try await BackupFixture.backup(sourceConfig, to: backup)
+        let (source, backup) = try await BackupFixture.filledBackup("keys-source", healthRecords: Self.records)
 
         let target = try BackupFixture.directory("keys-target")
         try BackupFixture.copyKeys(from: source, to: target)
@@ -34,43 +29,21 @@ import Testing
     /// A tables file made to hold two health records with one id, or one pointing to a user who is not there, is
     /// refused whole, naming the table, and the target is left empty.
     @Test(.enabled(if: TestApp.postgresURL != nil)) func aDuplicateKeyOrAnOrphanInALargeTableIsRefusedWhole() async throws {
-        let source = try BackupFixture.directory("keys-tampered")
-        let sourceConfig = try await BackupFixture.sqliteConfig(source)
-        _ = try await BackupFixture.fill(sourceConfig)
-        try await BackupFixture.addHealthRecords(Self.records, to: sourceConfig)
-        let good = (source as NSString).appendingPathComponent("good.hibi-backup")
-        _ = try await BackupFixture.backup(sourceConfig, to: good)
-        let changes: [(String, @Sendable (SQLiteSession) async throws -> Void)] = [
-            ("duplicate id", { file in
+        let (source, good) = try await BackupFixture.filledBackup("keys-tampered", healthRecords: Self.records)
+        try await BackupFixture.expectRefusedWhole(good, keysFrom: source, [
+            .init(label: "duplicate id", table: "health_records") { file in
                 // SQLite holds the key too: the table is remade without it, as an attacker would.
                 try await file.raw("PRAGMA foreign_keys = OFF").run()
                 try await file.raw("CREATE TABLE loose AS SELECT * FROM health_records").run()
                 try await file.raw("DROP TABLE health_records").run()
                 try await file.raw("ALTER TABLE loose RENAME TO health_records").run()
                 try await file.raw("UPDATE health_records SET id = 'bulk-1' WHERE id = 'bulk-4000'").run()
-            }),
-            ("orphan", { file in
+            },
+            .init(label: "orphan", table: "health_records") { file in
                 try await file.raw("PRAGMA foreign_keys = OFF").run()
                 try await file.raw("UPDATE health_records SET user_id = 'nobody' WHERE id = 'bulk-4000'").run()
-            }),
-        ]
-        for (label, change) in changes {
-            let tampered = (source as NSString).appendingPathComponent("tampered-\(label).hibi-backup")
-            try await BackupFixture.rewrite(good, to: tampered, change)
-            let target = try BackupFixture.directory("keys-tampered-target")
-            try BackupFixture.copyKeys(from: source, to: target)
-            let config = try await BackupFixture.targetConfig(target)
-            do {
-                try await BackupFixture.restore(tampered, into: config)
-                Issue.record("the tampered health records (\(label)) were restored")
-            } catch let error as BackupError {
-                guard case let .damaged(member, reason) = error else { Issue.record("unexpected: \(error)"); continue }
-                #expect(member == BackupSnapshot.memberName)
-                #expect(reason.contains("health_records"), "\(label): \(reason)")
-            }
-            let left = try await BackupFixture.contents(config)
-            #expect(left.rows == 0 && left.tables == 0 && left.files == 0, "\(label): target not left empty: \(left)")
-        }
+            },
+        ])
     }
 
     /// Every constraint and index of the public schema as "table name definition", sorted.
