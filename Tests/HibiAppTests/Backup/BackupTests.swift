@@ -723,22 +723,39 @@ final class LockedFlag: @unchecked Sendable {
         try Self.unzipTests(archivePath)
     }
 
-    /// A member filled into a reserved slot in pieces hashed on two threads (the tables snapshot, a video): its
-    /// SHA-256 and CRC-32 are the plain ones, across piece boundaries and a short last piece.
-    @Test func aLargeMemberHashedBesideItsWritingHasTheRightDigests() throws {
+    /// The tables snapshot's member: written in place by someone else after its header, then sealed by reading it
+    /// back in pieces hashed on two threads. Its SHA-256 and CRC-32 are the plain ones across piece boundaries and a
+    /// short last piece, members after it follow it, and nothing can be given a place while it is open.
+    @Test func anOpenEndedMemberWrittenInPlaceIsSealedWithTheRightDigests() throws {
         let directory = try BackupFixture.directory("large")
         let words = (0..<((2 * BackupZipWriter.parallelPiece + 12_345) / 8)).map { _ in UInt64.random(in: .min ... .max) }
         let data = words.withUnsafeBytes { Data($0) } + Data([1, 2, 3])
-        let source = (directory as NSString).appendingPathComponent("large.bin")
-        try data.write(to: URL(fileURLWithPath: source))
+        let small = (directory as NSString).appendingPathComponent("small.bin")
+        try Data("before".utf8).write(to: URL(fileURLWithPath: small))
         let archivePath = (directory as NSString).appendingPathComponent("out.zip")
         let writer = try BackupZipWriter(path: archivePath)
-        let slot = try writer.reserve(name: "large.bin", size: Int64(data.count))
-        let written = try writer.fill(slot, from: source, modified: Date(), hashBeside: true)
+        let first = try writer.reserve(name: "small.bin", size: 6)
+        let slot = try writer.reserveOpenEnded(name: "large.bin")
+        #expect(throws: BackupError.self) { try writer.reserve(name: "late.bin", size: 1) }
+        #expect(throws: BackupError.self) { try writer.begin(name: "late.json", method: .deflated, modified: Date()) }
+        _ = try writer.fill(first, from: small, modified: Date())
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: archivePath))
+        try handle.seek(toOffset: slot.headerAt + slot.headerLength)
+        try handle.write(contentsOf: data)
+        try handle.close()
+        // A writer that says less than it wrote is caught: the member would not be what the archive holds.
+        #expect(throws: BackupError.self) { try writer.seal(slot, size: Int64(data.count) - 1, readingBack: archivePath, modified: Date()) }
+        let written = try writer.seal(slot, size: Int64(data.count), readingBack: archivePath, modified: Date())
+        let after = try writer.begin(name: "after.json", method: .deflated, modified: Date())
+        try Data("{}".utf8).withUnsafeBytes { try after.write($0) }
+        _ = try after.finish()
         try writer.finish()
         #expect(written.sha256 == Hex.string(SHA256.hash(data: data)))
+        #expect(written.bytes == Int64(data.count))
         let archive = try ZipReader(path: archivePath, maxTotalBytes: 1 << 26)
         #expect(try archive.contents(of: "large.bin") == data)
+        #expect(try archive.contents(of: "small.bin") == Data("before".utf8))
+        #expect(try archive.contents(of: "after.json") == Data("{}".utf8))
         try Self.unzipTests(archivePath)
     }
 

@@ -45,18 +45,14 @@ public struct BackupService: Sendable {
     public func write(to output: String, now: Date = Date(),
                       progress: @escaping @Sendable (BackupProgress) throws -> Void = { _ in }) async throws -> BackupManifest {
         let partial = output + ".partial"
-        let spool = output + ".partial-tables"
-        try? FileManager.default.removeItem(atPath: spool)
-        try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: spool) }
+        // What SQLite keeps beside a database while it is open (the snapshot is one, inside the archive); gone
+        // once it is complete, and removed here if it is not.
+        let besides = ["-wal", "-shm", "-journal"].map { partial + $0 }
         let zip = try BackupZipWriter(path: partial)
+        defer { for path in besides { try? FileManager.default.removeItem(atPath: path) } }
         do {
-            let manifest = try await writeMembers(zip: zip, spool: spool, now: now, progress: progress)
-            // The scratch tables file, as large as the database, is unlinked while the archive is synced (freeing
-            // a gigabyte's blocks took 0.2-0.5 s, strace).
-            async let cleared: Void = NIOThreadPool.singleton.runIfActive { try? FileManager.default.removeItem(atPath: spool) }
+            let manifest = try await writeMembers(zip: zip, archive: partial, now: now, progress: progress)
             try zip.finish()
-            try? await cleared
             // rename(2) replaces an older file of the same name in one step.
             guard rename(partial, output) == 0 else { throw BackupError.io("cannot rename \(partial) to \(output) (errno \(errno))") }
             return manifest
@@ -67,20 +63,22 @@ public struct BackupService: Sendable {
         }
     }
 
-    private func writeMembers(zip: BackupZipWriter, spool: String, now: Date,
+    private func writeMembers(zip: BackupZipWriter, archive: String, now: Date,
                               progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws -> BackupManifest {
-        let snapshotPath = (spool as NSString).appendingPathComponent(BackupSnapshot.memberName)
         // Every media file gets its place in the archive now (their sizes are known); the tables' snapshot goes
-        // after them. Two threads of their own then fill the two halves at once: this one the files, the other the
-        // snapshot as soon as SQLite has made it. On two cores the halves of a backup overlap instead of taking turns,
-        // and the threads are the backup's own, so a running server's shared pool stays free for requests.
+        // after them, made by SQLite straight in its place (`ArchiveWindowVFS`): no scratch copy to write, read
+        // back and delete. Two threads of their own then fill the two halves at once: this one the files, the
+        // other SQLite's snapshot. On two cores the halves of a backup overlap instead of taking turns, and the
+        // threads are the backup's own, so a running server's shared pool stays free for requests.
         let files = try MediaFiles.list(dataDirectory: mediaDirectory)
         let slots = try files.map { try zip.reserve(name: "media/" + $0.relativePath, size: $0.size) }
+        let tables = try zip.reserveOpenEnded(name: BackupSnapshot.memberName)
+        let snapshotTarget = try ArchiveWindowVFS.uri(path: archive, offset: tables.headerAt + tables.headerLength)
         let threads = NIOThreadPool(numberOfThreads: 2)
         threads.start()
         do {
-            async let snapshot = Self.writeSnapshot(of: database, to: snapshotPath, zip: zip, threads: threads, now: now, box: box,
-                                                    migrations: migrations, logger: logger, progress: progress)
+            async let snapshot = Self.writeSnapshot(of: database, to: snapshotTarget, slot: tables, archive: archive, zip: zip, threads: threads,
+                                                    now: now, box: box, migrations: migrations, logger: logger, progress: progress)
             let totalBytes = files.reduce(Int64(0)) { $0 + $1.size }
             let entries = try await threads.runIfActive {
                 var doneBytes: Int64 = 0
@@ -95,33 +93,32 @@ public struct BackupService: Sendable {
             }
             let (contents, database) = try await snapshot
             try? await threads.shutdownGracefully()
-            return try writeManifest(zip: zip, spool: spool, now: now, contents: contents, database: database, files: entries)
+            return try writeManifest(zip: zip, now: now, contents: contents, database: database, files: entries)
         } catch {
             try? await threads.shutdownGracefully()
             throw error
         }
     }
 
-    /// Makes the tables' snapshot and writes it into its place after the media files.
-    private static func writeSnapshot(of database: Database, to path: String, zip: BackupZipWriter, threads: NIOThreadPool, now: Date,
-                                      box: SealedBoxService, migrations: [Migration], logger: Logger,
-                                      progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws
+    /// Makes the tables' snapshot in its place after the media files (`target`, a window of the archive), then
+    /// reads it back for its checksums. Stored, not deflated: deflating a gigabyte of pages cost more than the
+    /// rest of the backup.
+    private static func writeSnapshot(of database: Database, to target: String, slot: BackupZipWriter.Slot, archive: String,
+                                      zip: BackupZipWriter, threads: NIOThreadPool, now: Date, box: SealedBoxService, migrations: [Migration],
+                                      logger: Logger, progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws
         -> (BackupSnapshot.Contents, BackupZipWriter.Written) {
-        let contents = try await BackupSnapshot.make(from: database, into: path, box: box, migrations: migrations, logger: logger)
-        let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
-        // Stored, not deflated: deflating a gigabyte of pages cost more than the rest of the backup.
-        let slot = try zip.reserve(name: BackupSnapshot.memberName, size: size)
+        let contents = try await BackupSnapshot.make(from: database, into: target, box: box, migrations: migrations, logger: logger)
         let written = try await threads.runIfActive {
             var done: Int64 = 0
-            return try zip.fill(slot, from: path, modified: now, hashBeside: true) { count in
+            return try zip.seal(slot, size: contents.bytes, readingBack: archive, modified: now) { count in
                 done += Int64(count)
-                try? progress(BackupProgress(phase: "database", done: done, total: size))
+                try? progress(BackupProgress(phase: "database", done: done, total: contents.bytes))
             }
         }
         return (contents, written)
     }
 
-    private func writeManifest(zip: BackupZipWriter, spool: String, now: Date, contents: BackupSnapshot.Contents,
+    private func writeManifest(zip: BackupZipWriter, now: Date, contents: BackupSnapshot.Contents,
                                database: BackupZipWriter.Written, files entries: [BackupManifest.File]) throws -> BackupManifest {
         let manifest = BackupManifest(
             format: BackupManifest.formatName, formatVersion: BackupManifest.currentFormatVersion, hibiVersion: hibiVersion,
@@ -130,11 +127,11 @@ public struct BackupService: Sendable {
             visitsSigningPublicKey: try contents.signingPublicKey ?? VisitsSigningKeyFile.publicKey(dataDirectory: dataDirectory),
             tables: contents.tables, database: .init(member: BackupSnapshot.memberName, bytes: database.bytes, sha256: database.sha256),
             files: entries)
-        let manifestPath = (spool as NSString).appendingPathComponent(BackupManifest.memberName)
         let encoder = JSONCoding.encoder
         encoder.outputFormatting.insert(.prettyPrinted)
-        try encoder.encode(manifest).write(to: URL(fileURLWithPath: manifestPath))
-        try zip.add(name: BackupManifest.memberName, source: manifestPath, method: .deflated, modified: now)
+        let member = try zip.begin(name: BackupManifest.memberName, method: .deflated, modified: now)
+        try encoder.encode(manifest).withUnsafeBytes { try member.write($0) }
+        _ = try member.finish()
         return manifest
     }
 

@@ -20,6 +20,8 @@ enum BackupSnapshot {
         let keyCheck: String?
         /// The visits signing key the snapshot holds, from the same moment as the chains it signed.
         let signingPublicKey: String?
+        /// The file's length once complete: its pages times their size.
+        let bytes: Int64
     }
 
     /// Opens an SQLite file on a connection of its own (with its own thread, outside the instance's pool)
@@ -51,7 +53,8 @@ enum BackupSnapshot {
         }
     }
 
-    /// Writes the snapshot of `database` to `path` (which must not exist) and describes it.
+    /// Writes the snapshot of `database` to `path` (a file that must not exist, or an `ArchiveWindowVFS` URI of
+    /// an empty window) and describes it.
     static func make(from database: Database, into path: String, box: SealedBoxService, migrations: [Migration],
                      logger: Logger) async throws -> Contents {
         switch database.engine {
@@ -87,7 +90,11 @@ enum BackupSnapshot {
             let keyCheck = try await file.raw("SELECT value FROM settings WHERE key = \(bind: KeyCheck.settingKey)").first()?
                 .decode(column: "value", as: String.self)
             let signingPublicKey = try await VisitSigner.storedPublicKey(file, box: box)
-            return Contents(tables: tables, migrations: applied, keyCheck: keyCheck, signingPublicKey: signingPublicKey)
+            let pages = try await file.raw("PRAGMA page_count").first()?.decode(column: "page_count", as: Int64.self) ?? 0
+            let pageSize = try await file.raw("PRAGMA page_size").first()?.decode(column: "page_size", as: Int64.self) ?? 0
+            let (bytes, overflow) = pages.multipliedReportingOverflow(by: pageSize)
+            guard !overflow, bytes > 0 else { throw BackupError.io("the tables snapshot reports \(pages) pages of \(pageSize) bytes") }
+            return Contents(tables: tables, migrations: applied, keyCheck: keyCheck, signingPublicKey: signingPublicKey, bytes: bytes)
         }
     }
 
@@ -120,10 +127,10 @@ enum BackupSnapshot {
         guard code == SQLITE_OK else { throw failure("opening the database", from, code) }
         // Readers of a WAL database wait only while another connection recovers it; 30 s is generous.
         sqlite_nio_sqlite3_busy_timeout(from, 30_000)
-        code = sqlite_nio_sqlite3_open_v2(path, &to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        code = sqlite_nio_sqlite3_open_v2(path, &to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nil)
         guard code == SQLITE_OK else { throw failure("creating the copy", to, code) }
-        // The copy is a scratch file read back into the archive, which is synced once complete: no journal and
-        // no fsync for it (a crash leaves only a scratch file that the next backup removes).
+        // The copy is made inside the archive (or a scratch file), which is synced once complete: no journal and
+        // no fsync for it (a crash leaves only a `.partial` archive that the next backup replaces).
         code = sqlite_nio_sqlite3_exec(to, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF", nil, nil, nil)
         guard code == SQLITE_OK else { throw failure("preparing the copy", to, code) }
         guard let backup = sqlite_nio_sqlite3_backup_init(to, "main", from, "main") else {

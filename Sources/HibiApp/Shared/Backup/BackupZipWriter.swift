@@ -21,6 +21,8 @@ final class BackupZipWriter: @unchecked Sendable {
     /// advance (`reserve`) may be finished in any order, the directory still lists them as they lie in the file.
     fileprivate var central: [(at: UInt64, record: [UInt8])] = []
     fileprivate var count: UInt64 = 0
+    /// A member being written in place by someone else (`reserveOpenEnded`): nothing may be appended after it yet.
+    fileprivate var openEnded: Slot?
     private let chunkSize = 256 * 1024
     /// Guards `offset`, `central` and `count` for members filled from other threads.
     fileprivate let lock = NSLock()
@@ -62,6 +64,7 @@ final class BackupZipWriter: @unchecked Sendable {
         guard nameBytes.count <= 0xFFFF else { throw BackupError.io("name too long: \(name)") }
         // Deflate can grow incompressible data a little; a margin keeps the 32-bit fields honest.
         let zip64 = (expectedSize ?? Int64.max) >= 0xF000_0000
+        guard lock.withLock({ openEnded == nil }) else { throw BackupError.io("\(name) begun after an open-ended member") }
         let headerAt = offset
         let (time, date) = StoredZipWriter.dosTime(modified)
         var local: [UInt8] = []
@@ -251,7 +254,8 @@ final class BackupZipWriter: @unchecked Sendable {
         let nameBytes = Array(name.utf8)
         guard nameBytes.count <= 0xFFFF else { throw BackupError.io("name too long: \(name)") }
         let zip64 = size >= 0xF000_0000
-        return lock.withLock {
+        return try lock.withLock {
+            guard openEnded == nil else { throw BackupError.io("\(name) reserved after an open-ended member") }
             let slot = Slot(name: name, nameBytes: nameBytes, size: size, headerAt: offset, zip64: zip64)
             offset += slot.headerLength + UInt64(max(0, size))
             return slot
@@ -259,11 +263,10 @@ final class BackupZipWriter: @unchecked Sendable {
     }
 
     /// Copies `source` into its reserved place, hashing it on the way; the file must still have the size it was
-    /// reserved with.
-    /// `hashBeside`: take the SHA-256 on a second thread. Only for a member written while nothing else runs (the
-    /// tables snapshot, last): the media files are written while the snapshot is made, and a third busy thread on
-    /// two cores slowed the PostgreSQL snapshot, the longer of the two, by more than it saved (Benchmarks/backup.sh).
-    func fill(_ slot: Slot, from source: String, modified: Date, hashBeside: Bool = false, onBytes: (Int) -> Void = { _ in }) throws -> Written {
+    /// reserved with. The SHA-256 is taken on this thread: media files are written while the tables snapshot is
+    /// made, and a third busy thread on two cores slowed the PostgreSQL snapshot, the longer of the two, by more
+    /// than it saved (Benchmarks/backup.sh).
+    func fill(_ slot: Slot, from source: String, modified: Date, onBytes: (Int) -> Void = { _ in }) throws -> Written {
         let input: FileDescriptor
         do { input = try FileDescriptor.open(FilePath(source), .readOnly) } catch { throw BackupError.io("cannot read \(source): \(error)") }
         defer { try? input.close() }
@@ -271,9 +274,7 @@ final class BackupZipWriter: @unchecked Sendable {
         var crc: UInt32 = 0
         var done: Int64 = 0
         let dataAt = slot.headerAt + slot.headerLength
-        // A large file (the tables snapshot, a video) is read in larger pieces. With `hashBeside`, their SHA-256 is
-        // taken on a second thread while the CRC is taken and the bytes written on this one: the snapshot is
-        // written last, alone, and its SHA-256 was a fifth of a backup's CPU (perf of Benchmarks/backup.sh's instance).
+        // A large file (a video) is read in larger pieces.
         let piece = slot.size >= Int64(Self.parallelPiece) ? Self.parallelPiece : chunkSize
         // One buffer, filled by plain read(2)s: FileHandle read a gigabyte 4 KB at a time into a growing Data
         // (half a million reads and two thousand mremaps per backup, strace).
@@ -284,16 +285,9 @@ final class BackupZipWriter: @unchecked Sendable {
             let count = try input.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
             if count == 0 { break }
             let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-            if hashBeside, count >= Self.parallelPiece / 2 {
-                try Self.hashBeside(bytes, hasher: &hasher) {
-                    crc = BackupZlib.crc32(bytes, crc)
-                    try write(bytes, at: dataAt + UInt64(done))
-                }
-            } else {
-                hasher.update(bufferPointer: bytes)
-                crc = BackupZlib.crc32(bytes, crc)
-                try write(bytes, at: dataAt + UInt64(done))
-            }
+            hasher.update(bufferPointer: bytes)
+            crc = BackupZlib.crc32(bytes, crc)
+            try write(bytes, at: dataAt + UInt64(done))
             done += Int64(count)
             onBytes(count)
         }
@@ -302,6 +296,11 @@ final class BackupZipWriter: @unchecked Sendable {
         guard done == slot.size, try withUnsafeMutableBytes(of: &extra, { try input.read(into: $0) }) == 0 else {
             throw BackupError.io("\(source) changed while it was being read")
         }
+        return try close(slot, crc: crc, hasher: hasher, modified: modified)
+    }
+
+    /// The local header of a filled slot, now that its CRC is known, and its central directory record.
+    private func close(_ slot: Slot, crc: UInt32, hasher: SHA256, modified: Date) throws -> Written {
         let (time, date) = StoredZipWriter.dosTime(modified)
         var local: [UInt8] = []
         local.le32(0x0403_4B50); local.le16(slot.zip64 ? 45 : 20); local.le16(0x0800)
@@ -315,6 +314,65 @@ final class BackupZipWriter: @unchecked Sendable {
         addCentral(headerAt: slot.headerAt, nameBytes: slot.nameBytes, method: .stored, time: time, date: date, crc: crc,
                    compressed: UInt64(slot.size), uncompressed: UInt64(slot.size))
         return Written(bytes: slot.size, sha256: Hex.string(hasher.finalize()))
+    }
+
+    /// A stored member whose bytes someone else writes in place, straight into the archive file (the tables
+    /// snapshot, made there by SQLite through `ArchiveWindowVFS`), its size unknown until it is done. It must be
+    /// the last member given a place until `seal` says how long it came out: nothing else may be reserved or
+    /// begun meanwhile.
+    func reserveOpenEnded(name: String) throws -> Slot {
+        let nameBytes = Array(name.utf8)
+        guard nameBytes.count <= 0xFFFF else { throw BackupError.io("name too long: \(name)") }
+        return try lock.withLock {
+            guard openEnded == nil else { throw BackupError.io("two open-ended members in one archive") }
+            // ZIP64 sizes in the local header: the member may pass 4 GiB.
+            let slot = Slot(name: name, nameBytes: nameBytes, size: 0, headerAt: offset, zip64: true)
+            offset += slot.headerLength
+            openEnded = slot
+            return slot
+        }
+    }
+
+    /// Ends the open-ended member `slot` at `size` bytes after its header: reads them back from `path` (the
+    /// archive itself, on another descriptor) for its CRC and SHA-256, writes its header and lets the archive go on
+    /// after it. The SHA-256 is taken on a second thread while this one takes the CRC: the snapshot is read back
+    /// last, alone, and its SHA-256 was a fifth of a backup's CPU (perf of Benchmarks/backup.sh's instance).
+    func seal(_ slot: Slot, size: Int64, readingBack path: String, modified: Date, onBytes: (Int) -> Void = { _ in }) throws -> Written {
+        let dataAt = slot.headerAt + slot.headerLength
+        try lock.withLock {
+            guard openEnded?.headerAt == slot.headerAt, offset == dataAt, size >= 0 else {
+                throw BackupError.io("the archive grew under its open-ended member \(slot.name)")
+            }
+        }
+        let input: FileDescriptor
+        do { input = try FileDescriptor.open(FilePath(path), .readOnly) } catch { throw BackupError.io("cannot read back \(path): \(error)") }
+        defer { try? input.close() }
+        // The member must be exactly the bytes its writer says: the archive ends where it ends.
+        let end = try input.seek(offset: 0, from: .end)
+        guard end == Int64(dataAt) + size else {
+            throw BackupError.io("\(slot.name) is \(end - Int64(dataAt)) bytes in the archive, its writer says \(size)")
+        }
+        var hasher = SHA256()
+        var crc: UInt32 = 0
+        var done: Int64 = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.parallelPiece, alignment: 64)
+        defer { buffer.deallocate() }
+        while done < size {
+            let want = Int(min(Int64(Self.parallelPiece), size - done))
+            let count = try input.read(fromAbsoluteOffset: Int64(dataAt) + done, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]))
+            guard count > 0 else { throw BackupError.io("\(slot.name) ended early when read back") }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            try Self.hashBeside(bytes, hasher: &hasher) { crc = BackupZlib.crc32(bytes, crc) }
+            done += Int64(count)
+            onBytes(count)
+        }
+        let sized = Slot(name: slot.name, nameBytes: slot.nameBytes, size: size, headerAt: slot.headerAt, zip64: true)
+        let written = try close(sized, crc: crc, hasher: hasher, modified: modified)
+        lock.withLock {
+            offset = dataAt + UInt64(size)
+            openEnded = nil
+        }
+        return written
     }
 }
 
