@@ -69,7 +69,7 @@ enum BackupSnapshot {
         }
         return try await withFile(path, logger: logger) { file in
             // One self-contained file (no WAL beside it), and what is deleted below is overwritten, not left in free pages.
-            // (synchronous off first: leaving WAL mode otherwise syncs the scratch file.)
+            // (synchronous off first: leaving WAL mode otherwise syncs the file.)
             try await file.raw("PRAGMA synchronous = OFF").run()
             try await file.raw("PRAGMA journal_mode = DELETE").run()
             try await file.raw("PRAGMA secure_delete = ON").run()
