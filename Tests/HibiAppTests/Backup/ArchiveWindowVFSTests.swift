@@ -23,13 +23,16 @@ import Testing
 
     /// A database written, changed in WAL mode and rollback mode, and shrunk, through the window of a file whose
     /// name needs escaping in a URI: the bytes before it stay as they were, nothing is left beside the file, and
-    /// the window read on its own is a sound SQLite file with every row.
-    @Test func aDatabaseMadeInsideAFileAtAnOffsetIsAPlainSQLiteFileThere() async throws {
+    /// the window read on its own is a sound SQLite file with every row. The same with writes held back and made
+    /// in runs (as the backup API's copy opens it): every page still reaches the file.
+    @Test(arguments: [false, true]) func aDatabaseMadeInsideAFileAtAnOffsetIsAPlainSQLiteFileThere(coalescing: Bool) async throws {
         let directory = try BackupFixture.directory("window")
         let path = (directory as NSString).appendingPathComponent("archive #1 ?100% 日記.zip")
         let before = Self.prefix(12_345)
         try before.write(to: URL(fileURLWithPath: path))
-        let uri = try ArchiveWindowVFS.uri(path: path, offset: UInt64(before.count))
+        let window = try ArchiveWindowVFS.uri(path: path, offset: UInt64(before.count))
+        let uri = coalescing ? ArchiveWindowVFS.coalescing(window) : window
+        #expect(uri.hasSuffix("hibi_coalesce=1") == coalescing)
         try await BackupSnapshot.withFile(uri, logger: Self.logger) { file in
             try await file.raw("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL, n INTEGER NOT NULL)").run()
             try await file.raw("CREATE INDEX notes_n ON notes (n)").run()
