@@ -166,6 +166,11 @@ enum BackupFixture {
         if healthRecords > 0 { try await addHealthRecords(healthRecords, to: config) }
         let backup = (source as NSString).appendingPathComponent("\(label).hibi-backup")
         _ = try await self.backup(config, to: backup)
+        // The snapshot is made inside the archive by SQLite: nothing it keeps beside an open database (WAL, shared
+        // memory, journal) and no partial file may be left next to the finished archive.
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: source)
+            .filter { $0.hasPrefix("\(label).hibi-backup") && $0 != "\(label).hibi-backup" }
+        #expect(leftovers.isEmpty, "left beside the archive: \(leftovers)")
         return (source, backup)
     }
 
