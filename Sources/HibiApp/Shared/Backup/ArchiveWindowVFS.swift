@@ -163,7 +163,8 @@ enum ArchiveWindowVFS {
         return code
     }
 
-    /// A write joined to the run waiting in the buffer, or starting a new one; false if it must go straight through.
+    /// A write joined to the run waiting in the buffer, or starting a new one; nil if it must go straight through
+    /// (no buffer on this file, or larger than it).
     private static func hold(_ data: UnsafeRawPointer, _ count: Int, at position: Int64, _ file: UnsafeMutablePointer<sqlite3_file>?) -> Int32? {
         guard let state = window(file), let buffer = state.pointee.buffer, count > 0, count <= state.pointee.capacity else { return nil }
         if state.pointee.length > 0, position == state.pointee.start + Int64(state.pointee.length),
@@ -289,10 +290,11 @@ enum ArchiveWindowVFS {
             return real.io.xLock?(real.file, level) ?? SQLITE_IOERR
         }
         methods.xUnlock = { file, level in
+            // Unlocked even if the held pages could not be written: the failure is kept and answered again.
             let flushed = ArchiveWindowVFS.flush(file)
-            guard flushed == SQLITE_OK else { return flushed }
             guard let real = ArchiveWindowVFS.target(file) else { return SQLITE_IOERR }
-            return real.io.xUnlock?(real.file, level) ?? SQLITE_IOERR
+            let code = real.io.xUnlock?(real.file, level) ?? SQLITE_IOERR
+            return flushed == SQLITE_OK ? code : flushed
         }
         methods.xCheckReservedLock = { file, result in
             let flushed = ArchiveWindowVFS.flush(file)
@@ -345,9 +347,9 @@ enum ArchiveWindowVFS {
         }
         methods.xShmUnmap = { file, delete in
             let flushed = ArchiveWindowVFS.flush(file)
-            guard flushed == SQLITE_OK else { return flushed }
-            guard let real = ArchiveWindowVFS.target(file), real.io.iVersion >= 2 else { return SQLITE_OK }
-            return real.io.xShmUnmap?(real.file, delete) ?? SQLITE_OK
+            guard let real = ArchiveWindowVFS.target(file), real.io.iVersion >= 2 else { return flushed }
+            let code = real.io.xShmUnmap?(real.file, delete) ?? SQLITE_OK
+            return flushed == SQLITE_OK ? code : flushed
         }
         return methods
     }
