@@ -18,7 +18,8 @@ extension BackupSnapshot {
     }
 
     /// PostgreSQL into a new SQLite file: the schema made by this Hibi's own SQLite migrations (the ones the
-    /// source has applied), then every table's rows from one repeatable-read snapshot, read through a cursor.
+    /// source has applied), then every table's rows from one repeatable-read snapshot, each table streamed from one
+    /// SELECT inside it.
     static func copyPostgres(_ database: Database, into path: String, migrations: [Migration], logger: Logger) async throws {
         _ = try await copyPostgresCounting(database, into: path, migrations: migrations, logger: logger)
     }
@@ -147,7 +148,8 @@ extension BackupSnapshot {
     /// Rows handed to the SQLite thread at a time.
     static let pageRows = 2000
 
-    /// Reads a PostgreSQL table a page at a time through a cursor inside the caller's snapshot transaction.
+    /// Reads a PostgreSQL table a page at a time through a cursor inside the caller's snapshot transaction (the path
+    /// for a file whose `sqlite3*` cannot be reached).
     /// `prepare` runs as each page arrives, while the page before it is written: the two overlap.
     static func forEachPostgresPage<Page: Sendable>(of table: TableCatalog.Table, connection: PostgresConnection,
                                                     _ prepare: @escaping @Sendable ([PostgresRow]) throws -> Page,
