@@ -163,60 +163,6 @@ enum BackupSnapshot {
             try await connection.raw("PRAGMA synchronous = NORMAL").run()
         }
     }
-
-    /// PostgreSQL into a new SQLite file: the schema made by this Hibi's own SQLite migrations (the ones the
-    /// source has applied), then every table's rows from one repeatable-read snapshot, read through a cursor.
-    static func copyPostgres(_ database: Database, into path: String, migrations: [Migration], logger: Logger) async throws {
-        let byVersion = Dictionary(migrations.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a })
-        try await withFile(path, logger: logger) { file in
-            // A scratch file until it is complete: a crash leaves a spool the next backup removes, so no journal.
-            try await file.raw("PRAGMA journal_mode = OFF").run()
-            try await file.raw("PRAGMA synchronous = OFF").run()
-            try await file.raw("BEGIN").run()
-            try await database.withPostgresConnection { connection, source in
-                try await source.raw("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").run()
-                do {
-                    try await copy(from: source, connection: connection, into: file, byVersion: byVersion)
-                    try await source.raw("COMMIT").run()
-                } catch {
-                    try? await source.raw("ROLLBACK").run()
-                    throw error
-                }
-            }
-            try await file.raw("COMMIT").run()
-        }
-    }
-
-    private static func copy(from source: any SQLDatabase, connection: PostgresConnection, into file: SQLiteSession,
-                             byVersion: [Int: Migration]) async throws {
-        let applied = try await source.raw("SELECT version FROM hibi_schema ORDER BY version").all()
-            .map { try $0.decode(column: "version", as: Int.self) }
-        try await Migrator.createTable(file)
-        let now = Int64(Date().timeIntervalSince1970)
-        for version in applied {
-            guard let migration = byVersion[version] else {
-                throw BackupError.newerSchema(backup: applied.max() ?? version, binary: byVersion.keys.max() ?? 0)
-            }
-            try await Migrator.apply(migration, sql: file, engine: .sqlite, now: now)
-        }
-        let made = Dictionary(try await TableCatalog.read(file, engine: .sqlite).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        let catalog = try await TableCatalog.read(source, engine: .postgres)
-        for table in catalog where !TableCatalog.skippedTables.contains(table.name) {
-            guard let target = made[table.name] else { throw BackupError.tableMismatch(table: table.name, reason: "this Hibi's SQLite schema has no such table") }
-            guard Set(target.columns.map(\.name)) == Set(table.columns.map(\.name)) else {
-                throw BackupError.tableMismatch(table: table.name, reason: "columns \(table.columns.map(\.name)) against \(target.columns.map(\.name))")
-            }
-            if TableCatalog.emptiedTables.contains(table.name) { continue }
-            // A table filled without its secondary indexes, which are built once at the end.
-            let indexes = try await RestoreService.secondaryIndexes(of: table.name, sql: file, engine: .sqlite)
-            for index in indexes { try await file.raw("DROP INDEX \(unsafeRaw: TableCatalog.quoted(index.name))").run() }
-            let insert = SQLiteBulkInsert(table: table.name, columns: table.columns.map(\.name))
-            try await BackupService.forEachPostgresPage(of: table, connection: connection) { page in
-                try await insert.run(page[...], on: file.connection)
-            }
-            for index in indexes { try await file.raw(SQLQueryString(index.definition)).run() }
-        }
-    }
 }
 
 /// Rows into an SQLite table in multi-row statements with values bound directly (an SQLKit expression per
