@@ -182,8 +182,8 @@ import Testing
         }
     }
 
-    /// Text is bound as its bytes only when they are UTF-8 (the general decode repairs what is not): the check
-    /// agrees with the standard library's on edge cases and on random bytes.
+    /// Text is bound as its bytes only when they are UTF-8 (the general decode repairs what is not): the check on
+    /// raw bytes agrees with making a String on edge cases and on random bytes.
     @Test func utf8CheckAgreesWithTheStandardLibrary() {
         func standard(_ bytes: [UInt8]) -> Bool { String(validating: bytes, as: UTF8.self) != nil }
         func check(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { UTF8Check.isValid($0) } }

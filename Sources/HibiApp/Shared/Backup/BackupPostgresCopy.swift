@@ -270,14 +270,16 @@ struct BindPage: Sendable {
         } else {
             cells.removeSubrange(mark...)
             bytes.moveWriterIndex(to: written)
-            append(try BackupSnapshot.values(of: row, table: table))
+            try append(try BackupSnapshot.values(of: row, table: table))
             decoded += 1
         }
         rows += 1
     }
 
-    private mutating func appendBytes(_ kind: Kind, _ source: ByteBuffer) {
-        cells.append(Cell(kind: kind, length: Int32(source.readableBytes), value: Int64(bytes.writerIndex)))
+    private mutating func appendBytes(_ kind: Kind, _ source: ByteBuffer) throws {
+        // PostgreSQL's own limit on a value is 1 GB; a larger one cannot be laid out here.
+        guard let length = Int32(exactly: source.readableBytes) else { throw BackupError.io("a value of 2 GB or more") }
+        cells.append(Cell(kind: kind, length: length, value: Int64(bytes.writerIndex)))
         var source = source
         bytes.writeBuffer(&source)
     }
@@ -316,10 +318,10 @@ struct BindPage: Sendable {
                 cells.append(Cell(kind: .integer, length: 0, value: Int64(flag)))
             case (.blob, .bytea):
                 guard count <= Int(Int32.max) else { return false }
-                appendBytes(.blob, cellBytes)
+                try appendBytes(.blob, cellBytes)
             case (.text, .text), (.text, .varchar), (.text, .bpchar), (.text, .name):
                 guard count <= Int(Int32.max), cellBytes.withUnsafeReadableBytes(UTF8Check.isValid) else { return false }
-                appendBytes(.text, cellBytes)
+                try appendBytes(.text, cellBytes)
             default:
                 return false
             }
@@ -333,15 +335,15 @@ struct BindPage: Sendable {
     }
 
     /// A decoded row, laid out as `BackupValue.sqliteData` binds it (booleans as 0 and 1).
-    private mutating func append(_ values: [BackupValue]) {
+    private mutating func append(_ values: [BackupValue]) throws {
         for value in values {
             switch value {
             case .null: cells.append(Cell(kind: .null, length: 0, value: 0))
             case let .integer(number): cells.append(Cell(kind: .integer, length: 0, value: number))
             case let .real(number): cells.append(Cell(kind: .real, length: 0, value: Int64(bitPattern: number.bitPattern)))
             case let .boolean(flag): cells.append(Cell(kind: .integer, length: 0, value: flag ? 1 : 0))
-            case let .text(string): appendBytes(.text, ByteBuffer(string: string))
-            case let .blob(data): appendBytes(.blob, ByteBuffer(bytes: data))
+            case let .text(string): try appendBytes(.text, ByteBuffer(string: string))
+            case let .blob(data): try appendBytes(.blob, ByteBuffer(bytes: data))
             }
         }
     }
@@ -427,35 +429,15 @@ final class PostgresRowInsert: @unchecked Sendable {
 }
 
 /// Whether bytes are well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF), as
-/// `String(validating:as:)` decides, without making a String. Runs of ASCII are checked eight bytes at a time.
+/// the standard library decides it, without making a String: `UTF8Span` validates in place. (A hand-written check
+/// was measured 8 ms faster per 2 million cells, not worth keeping our own decoder for.)
 enum UTF8Check {
     static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let count = bytes.count
-        var i = 0
-        while i < count {
-            // ASCII fast path: eight bytes with no high bit set.
-            while i + 8 <= count, bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
-            guard i < count else { return true }
-            let lead = bytes[i]
-            if lead < 0x80 { i += 1; continue }
-            let length: Int
-            var low: UInt8 = 0x80, high: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; low = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; high = 0x9F
-            case 0xF0: length = 4; low = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; high = 0x8F
-            default: return false
-            }
-            guard i + length <= count else { return false }
-            let second = bytes[i + 1]
-            guard second >= low, second <= high else { return false }
-            for k in 2..<length where bytes[i + k] & 0xC0 != 0x80 { return false }
-            i += length
+        do {
+            _ = try UTF8Span(validating: bytes.assumingMemoryBound(to: UInt8.self).span)
+            return true
+        } catch {
+            return false
         }
-        return true
     }
 }
