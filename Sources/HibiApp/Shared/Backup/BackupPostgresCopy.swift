@@ -87,7 +87,7 @@ extension BackupSnapshot {
             let indexes = try await RestoreService.secondaryIndexes(of: table.name, sql: file, engine: .sqlite)
             for index in indexes { try await file.raw("DROP INDEX \(unsafeRaw: TableCatalog.quoted(index.name))").run() }
             if let handle = file.rawHandle {
-                let table = try await copyRows(of: table, connection: connection, into: handle, thread: thread)
+                let table = try await copyRows(of: table, keyOrder: target.primaryKey, connection: connection, into: handle, thread: thread)
                 counts.direct += table.direct
                 counts.decoded += table.decoded
             } else {
@@ -110,14 +110,21 @@ extension BackupSnapshot {
     /// cursor fetched page by page, and 500-row INSERT statements parsed anew, each value through a `BackupValue`
     /// and an `SQLiteData`) took turns between fetching and inserting and spent a third of a backup's CPU on the
     /// conversions (perf).
-    private static func copyRows(of table: TableCatalog.Table, connection: PostgresConnection, into handle: SQLiteRawHandle,
-                                 thread: NIOThreadPool) async throws -> PostgresCopyCounts {
+    ///
+    /// The rows come in the order of the SQLite table's primary key (`keyOrder`), so each goes in at the end of its
+    /// key's B-tree. In table order, a real instance's `health_records` (kept in time order, with random ids from
+    /// before ids were made time-ordered) would land all over a 2.6M-entry index: 19 s against 2.4 s in order with
+    /// SQLite's own shell. PostgreSQL reads them through its primary key index (0.3 s more for that table when the
+    /// table is already in key order, its default collation; only the speed depends on the order, not the result).
+    private static func copyRows(of table: TableCatalog.Table, keyOrder: [String], connection: PostgresConnection,
+                                 into handle: SQLiteRawHandle, thread: NIOThreadPool) async throws -> PostgresCopyCounts {
         let insert = try await thread.runIfActive { try PostgresRowInsert(table: table, db: handle) }
         var counts = PostgresCopyCounts()
         var inserting: Task<Void, any Error>?
         do {
             let columnList = table.columns.map { TableCatalog.quoted($0.name) }.joined(separator: ", ")
-            let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT \(columnList) FROM \(TableCatalog.quoted(table.name))"),
+            let order = keyOrder.isEmpty ? "" : " ORDER BY " + keyOrder.map(TableCatalog.quoted).joined(separator: ", ")
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT \(columnList) FROM \(TableCatalog.quoted(table.name))\(order)"),
                                                   logger: connection.logger)
             var page = BindPage(table: table, capacity: pageRows)
             func send() async throws {
