@@ -89,33 +89,37 @@ struct RestoreCommand: AsyncParsableCommand {
     }
 }
 
-/// A one-line progress bar for backups and restores, redrawn in place on stderr when the percentage
-/// or the phase changes (a backup reports every page of rows and every chunk of a file).
+/// A one-line progress bar for backups and restores, redrawn in place on stderr when a percentage changes. A backup
+/// makes its two halves at once (the media files and the tables snapshot), so each phase keeps its own bar on the
+/// line instead of the two taking turns on one.
 final class BackupProgressBar: @unchecked Sendable {
     let enabled: Bool
     private let lock = NSLock()
-    private var lastPercent = -1
-    private var lastPhase = ""
+    /// Phases in the order they were first heard of, with their last drawn percentage.
+    private var phases: [(name: String, percent: Int)] = []
 
     init(enabled: Bool) { self.enabled = enabled }
 
     func draw(_ progress: BackupProgress) {
         guard enabled else { return }
-        let fraction = progress.total > 0 ? min(1, Double(progress.done) / Double(progress.total)) : 1
+        let fraction = progress.total > 0 ? min(1, max(0, Double(progress.done) / Double(progress.total))) : 1
         let percent = Int(fraction * 100)
         lock.lock(); defer { lock.unlock() }
-        guard percent != lastPercent || progress.phase != lastPhase else { return }
-        lastPercent = percent
-        lastPhase = progress.phase
-        let width = 30
-        let filled = Int(fraction * Double(width))
-        let unit = progress.phase == "tables" ? "rows" : "bytes"
-        let line = "\r\(progress.phase.padding(toLength: 7, withPad: " ", startingAt: 0)) [" + String(repeating: "#", count: filled)
-            + String(repeating: "-", count: width - filled) + "] \(percent)%  \(progress.done)/\(progress.total) \(unit)   "
+        if let index = phases.firstIndex(where: { $0.name == progress.phase }) {
+            guard phases[index].percent != percent else { return }
+            phases[index].percent = percent
+        } else {
+            phases.append((progress.phase, percent))
+        }
+        let width = 20
+        let line = "\r" + phases.map { phase in
+            let filled = phase.percent * width / 100
+            return "\(phase.name) [" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] \(phase.percent)%"
+        }.joined(separator: "  ") + "   "
         FileHandle.standardError.write(Data(line.utf8))
     }
 
     func finish() {
-        if enabled, lastPercent >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+        if enabled, lock.withLock({ !phases.isEmpty }) { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

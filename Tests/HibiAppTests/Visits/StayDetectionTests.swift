@@ -109,8 +109,8 @@ struct StayDetectionTests {
     }
 }
 
-/// A small seeded generator, so jitter is the same on every run.
-struct SplitMix {
+/// A small seeded generator (SplitMix64), so random inputs are the same on every run; shared by the tests here.
+struct SplitMix: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

@@ -230,77 +230,78 @@ enum ArchiveWindowVFS {
         return overflow || position < 0 ? nil : sum
     }
 
+    /// Writes the held pages, then hands the real file to `body`: the first failure answers (`otherwise` when
+    /// there is no real file or method).
+    private static func forward(_ file: UnsafeMutablePointer<sqlite3_file>?, otherwise: Int32, _ body: (Target) -> Int32?) -> Int32 {
+        let flushed = flush(file)
+        guard flushed == SQLITE_OK else { return flushed }
+        guard let real = target(file) else { return otherwise }
+        return body(real) ?? otherwise
+    }
+
+    /// As `forward`, but `body` runs even when the held pages could not be written (an unlock, an unmap: what was
+    /// taken is given back); the kept failure still answers.
+    private static func release(_ file: UnsafeMutablePointer<sqlite3_file>?, otherwise: Int32, _ body: (Target) -> Int32?) -> Int32 {
+        let flushed = flush(file)
+        guard let real = target(file) else { return flushed == SQLITE_OK ? otherwise : flushed }
+        let code = body(real) ?? otherwise
+        return flushed == SQLITE_OK ? code : flushed
+    }
+
     private static func windowMethods() -> sqlite3_io_methods {
         var methods = sqlite3_io_methods()
         // Version 2: shared memory for WAL (a copied WAL database opens in WAL mode until it is switched to a
         // rollback journal), but no memory mapping (version 3), whose offsets would be the real file's.
         methods.iVersion = 2
         methods.xClose = { file in
-            let flushed = ArchiveWindowVFS.flush(file)
+            let code = ArchiveWindowVFS.release(file, otherwise: SQLITE_OK) { real in
+                defer { real.file.pointee.pMethods = nil }
+                return real.io.xClose?(real.file)
+            }
             if let state = ArchiveWindowVFS.window(file) {
                 state.pointee.buffer?.deallocate()
                 state.pointee.buffer = nil
             }
-            guard let real = ArchiveWindowVFS.target(file) else { return flushed }
-            let code = real.io.xClose?(real.file) ?? SQLITE_OK
-            real.file.pointee.pMethods = nil
-            return flushed == SQLITE_OK ? code : flushed
+            return code
         }
         methods.xRead = { file, buffer, amount, position in
-            let flushed = ArchiveWindowVFS.flush(file)
-            guard flushed == SQLITE_OK else { return flushed }
-            guard let real = ArchiveWindowVFS.target(file), let at = ArchiveWindowVFS.shifted(position, file) else { return SQLITE_IOERR }
-            return real.io.xRead?(real.file, buffer, amount, at) ?? SQLITE_IOERR
+            ArchiveWindowVFS.forward(file, otherwise: SQLITE_IOERR) { real in
+                ArchiveWindowVFS.shifted(position, file).flatMap { real.io.xRead?(real.file, buffer, amount, $0) }
+            }
         }
         methods.xWrite = { file, buffer, amount, position in
             guard let buffer, position >= 0 else { return SQLITE_IOERR }
             if let held = ArchiveWindowVFS.hold(buffer, Int(amount), at: position, file) { return held }
-            let flushed = ArchiveWindowVFS.flush(file)
-            guard flushed == SQLITE_OK else { return flushed }
-            guard let real = ArchiveWindowVFS.target(file), let at = ArchiveWindowVFS.shifted(position, file) else { return SQLITE_IOERR }
-            return real.io.xWrite?(real.file, buffer, amount, at) ?? SQLITE_IOERR
+            return ArchiveWindowVFS.forward(file, otherwise: SQLITE_IOERR) { real in
+                ArchiveWindowVFS.shifted(position, file).flatMap { real.io.xWrite?(real.file, buffer, amount, $0) }
+            }
         }
         methods.xTruncate = { file, size in
-            let flushed = ArchiveWindowVFS.flush(file)
-            guard flushed == SQLITE_OK else { return flushed }
-            guard let real = ArchiveWindowVFS.target(file), let at = ArchiveWindowVFS.shifted(size, file) else { return SQLITE_IOERR }
-            return real.io.xTruncate?(real.file, at) ?? SQLITE_IOERR
+            ArchiveWindowVFS.forward(file, otherwise: SQLITE_IOERR) { real in
+                ArchiveWindowVFS.shifted(size, file).flatMap { real.io.xTruncate?(real.file, $0) }
+            }
         }
         methods.xSync = { file, flags in
-            let flushed = ArchiveWindowVFS.flush(file)
-            guard flushed == SQLITE_OK else { return flushed }
-            guard let real = ArchiveWindowVFS.target(file) else { return SQLITE_IOERR }
-            return real.io.xSync?(real.file, flags) ?? SQLITE_IOERR
+            ArchiveWindowVFS.forward(file, otherwise: SQLITE_IOERR) { $0.io.xSync?($0.file, flags) }
         }
         methods.xFileSize = { file, size in
-            let flushed = ArchiveWindowVFS.flush(file)
-            guard flushed == SQLITE_OK else { return flushed }
-            guard let real = ArchiveWindowVFS.target(file), let size else { return SQLITE_IOERR }
-            var whole: sqlite3_int64 = 0
-            let code = real.io.xFileSize?(real.file, &whole) ?? SQLITE_IOERR
-            guard code == SQLITE_OK else { return code }
-            // Before the first page is written the real file ends at or before the window: an empty database.
-            size.pointee = max(0, whole - ArchiveWindowVFS.offset(file))
-            return SQLITE_OK
+            ArchiveWindowVFS.forward(file, otherwise: SQLITE_IOERR) { real in
+                guard let size, let call = real.io.xFileSize else { return nil }
+                var whole: sqlite3_int64 = 0
+                let code = call(real.file, &whole)
+                // Before the first page is written the real file ends at or before the window: an empty database.
+                if code == SQLITE_OK { size.pointee = max(0, whole - ArchiveWindowVFS.offset(file)) }
+                return code
+            }
         }
         methods.xLock = { file, level in
-            let flushed = ArchiveWindowVFS.flush(file)
-            guard flushed == SQLITE_OK else { return flushed }
-            guard let real = ArchiveWindowVFS.target(file) else { return SQLITE_IOERR }
-            return real.io.xLock?(real.file, level) ?? SQLITE_IOERR
+            ArchiveWindowVFS.forward(file, otherwise: SQLITE_IOERR) { $0.io.xLock?($0.file, level) }
         }
         methods.xUnlock = { file, level in
-            // Unlocked even if the held pages could not be written: the failure is kept and answered again.
-            let flushed = ArchiveWindowVFS.flush(file)
-            guard let real = ArchiveWindowVFS.target(file) else { return SQLITE_IOERR }
-            let code = real.io.xUnlock?(real.file, level) ?? SQLITE_IOERR
-            return flushed == SQLITE_OK ? code : flushed
+            ArchiveWindowVFS.release(file, otherwise: SQLITE_IOERR) { $0.io.xUnlock?($0.file, level) }
         }
         methods.xCheckReservedLock = { file, result in
-            let flushed = ArchiveWindowVFS.flush(file)
-            guard flushed == SQLITE_OK else { return flushed }
-            guard let real = ArchiveWindowVFS.target(file) else { return SQLITE_IOERR }
-            return real.io.xCheckReservedLock?(real.file, result) ?? SQLITE_IOERR
+            ArchiveWindowVFS.forward(file, otherwise: SQLITE_IOERR) { $0.io.xCheckReservedLock?($0.file, result) }
         }
         methods.xFileControl = { file, operation, argument in
             let flushed = ArchiveWindowVFS.flush(file)
@@ -329,27 +330,25 @@ enum ArchiveWindowVFS {
             return real.io.xDeviceCharacteristics?(real.file) ?? 0
         }
         methods.xShmMap = { file, region, size, extend, mapped in
-            let flushed = ArchiveWindowVFS.flush(file)
-            guard flushed == SQLITE_OK else { return flushed }
-            guard let real = ArchiveWindowVFS.target(file), real.io.iVersion >= 2 else { return SQLITE_IOERR }
-            return real.io.xShmMap?(real.file, region, size, extend, mapped) ?? SQLITE_IOERR
+            ArchiveWindowVFS.forward(file, otherwise: SQLITE_IOERR) { real in
+                real.io.iVersion >= 2 ? real.io.xShmMap?(real.file, region, size, extend, mapped) : nil
+            }
         }
         methods.xShmLock = { file, offset, count, flags in
-            let flushed = ArchiveWindowVFS.flush(file)
-            guard flushed == SQLITE_OK else { return flushed }
-            guard let real = ArchiveWindowVFS.target(file), real.io.iVersion >= 2 else { return SQLITE_IOERR }
-            return real.io.xShmLock?(real.file, offset, count, flags) ?? SQLITE_IOERR
+            ArchiveWindowVFS.forward(file, otherwise: SQLITE_IOERR) { real in
+                real.io.iVersion >= 2 ? real.io.xShmLock?(real.file, offset, count, flags) : nil
+            }
         }
         methods.xShmBarrier = { file in
-            _ = ArchiveWindowVFS.flush(file)
-            guard let real = ArchiveWindowVFS.target(file), real.io.iVersion >= 2 else { return }
-            real.io.xShmBarrier?(real.file)
+            _ = ArchiveWindowVFS.release(file, otherwise: SQLITE_OK) { real in
+                if real.io.iVersion >= 2 { real.io.xShmBarrier?(real.file) }
+                return SQLITE_OK
+            }
         }
         methods.xShmUnmap = { file, delete in
-            let flushed = ArchiveWindowVFS.flush(file)
-            guard let real = ArchiveWindowVFS.target(file), real.io.iVersion >= 2 else { return flushed }
-            let code = real.io.xShmUnmap?(real.file, delete) ?? SQLITE_OK
-            return flushed == SQLITE_OK ? code : flushed
+            ArchiveWindowVFS.release(file, otherwise: SQLITE_OK) { real in
+                real.io.iVersion >= 2 ? real.io.xShmUnmap?(real.file, delete) : nil
+            }
         }
         return methods
     }
