@@ -53,6 +53,7 @@ struct RestoreCommand: AsyncParsableCommand {
     @OptionGroup var options: ConfigOptions
     @Argument(help: "The backup archive") var file: String
     @Flag(help: "Replace a target that already holds data") var replace = false
+    @Flag(help: "Restore a backup whose signature cannot be checked (an older Hibi's, without manifest.mac, or another instance's), after a warning that says what cannot be checked") var allowUnverified = false
     @Flag(help: "No progress bar (for scripts)") var quiet = false
 
     func run() async throws {
@@ -70,7 +71,8 @@ struct RestoreCommand: AsyncParsableCommand {
         do {
             let box = try RestoreKey.load(masterKey: config.masterKey, dataDirectory: config.dataDirectory)
             let service = RestoreService(database: database, dataDirectory: config.dataDirectory, mediaDirectory: config.mediaDirectory, box: box, logger: logger)
-            let manifest = try await service.restore(from: file, replace: replace) { bar.draw($0) }
+            let manifest = try await service.restore(from: file, replace: replace, allowUnverified: allowUnverified,
+                                                     warn: { printError("Warning: \($0.en)") }) { bar.draw($0) }
             bar.finish()
             let rows = manifest.tables.reduce(0) { $0 &+ $1.rows }
             print("Restored \(rows) rows in \(manifest.tables.count) tables and \(manifest.files.count) files from \(file) (made \(manifest.createdAt), schema \(manifest.schemaVersion)) into \(config.database.engineName). Sessions are not carried over: everyone signs in again.")

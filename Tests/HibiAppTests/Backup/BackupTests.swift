@@ -107,12 +107,13 @@ enum BackupFixture {
         }
     }
 
-    static func restore(_ path: String, into config: AppConfig, replace: Bool = false, migrations: [Migration] = Schema.all) async throws {
+    static func restore(_ path: String, into config: AppConfig, replace: Bool = false, allowUnverified: Bool = false,
+                        migrations: [Migration] = Schema.all) async throws {
         let database = try await Database.open(config.database, logger: TestApp.quietLogger)
         do {
             let box = try RestoreKey.load(masterKey: config.masterKey, dataDirectory: config.dataDirectory)
             try await RestoreService(database: database, dataDirectory: config.dataDirectory, box: box, logger: TestApp.quietLogger,
-                                     migrations: migrations).restore(from: path, replace: replace)
+                                     migrations: migrations).restore(from: path, replace: replace, allowUnverified: allowUnverified)
         } catch {
             await database.shutdown()
             throw error
@@ -186,7 +187,8 @@ enum BackupFixture {
     static func expectRefusedWhole(_ good: String, keysFrom source: String, _ tamperings: [Tampering]) async throws {
         for tampering in tamperings {
             let tampered = (source as NSString).appendingPathComponent("tampered-\(tampering.label).hibi-backup")
-            try await rewrite(good, to: tampered, tampering.change)
+            // Signed again with the source's key: these tamperings test the row checks behind the signature.
+            try await rewrite(good, to: tampered, signWith: try RestoreKey.load(masterKey: nil, dataDirectory: source), tampering.change)
             #expect(try BackupVerifier.verify(path: tampered).tables > 0)
             let target = try directory("tampered-target")
             try copyKeys(from: source, to: target)
@@ -204,7 +206,10 @@ enum BackupFixture {
         }
     }
 
-    static func rewrite(_ path: String, to out: String, _ change: @escaping @Sendable (SQLiteSession) async throws -> Void) async throws {
+    /// `signWith`: the key that signs the new manifest (someone holding the data key); nil leaves it unsigned,
+    /// as someone without the key must, or with `keepingMACOf` carrying over another archive's signature.
+    static func rewrite(_ path: String, to out: String, signWith box: SealedBoxService? = nil, keepingMACOf original: String? = nil,
+                        _ change: @escaping @Sendable (SQLiteSession) async throws -> Void) async throws {
         let archive = try BackupArchive(path: path)
         var manifest = archive.manifest
         let database = try #require(manifest.database)
@@ -221,8 +226,15 @@ enum BackupFixture {
         let written = try zip.add(name: BackupSnapshot.memberName, source: tables, method: .stored, modified: Date())
         manifest.database = .init(member: BackupSnapshot.memberName, bytes: written.bytes, sha256: written.sha256)
         let manifestPath = (work as NSString).appendingPathComponent(BackupManifest.memberName)
-        try JSONCoding.encoder.encode(manifest).write(to: URL(fileURLWithPath: manifestPath))
+        let manifestBytes = try JSONCoding.encoder.encode(manifest)
+        try manifestBytes.write(to: URL(fileURLWithPath: manifestPath))
         try zip.add(name: BackupManifest.memberName, source: manifestPath, method: .deflated, modified: Date())
+        let mac = try box.map { $0.authenticationCode(for: manifestBytes, purpose: BackupManifest.macPurpose) } ?? original.flatMap { try BackupArchive(path: $0).mac }
+        if let mac {
+            let macPath = (work as NSString).appendingPathComponent(BackupManifest.macMemberName)
+            try Data(Hex.string(mac).utf8).write(to: URL(fileURLWithPath: macPath))
+            try zip.add(name: BackupManifest.macMemberName, source: macPath, method: .stored, modified: Date())
+        }
         try zip.finish()
     }
 
@@ -671,7 +683,16 @@ final class LockedFlag: @unchecked Sendable {
         let target = try BackupFixture.directory("v1")
         var config = try await BackupFixture.targetConfig(target)
         config.masterKey = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
-        try await BackupFixture.restore(fixture, into: config)
+        // Made before backups were signed: refused without the flag, naming what cannot be checked.
+        do {
+            try await BackupFixture.restore(fixture, into: config)
+            Issue.record("an unsigned backup was restored without --allow-unverified")
+        } catch let error as BackupError {
+            #expect(error == .unverified(.unsigned, hibiVersion: manifest.hibiVersion))
+            #expect(error.description.contains("admin rights") && error.description.contains("--allow-unverified"))
+        }
+        #expect(try await BackupFixture.contents(config).rows == 0)
+        try await BackupFixture.restore(fixture, into: config, allowUnverified: true)
         let core = try await AppCore.open(config, logger: TestApp.quietLogger)
         let app = await buildApplication(core: core)
         try await app.test(.router) { client in

@@ -13,6 +13,10 @@ public struct BackupManifest: Codable, Sendable, Equatable {
     public static let formatName = "hibi-backup"
     public static let currentFormatVersion = 2
     public static let memberName = "manifest.json"
+    /// The manifest's HMAC-SHA256 (hex) under a key derived from the data key (`macPurpose`): since the manifest
+    /// holds every member's SHA-256, it vouches for the whole archive. Written since format 2 archives carry it.
+    public static let macMemberName = "manifest.mac"
+    public static let macPurpose = "backup-manifest"
 
     public var format: String
     public var formatVersion: Int
@@ -83,6 +87,38 @@ public enum BackupError: Error, Equatable, CustomStringConvertible {
     case tableMismatch(table: String, reason: String)
     case unsupportedValue(table: String, column: String)
     case io(String)
+    /// A member the writer never makes (a top-level file, a name outside the media folders, a link).
+    case outsideLayout(member: String, reason: String)
+    /// The manifest's MAC does not match under the key that made the archive: edited without the key.
+    case tampered
+    /// The archive's origin cannot be checked; restored only when the operator says so.
+    case unverified(UnverifiedReason, hibiVersion: String)
+
+    public enum UnverifiedReason: String, Sendable, Equatable {
+        /// No `manifest.mac`: made by a Hibi from before backups were signed (or the member was removed).
+        case unsigned
+        /// A MAC this target's data key does not confirm: another instance's key.
+        case otherKey
+        /// The target has no data key to check a MAC with.
+        case noKey
+    }
+
+    /// What a restore of an unverified archive cannot check, said before it goes ahead.
+    public static func unverifiedWarning(_ reason: UnverifiedReason, hibiVersion: String) -> Text {
+        let why: Text = switch reason {
+        case .unsigned:
+            Text(en: "it carries no \(BackupManifest.macMemberName) (its manifest says Hibi \(hibiVersion); older versions did not sign backups, or the member was removed)",
+                 ja: "\(BackupManifest.macMemberName) がありません(マニフェストの記載は Hibi \(hibiVersion)。古い版は署名しません。または取り除かれています)")
+        case .otherKey:
+            Text(en: "its signature was made with another data key (another instance's, or the archive was changed)",
+                 ja: "署名が別のデータキーで作られています(別のインスタンスのもの、または書き換えられています)")
+        case .noKey:
+            Text(en: "this target has no data key to check its signature with", ja: "署名を確かめるデータキーがこの復元先にありません")
+        }
+        return Text(
+            en: "this backup cannot be verified: \(why.en). Hibi cannot tell whether its tables (accounts, passwords, admin rights, tokens, diary and health rows) or its files were changed after it was written: the sizes and SHA-256 sums in its manifest only show that the members agree with a manifest anyone can rewrite",
+            ja: "このバックアップは検証できません: \(why.ja)。テーブル(アカウント、パスワード、管理者権限、トークン、日記や健康の行)やファイルが書き出された後に変えられていないかを確かめられません。マニフェストのサイズと SHA-256 は、誰でも書き換えられるマニフェストとメンバーが一致することしか示しません")
+    }
 
     public var text: Text {
         switch self {
@@ -114,6 +150,15 @@ public enum BackupError: Error, Equatable, CustomStringConvertible {
                  ja: "テーブル \(table) の列 \(column): バックアップに入れられない値です(有限の数ではありません)")
         case let .io(reason):
             Text(en: "cannot read or write a file: \(reason)", ja: "ファイルを読み書きできません: \(reason)")
+        case let .outsideLayout(member, reason):
+            Text(en: "the backup holds \(member), which Hibi never writes (\(reason)); nothing was restored",
+                 ja: "バックアップに Hibi が書かないメンバー \(member) があります(\(reason))。何も復元していません")
+        case .tampered:
+            Text(en: "the backup was changed after it was written: its manifest's signature does not match under this instance's data key; nothing was restored",
+                 ja: "バックアップは書き出された後に変更されています。マニフェストの署名がこのインスタンスのデータキーで一致しません。何も復元していません")
+        case let .unverified(reason, version):
+            Text(en: Self.unverifiedWarning(reason, hibiVersion: version).en + ". Restore it only if you trust where it came from, with --allow-unverified",
+                 ja: Self.unverifiedWarning(reason, hibiVersion: version).ja + "。出どころを信頼できる場合に限り --allow-unverified を付けて復元してください")
         }
     }
 

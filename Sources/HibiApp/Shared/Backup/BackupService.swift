@@ -129,9 +129,15 @@ public struct BackupService: Sendable {
             files: entries)
         let encoder = JSONCoding.encoder
         encoder.outputFormatting.insert(.prettyPrinted)
+        let bytes = try encoder.encode(manifest)
         let member = try zip.begin(name: BackupManifest.memberName, method: .deflated, modified: now)
-        try encoder.encode(manifest).withUnsafeBytes { try member.write($0) }
+        try bytes.withUnsafeBytes { try member.write($0) }
         _ = try member.finish()
+        // The manifest holds every member's SHA-256, so its MAC vouches for the whole archive (`RestoreService`).
+        let mac = Data(Hex.string(box.authenticationCode(for: bytes, purpose: BackupManifest.macPurpose)).utf8)
+        let signature = try zip.begin(name: BackupManifest.macMemberName, method: .stored, modified: now)
+        try mac.withUnsafeBytes { try signature.write($0) }
+        _ = try signature.finish()
         return manifest
     }
 }

@@ -14,6 +14,10 @@ final class BackupArchive: @unchecked Sendable {
     let archive: Archive
     let entries: [String: ZIPFoundation.Entry]
     let manifest: BackupManifest
+    /// The manifest exactly as stored: its MAC is over these bytes.
+    let manifestBytes: Data
+    /// `manifest.mac`, when the archive has one.
+    let mac: Data?
     static let bufferSize = 256 * 1024
     /// The manifest is read whole; nothing honest comes near this.
     static let maxManifestBytes: UInt64 = 256 * 1024 * 1024
@@ -27,7 +31,11 @@ final class BackupArchive: @unchecked Sendable {
             throw .notABackup("the file is not a complete ZIP archive (damaged or cut short: \(error))")
         }
         var entries: [String: ZIPFoundation.Entry] = [:]
-        for entry in archive { entries[entry.path] = entry }
+        for entry in archive {
+            // Two entries of one name: which one a reader takes is the reader's choice, so neither is trusted.
+            guard entries[entry.path] == nil else { throw .outsideLayout(member: entry.path, reason: "the name appears twice") }
+            entries[entry.path] = entry
+        }
         guard let manifestEntry = entries[BackupManifest.memberName] else { throw .notABackup("it has no \(BackupManifest.memberName)") }
         guard manifestEntry.uncompressedSize <= Self.maxManifestBytes else { throw .damaged(member: BackupManifest.memberName, reason: "too large") }
         var bytes = Data()
@@ -49,9 +57,44 @@ final class BackupArchive: @unchecked Sendable {
         }
         guard manifest.format == BackupManifest.formatName else { throw .notABackup("unknown format \"\(manifest.format)\"") }
         guard manifest.formatVersion <= BackupManifest.currentFormatVersion else { throw .newerFormat(manifest.formatVersion) }
+        try BackupLayout.check(entries: entries, manifest: manifest)
+        var mac: Data?
+        if let macEntry = entries[BackupManifest.macMemberName] {
+            var text = Data()
+            do {
+                guard macEntry.uncompressedSize <= 256 else { throw BackupError.damaged(member: BackupManifest.macMemberName, reason: "too large") }
+                _ = try archive.extract(macEntry, bufferSize: 1024) { chunk in
+                    text.append(chunk)
+                    if text.count > 256 { throw BackupError.damaged(member: BackupManifest.macMemberName, reason: "too large") }
+                }
+            } catch let error as BackupError {
+                throw error
+            } catch {
+                throw .damaged(member: BackupManifest.macMemberName, reason: Self.describe(error))
+            }
+            guard let hex = String(data: text, encoding: .utf8), let code = Hex.data(hex.trimmingCharacters(in: .whitespacesAndNewlines)), code.count == 32 else {
+                throw .damaged(member: BackupManifest.macMemberName, reason: "not a hex HMAC-SHA256")
+            }
+            mac = code
+        }
         self.archive = archive
         self.entries = entries
         self.manifest = manifest
+        self.manifestBytes = bytes
+        self.mac = mac
+    }
+
+    /// Whether the holder of `box`'s key wrote this manifest (and so, through its SHA-256 sums, every member).
+    /// A MAC that fails although the manifest's key check opens under this key means the archive came from
+    /// this key's instance and was changed afterwards: that is refused outright, never merely warned about.
+    func authenticity(box: SealedBoxService?) throws(BackupError) -> BackupError.UnverifiedReason? {
+        guard let mac else { return .unsigned }
+        guard let box else { return .noKey }
+        if box.isValidAuthenticationCode(mac, for: manifestBytes, purpose: BackupManifest.macPurpose) { return nil }
+        if let check = manifest.dataKeyCheck, let sealed = Data(base64Encoded: check), (try? box.open(sealed, context: KeyCheck.context)) != nil {
+            throw .tampered
+        }
+        return .otherKey
     }
 
     /// Streams one member to `consumer`, refusing it as soon as it grows past the size the manifest gives
@@ -168,12 +211,22 @@ public struct RestoreService: Sendable {
         }
     }
 
+    /// `allowUnverified`: restore an archive whose signature cannot be checked (an older Hibi's, another
+    /// instance's), after `warn` was told what cannot be checked. An archive this key signed that was changed
+    /// since is refused whatever the flag says.
     @discardableResult
-    public func restore(from path: String, replace: Bool = false,
+    public func restore(from path: String, replace: Bool = false, allowUnverified: Bool = false,
+                        warn: @Sendable (Text) -> Void = { _ in },
                         progress: @escaping @Sendable (BackupProgress) throws -> Void = { _ in }) async throws -> BackupManifest {
+        // Opening the archive checks its layout: every member one the writer makes, before anything is read.
         let archive = try BackupArchive(path: path)
         let manifest = archive.manifest
         try Self.check(manifest, migrations: migrations, box: box, dataDirectory: dataDirectory)
+        if let reason = try archive.authenticity(box: box) {
+            guard allowUnverified else { throw BackupError.unverified(reason, hibiVersion: manifest.hibiVersion) }
+            warn(BackupError.unverifiedWarning(reason, hibiVersion: manifest.hibiVersion))
+        }
+        try BackupLayout.checkTargets(manifest.files, mediaDirectory: mediaDirectory, replace: replace)
         let byVersion = Dictionary(migrations.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a })
         let before = manifest.migrations.sorted().compactMap { byVersion[$0] }
         let after = migrations.filter { !Set(manifest.migrations).contains($0.version) }
@@ -226,10 +279,7 @@ public struct RestoreService: Sendable {
         var doneBytes: Int64 = 0
         for file in files {
             try progress(BackupProgress(phase: "files", done: doneBytes, total: fileBytes))
-            guard file.member.hasPrefix("media/"), StoredZip.isSafeName(file.member) else {
-                throw BackupError.damaged(member: file.member, reason: "not a safe file name")
-            }
-            let target = (media as NSString).appendingPathComponent(String(file.member.dropFirst("media/".count)))
+            let target = (media as NSString).appendingPathComponent(try BackupLayout.mediaPath(file.member))
             try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
             try archive.extract(member: file.member, bytes: file.bytes, sha256: file.sha256, to: target)

@@ -55,6 +55,21 @@ public struct SealedBoxService: Sendable {
         return Hex.string(Data(HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: derived)).prefix(16))
     }
 
+    /// A full HMAC-SHA256 of `data` for one purpose, under a key derived from the data key by HKDF with
+    /// that purpose as its label: what a backup's manifest carries so a restore knows this key's holder wrote it.
+    public func authenticationCode(for data: Data, purpose: String) -> Data {
+        Data(HMAC<SHA256>.authenticationCode(for: data, using: macKey(purpose: purpose)))
+    }
+
+    /// Whether `code` is `data`'s HMAC for `purpose` (compared in constant time).
+    public func isValidAuthenticationCode(_ code: Data, for data: Data, purpose: String) -> Bool {
+        HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: data, using: macKey(purpose: purpose))
+    }
+
+    private func macKey(purpose: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data("hibi-mac:\(purpose)".utf8), outputByteCount: 32)
+    }
+
     public func sealString(_ text: String, context: String) throws -> Data {
         try seal(Data(text.utf8), context: context)
     }
