@@ -42,18 +42,14 @@ struct DiaryImportCommand: AsyncParsableCommand {
     func run() async throws {
         try await options.withCore { core in
             let account = try await account(named: user, in: core)
-            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue
-            guard let size, let data = try? Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped) else {
+            guard FileManager.default.isReadableFile(atPath: file) else {
                 printError("Cannot read \(file).")
-                throw ExitCode.failure
-            }
-            guard size <= DiaryTransfer.maxImportBytes else {
-                printError("\(file) is larger than \(DiaryTransfer.maxImportBytes / 1024 / 1024) MB.")
                 throw ExitCode.failure
             }
             let transfer = core.features.diary.transfer
             do {
-                let added = try await transfer.importExport(data, userID: account.id, now: Date())
+                // Read from the file as it is needed, never whole: what it may inflate to is bounded (1 GB).
+                let added = try await transfer.importExport(path: file, userID: account.id, now: Date())
                 print("Imported \(added) new entries.")
             } catch let error as DiaryError {
                 printError(error.message(.en))

@@ -35,13 +35,13 @@ struct ImportAllCommand: AsyncParsableCommand {
     func run() async throws {
         try await options.withCore { core in
             let account = try await account(named: user, in: core)
-            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0
-            guard size <= DiaryTransfer.maxImportBytes, let data = try? Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped) else {
-                printError("Cannot read \(file), or it is larger than \(DiaryTransfer.maxImportBytes / 1024 / 1024) MB.")
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                printError("Cannot read \(file).")
                 throw ExitCode.failure
             }
             do {
-                let result = try await core.features.accounts.takeout.importTakeout(data, user: account, now: Date())
+                // Read from the file as it is needed, never whole: its inflated size is bounded by the reader.
+                let result = try await core.features.accounts.takeout.importTakeout(path: file, user: account, now: Date())
                 print("Imported \(result.diaryEntries) diary entries, \(result.healthRecords) health records, \(result.visits) visits and \(result.locationPoints) location points for \(user).")
             } catch let error as any UserFacingError {
                 printError(error.message(.en))

@@ -40,7 +40,7 @@ public struct AccountsFeature: Feature {
             AccountAPIRoutes(accounts: platform.accounts, tokens: platform.tokens, bodyLimit: config.maxRequestBodyBytes,
                              diaryUnlocked: diaryUnlocked).register(on: api.signedIn())
             faceSignIn.register(on: api)
-            TakeoutRoutes(takeout: takeout).register(web: web.diary(lock), api: api.diary(lock))
+            TakeoutRoutes(takeout: takeout, heavyWork: platform.heavyWork).register(web: web.diary(lock), api: api.diary(lock))
         }
     }
 }

@@ -7,7 +7,7 @@ import Synchronization
 /// body): on NIO's blocking thread pool instead of the request's task, so a big import never holds a
 /// thread of Swift's cooperative pool (which serves every other request, `/healthz` included).
 /// At most `slots` jobs run at once on the whole instance and each person runs one at a time, so
-/// one user cannot queue up the server: a second import while the first runs is refused with 429.
+/// one user cannot queue up the server: a second import while the first runs is refused with 409 (`RequestError.busy`).
 public final class HeavyWork: Sendable {
     private let pool: NIOThreadPool
     private let slots: AsyncSlots

@@ -37,7 +37,7 @@ public enum RequestError: UserFacingError, Equatable {
         case .unauthenticated: .unauthorized
         case .forbidden, .csrfFailed: .forbidden
         case .unsupportedMediaType: .unsupportedMediaType
-        case .busy: .tooManyRequests
+        case .busy: .conflict
         case .quotaExceeded: .contentTooLarge
         case .invalidParameter: .badRequest
         }

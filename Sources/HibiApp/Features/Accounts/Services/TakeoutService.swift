@@ -249,17 +249,20 @@ public struct TakeoutService: Sendable {
     /// (duplicates skipped), visits (added to this account's own signed chain) and the location history
     /// (points already there skipped; stays found in it offered again).
     public func importTakeout(_ data: Data, user: User, now: Date) async throws -> ImportResult {
-        let reader: ZipReader
-        do {
-            reader = try ZipReader(data: data, maxTotalBytes: DiaryTransfer.maxInflatedBytes)
-        } catch {
-            throw DiaryError.importInvalid(error.text)
-        }
+        try await importTakeout(try DiaryTransfer.open { try ZipReader(data: data, maxTotalBytes: DiaryTransfer.maxInflatedBytes) }, user: user, now: now)
+    }
+
+    /// The same from a file on disk (an upload the route spooled, the command line's argument).
+    public func importTakeout(path: String, user: User, now: Date) async throws -> ImportResult {
+        try await importTakeout(try DiaryTransfer.open { try ZipReader(path: path, maxTotalBytes: DiaryTransfer.maxInflatedBytes) }, user: user, now: now)
+    }
+
+    func importTakeout(_ reader: ZipReader, user: User, now: Date) async throws -> ImportResult {
         guard let profileData = try? reader.contents(of: "profile.json"),
               let profile = try? JSONCoding.decoder.decode(Profile.self, from: profileData), profile.format == Self.formatName else {
             throw DiaryError.importInvalid(Text(en: "not a Hibi takeout (no profile.json)", ja: "Hibi のデータ書き出しではありません(profile.json がありません)"))
         }
-        let diary = reader.entries[DiaryExport.fileName] == nil ? 0 : try await transfer.importExport(data, userID: user.id, now: now)
+        let diary = reader.entries[DiaryExport.fileName] == nil ? 0 : try await transfer.importArchive(reader, userID: user.id, now: now)
         var healthRecords = 0
         if let csv = try reader.contents(of: "health/records.csv") {
             healthRecords = try await health.importCSV(String(decoding: csv, as: UTF8.self), user: user, now: now).inserted
@@ -313,15 +316,19 @@ public struct TakeoutService: Sendable {
 /// `POST /api/v1/me/import`. The diary is behind its lock, so both need an unlocked diary on the web.
 struct TakeoutRoutes: Sendable {
     let takeout: TakeoutService
+    let heavyWork: HeavyWork
 
     /// Both groups are diary groups: the takeout holds the diary, so it needs it open (or a `diary` token).
     func register(web: some RouterMethods<DiaryContext>, api: some RouterMethods<DiaryContext>) {
         api.get("me/export") { _, context in response(context.user, now: context.now) }
         web.get(RouterPath(AccountPaths.takeout)) { _, context in response(context.user, now: context.now) }
         api.post("me/import") { request, context in
-            var request = request
-            let buffer = try await request.collectBody(limit: DiaryTransfer.maxImportBytes)
-            return JSONBody(try await takeout.importTakeout(Data(buffer: buffer), user: context.user, now: context.now))
+            // One import per person, as the diary's: two at once raced on the same entry ids (a 500). The second
+            // is refused (409) before a byte of its upload is stored; the body goes to disk, not memory.
+            let user = context.user
+            return JSONBody(try await heavyWork.exclusive(userID: user.id) {
+                try await takeout.transfer.withUpload(request.body) { path in try await takeout.importTakeout(path: path, user: user, now: context.now) }
+            })
         }
     }
 

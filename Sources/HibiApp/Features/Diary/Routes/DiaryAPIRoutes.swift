@@ -86,10 +86,9 @@ struct DiaryAPIRoutes: Sendable {
         }
         api.post("diary/import") { request, context in
             let user = context.user
-            var request = request
-            let buffer = try await request.collectBody(limit: DiaryTransfer.maxImportBytes)
+            // One import per person, refused before a byte of the upload is stored; the body goes to disk, not memory.
             let added = try await heavyWork.exclusive(userID: user.id) {
-                try await transfer.importExport(Data(buffer: buffer), userID: user.id, now: context.now)
+                try await transfer.withUpload(request.body) { path in try await transfer.importExport(path: path, userID: user.id, now: context.now) }
             }
             return JSONBody(ImportResponse(imported: added))
         }

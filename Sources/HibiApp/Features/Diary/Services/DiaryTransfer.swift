@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// Export and import of a whole diary.
 public struct DiaryTransfer: Sendable {
@@ -10,7 +11,8 @@ public struct DiaryTransfer: Sendable {
         self.photos = photos
     }
 
-    /// Largest archive or JSON file an import accepts; it is read whole into memory.
+    /// Largest archive or JSON file an import accepts over HTTP (the API spools it to disk; the web form's
+    /// multipart body is still parsed in memory).
     public static let maxImportBytes = 256 * 1024 * 1024
     /// Largest diary.json (inside an archive or alone). Decoding costs about five times the text in
     /// memory (a 66 MB file raised memory by 330 MB); 100k entries of typical length take under 32 MB.
@@ -88,29 +90,78 @@ public struct DiaryTransfer: Sendable {
         }
     }
 
-    /// Takes the ZIP archive an export makes, or a version-1 JSON file. Checks every entry and photo
-    /// before writing any; entries already in this diary (same id) are skipped, so importing the same
-    /// file twice changes nothing. Returns how many were added.
+    /// Takes the ZIP archive an export makes, or a version-1 JSON file, held in memory.
     public func importExport(_ data: Data, userID: String, now: Date) async throws -> Int {
-        let archive: ZipReader?
-        let json: Data
-        if ZipReader.looksLikeArchive(data) {
-            do {
-                let reader = try ZipReader(data: data, maxTotalBytes: Self.maxInflatedBytes)
-                guard let file = try reader.contents(of: DiaryExport.fileName) else {
-                    throw DiaryError.importInvalid(Text(en: "the archive has no \(DiaryExport.fileName)", ja: "アーカイブに \(DiaryExport.fileName) がありません"))
-                }
-                (archive, json) = (reader, file)
-            } catch let error as StoredZipError {
-                throw DiaryError.importInvalid(error.text)
-            }
-        } else {
-            (archive, json) = (nil, data)
+        guard ZipReader.looksLikeArchive(data) else { return try await importExport(json: data, archive: nil, userID: userID, now: now) }
+        return try await importArchive(try Self.open { try ZipReader(data: data, maxTotalBytes: Self.maxInflatedBytes) }, userID: userID, now: now)
+    }
+
+    /// The same from a file on disk (an upload spooled by the route, or the command line's argument): the
+    /// archive is never read into memory whole.
+    public func importExport(path: String, userID: String, now: Date) async throws -> Int {
+        let head = FileHandle(forReadingAtPath: path).flatMap { handle in defer { try? handle.close() }; return try? handle.read(upToCount: 4) } ?? Data()
+        if ZipReader.looksLikeArchive(head) {
+            return try await importArchive(try Self.open { try ZipReader(path: path, maxTotalBytes: Self.maxInflatedBytes) }, userID: userID, now: now)
         }
-        guard json.count <= Self.maxJSONBytes else {
-            throw DiaryError.importInvalid(Text(en: "\(DiaryExport.fileName) is larger than \(Self.maxJSONBytes / 1_048_576) MB",
-                                                ja: "\(DiaryExport.fileName) が \(Self.maxJSONBytes / 1_048_576) MB を超えています"))
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= Self.maxJSONBytes else { throw Self.jsonTooLarge }
+        guard let json = FileManager.default.contents(atPath: path) else { throw DiaryError.importInvalid(Text(en: "the file cannot be read", ja: "ファイルを読めません")) }
+        return try await importExport(json: json, archive: nil, userID: userID, now: now)
+    }
+
+    /// An export archive already open (the whole takeout hands its own over).
+    func importArchive(_ reader: ZipReader, userID: String, now: Date) async throws -> Int {
+        guard let file = try Self.open({ try reader.contents(of: DiaryExport.fileName) }) else {
+            throw DiaryError.importInvalid(Text(en: "the archive has no \(DiaryExport.fileName)", ja: "アーカイブに \(DiaryExport.fileName) がありません"))
         }
+        return try await importExport(json: file, archive: reader, userID: userID, now: now)
+    }
+
+    /// Where imports keep what they read: the media directory (`ImportSpool`).
+    var mediaDirectory: String { (photos.directory as NSString).deletingLastPathComponent }
+
+    /// An uploaded export streamed into a spool file (at most `maxImportBytes`), handed to `body` by path and
+    /// removed afterwards: the request body is never held in memory whole.
+    public func withUpload<Body: AsyncSequence & Sendable, T>(_ upload: Body, _ body: (String) async throws -> T) async throws -> T
+    where Body.Element == ByteBuffer {
+        let directory = ((mediaDirectory as NSString).appendingPathComponent("tmp") as NSString).appendingPathComponent("uploads")
+        let path: String
+        do {
+            path = try await UploadSpool.receive(upload, into: directory, suffix: ".upload", limit: Int64(Self.maxImportBytes)).path
+        } catch .tooLarge {
+            throw DiaryError.importInvalid(Text(en: "the file is larger than \(Self.maxImportBytes / 1_048_576) MB",
+                                                ja: "ファイルが \(Self.maxImportBytes / 1_048_576) MB を超えています"))
+        } catch .empty {
+            throw DiaryError.importInvalid(Text(en: "the upload is empty", ja: "アップロードされたファイルが空です"))
+        } catch {
+            throw DiaryError.importInvalid(Text(en: "the upload stopped before its end; send the file again", ja: "アップロードが途中で止まりました。もう一度送ってください"))
+        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try await body(path)
+    }
+
+    /// An archive's own error as the import's.
+    static func open<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as StoredZipError { throw DiaryError.importInvalid(error.text) }
+    }
+
+    static var jsonTooLarge: DiaryError {
+        .importInvalid(Text(en: "\(DiaryExport.fileName) is larger than \(maxJSONBytes / 1_048_576) MB",
+                            ja: "\(DiaryExport.fileName) が \(maxJSONBytes / 1_048_576) MB を超えています"))
+    }
+
+    /// Checks every entry and photo before writing any; entries already in this diary (same id) are skipped,
+    /// so importing the same file twice changes nothing. Returns how many were added.
+    ///
+    /// Bounded by construction whatever `diary.json` says: each archive member is inflated at most once, into
+    /// a spool file under the media directory's `tmp/imports/`, and a second reference to it reuses that file
+    /// (reusing rather than refusing: an honest export never repeats a path, but nothing is lost by allowing
+    /// it). What the import will write counts every reference, and may not pass what the archive's size
+    /// allows (`ZipReader.limit`, 200 times its size up to 1 GB): 72 KB listing one 8 MB photo 64 times is
+    /// refused before a photo is written. Photos stay on disk until each is sealed, one at a time, so memory
+    /// does not grow with their number.
+    func importExport(json: Data, archive: ZipReader?, userID: String, now: Date) async throws -> Int {
+        guard json.count <= Self.maxJSONBytes else { throw Self.jsonTooLarge }
         let export: DiaryExport
         do {
             export = try JSONCoding.decoder.decode(DiaryExport.self, from: json)
@@ -124,12 +175,15 @@ public struct DiaryTransfer: Sendable {
         guard export.version <= DiaryExport.currentVersion else {
             throw DiaryError.importInvalid(Text(en: "made by a newer Hibi (version \(export.version))", ja: "新しい Hibi で作られています(バージョン \(export.version))"))
         }
-        var prepared: [(DiaryEntry, [Data])] = []
+        let spool = try ImportSpool(mediaDirectory: mediaDirectory,
+                                    budget: archive?.limit ?? UInt64(Self.maxJSONBytes))
+        defer { spool.remove() }
+        var prepared: [(DiaryEntry, [String])] = []
         for (index, item) in export.entries.enumerated() {
             do {
                 let listed = item.allPhotos
                 guard listed.count <= DiaryRules.maxPhotosPerEntry else { throw DiaryError.tooManyPhotos(limit: DiaryRules.maxPhotosPerEntry) }
-                let data = try listed.map { try Self.photoData($0, in: archive) }
+                let files = try listed.map { try Self.spoolPhoto($0, from: archive, into: spool) }
                 // Fresh photo ids: the files are new here whatever they were called where they came from.
                 // An export without the flags (versions 1 and 2) had one photo, the estimate's source if there was one.
                 let described = listed.map { photo in
@@ -138,11 +192,11 @@ public struct DiaryTransfer: Sendable {
                 }
                 let id = UUID(uuidString: item.id) != nil ? item.id.lowercased() : UUID().uuidString.lowercased()
                 let entry = DiaryEntry(id: id, userID: userID, date: try DiaryRules.validateDate(item.date, now: now),
-                                       text: try DiaryRules.validateText(item.text, hasPhoto: !data.isEmpty),
+                                       text: try DiaryRules.validateText(item.text, hasPhoto: !files.isEmpty),
                                        tags: try DiaryRules.normalizeTags(item.tags), moodScores: item.moodScores,
-                                       confirmedMood: item.confirmedMood, hasPhoto: !data.isEmpty,
+                                       confirmedMood: item.confirmedMood, hasPhoto: !files.isEmpty,
                                        createdAt: item.createdAt, updatedAt: item.updatedAt, photos: described)
-                prepared.append((entry, data))
+                prepared.append((entry, files))
             } catch let error as DiaryError {
                 let detail = if case let .importInvalid(detail) = error { detail } else { Text(en: error.message(.en), ja: error.message(.ja)) }
                 throw DiaryError.importInvalid(Text(en: "entry \(index + 1): \(detail.en)", ja: "\(index + 1) 件目: \(detail.ja)"))
@@ -155,9 +209,9 @@ public struct DiaryTransfer: Sendable {
             owners.merge(try await store.owners(ids: Array(ids[start..<min(start + 500, ids.count)]))) { a, _ in a }
         }
         var fresh: [DiaryEntry] = []
-        var photoByID: [String: Data] = [:]
+        var photoFiles: [(id: String, file: String)] = []
         var taken = Set<String>()
-        for (entry, data) in prepared {
+        for (entry, files) in prepared {
             if owners[entry.id] == userID { continue }
             var entry = entry
             // An id taken by someone else's entry (a restore into another account) gets a fresh one.
@@ -168,41 +222,59 @@ public struct DiaryTransfer: Sendable {
             }
             taken.insert(entry.id)
             fresh.append(entry)
-            for (photo, bytes) in zip(entry.photos, data) { photoByID[photo.id] = bytes }
+            for (photo, file) in zip(entry.photos, files) { photoFiles.append((photo.id, file)) }
         }
+        var saved: [String] = []
         do {
-            for (id, photo) in photoByID { try photos.save(photo, userID: userID, photoID: id) }
+            for (id, file) in photoFiles {
+                // One photo in memory at a time, read back from its spool file.
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    throw DiaryError.importInvalid(Text(en: "a spooled photo vanished", ja: "一時保存した写真が消えました"))
+                }
+                try photos.save(data, userID: userID, photoID: id)
+                saved.append(id)
+            }
             try await store.insert(fresh)
         } catch {
-            for id in photoByID.keys { photos.delete(userID: userID, photoID: id) }
+            for id in saved { photos.delete(userID: userID, photoID: id) }
             throw error
         }
         return fresh.count
     }
 
-    /// A photo from the archive (by its path) or inline (version 1), checked to be an image within the size limit.
-    static func photoData(_ photo: DiaryExport.Photo, in archive: ZipReader?) throws -> Data {
-        let data: Data
+    /// A photo from the archive (by its path, inflated once into the spool) or inline (version 1), checked to be
+    /// an image within the size limit and counted against the spool's budget; returns its spool file.
+    static func spoolPhoto(_ photo: DiaryExport.Photo, from archive: ZipReader?, into spool: ImportSpool) throws -> String {
+        let tooLarge = DiaryError.photoTooLarge(limitMB: DiaryRules.maxPhotoBytes / 1024 / 1024)
         if let path = photo.path {
             guard let archive else { throw DiaryError.importInvalid(Text(en: "photos are files in the ZIP archive; import the archive, not diary.json alone",
                                                                           ja: "写真は ZIP アーカイブ内のファイルです。diary.json だけでなくアーカイブを読み込んでください")) }
-            let entry = archive.entries[path]
-            guard let entry else { throw DiaryError.importInvalid(Text(en: "the photo \(path) is missing from the archive", ja: "写真 \(path) がアーカイブにありません")) }
-            // Checked before the bytes are touched, so an oversized entry costs nothing.
-            guard entry.size <= UInt64(DiaryRules.maxPhotoBytes) else { throw DiaryError.photoTooLarge(limitMB: DiaryRules.maxPhotoBytes / 1024 / 1024) }
-            do {
-                data = try archive.contents(of: path) ?? Data()
-            } catch {
-                throw DiaryError.importInvalid(error.text)
+            guard let entry = archive.entries[path] else {
+                throw DiaryError.importInvalid(Text(en: "the photo \(path) is missing from the archive", ja: "写真 \(path) がアーカイブにありません"))
             }
-        } else if let base64 = photo.base64, let decoded = Data(base64Encoded: base64) {
-            data = decoded
-        } else {
+            // Checked before the bytes are touched, so an oversized entry costs nothing.
+            guard entry.size <= UInt64(DiaryRules.maxPhotoBytes) else { throw tooLarge }
+            try spool.charge(entry.size)
+            if let file = spool.file(for: path) { return file }
+            let file = try spool.create(for: path) { handle in
+                try open { try archive.stream(path) { chunk in try handle.write(contentsOf: chunk) } }
+            }
+            try checkImage(at: file)
+            return file
+        }
+        guard let base64 = photo.base64, let data = Data(base64Encoded: base64) else { throw DiaryError.photoNotAnImage }
+        guard data.count <= DiaryRules.maxPhotoBytes else { throw tooLarge }
+        try spool.charge(UInt64(data.count))
+        let file = try spool.create(for: nil) { handle in try handle.write(contentsOf: data) }
+        try checkImage(at: file)
+        return file
+    }
+
+    /// The spooled photo is an image Hibi shows (read mapped: only its header is touched).
+    static func checkImage(at file: String) throws {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped), DiaryRules.isSupportedImage(data) else {
             throw DiaryError.photoNotAnImage
         }
-        guard data.count <= DiaryRules.maxPhotoBytes else { throw DiaryError.photoTooLarge(limitMB: DiaryRules.maxPhotoBytes / 1024 / 1024) }
-        guard DiaryRules.isSupportedImage(data) else { throw DiaryError.photoNotAnImage }
-        return data
     }
 
     static func describe(_ error: any Error) -> String {
