@@ -114,14 +114,14 @@ public struct ImportReport: Codable, Sendable, Equatable {
         }
     }
 
-    /// One line per kind, for the CLI and the web result ("wpt: 3 added, 2 of them with an approximate time, 1 duplicate skipped").
+    /// One line per kind, for the CLI and the web result ("wpt: 3 added, 2 of them with an approximate time, 1 already there").
     public func lines(_ language: Language) -> [String] {
         kinds.map { entry in
             var parts: [String] = []
             if language == .ja {
                 parts.append("\(entry.added) 件追加")
                 if entry.approximateTime > 0 { parts.append("うち \(entry.approximateTime) 件は時刻が推定") }
-                if entry.duplicates > 0 { parts.append("重複 \(entry.duplicates) 件をスキップ") }
+                if entry.duplicates > 0 { parts.append("\(entry.duplicates) 件は取り込み済み") }
                 for skip in entry.skipped {
                     parts.append("\(skip.reason.text.ja) \(skip.count) 件をスキップ" + (skip.firstAt.map { "(最初は \($0))" } ?? ""))
                 }
@@ -129,7 +129,7 @@ public struct ImportReport: Codable, Sendable, Equatable {
             }
             parts.append("\(entry.added) added")
             if entry.approximateTime > 0 { parts.append("\(entry.approximateTime) of them with an approximate time") }
-            if entry.duplicates > 0 { parts.append("\(entry.duplicates) duplicate\(entry.duplicates == 1 ? "" : "s") skipped") }
+            if entry.duplicates > 0 { parts.append("\(entry.duplicates) already there") }
             for skip in entry.skipped {
                 parts.append("\(skip.count) skipped: \(skip.reason.text.en)" + (skip.firstAt.map { " (first at \($0))" } ?? ""))
             }

@@ -270,7 +270,7 @@ public struct TakeoutService: Sendable {
         var visitCount = 0
         if let geoJSON = try reader.contents(of: "visits/visits.geojson") {
             let parsed = try VisitFormats.parseGeoJSON(geoJSON)
-            if !parsed.isEmpty { visitCount = try await visits.importAll(userID: user.id, visits: parsed, now: now) }
+            if !parsed.isEmpty { visitCount = try await visits.importAll(userID: user.id, visits: parsed, now: now).added }
         }
         var locationPoints = 0
         if let csv = try reader.contents(of: "visits/location-points.csv") {

@@ -89,6 +89,12 @@ public enum BadgeRules {
         all.filter { !alreadyEarned.contains($0.key) && isMet($0.requirement, facts: facts) }
     }
 
+    /// Earned badges that stand for goals no longer there: the goal badges whose requirement the goals
+    /// that remain do not meet. Records' badges (streaks, totals) stay earned: they stand for days that happened.
+    public static func withdrawn(facts: BadgeFacts, earned: Set<String>) -> [BadgeDefinition] {
+        all.filter { earned.contains($0.key) && $0.requirement.type == .goalAchievement && !isMet($0.requirement, facts: facts) }
+    }
+
     /// How far along a locked badge is, 0...1, for the badge page.
     public static func progress(_ requirement: BadgeRequirement, facts: BadgeFacts) -> Double {
         let current: Double = switch requirement.type {

@@ -59,7 +59,7 @@ public enum HealthCSV {
             let category = f.count > 7 ? f[7] : ""
             if let known = HealthDataType(rawValue: f[0]), HealthDataType.manual.contains(known) {
                 do {
-                    let entry = try HealthRules.validate(type: f[0], value: HealthRules.parseNumber(f[1]), unit: f[2], start: start, end: end, now: now)
+                    let entry = try HealthRules.validate(type: f[0], value: try HealthRules.number(f[1], .file), unit: f[2], start: start, end: end, now: now)
                     drafts.append(HealthRecordDraft(type: entry.type.rawValue, value: entry.value, category: category, unit: entry.unit,
                                                     start: Int64(entry.start.timeIntervalSince1970), end: Int64(entry.end.timeIntervalSince1970),
                                                     device: device))
@@ -68,7 +68,9 @@ public enum HealthCSV {
                 }
             } else {
                 // Types exported from an Apple Health import come back as they were.
-                guard !f[0].isEmpty, f[0].count <= 200, let value = HealthRules.parseNumber(f[1]), value.isFinite else {
+                let value: Double?
+                do { value = try NumberInput.parse(f[1], .file) } catch { throw .invalidCSV(line: lineNumber, reason: error.text) }
+                guard !f[0].isEmpty, f[0].count <= 200, let value, value.isFinite else {
                     throw .invalidCSV(line: lineNumber, reason: Text(en: "the type or value is missing", ja: "種類または値がありません"))
                 }
                 drafts.append(HealthRecordDraft(type: f[0], value: value, category: category, unit: f[2],

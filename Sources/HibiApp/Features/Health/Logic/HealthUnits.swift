@@ -160,8 +160,8 @@ public enum HealthRules {
         return Entry(type: type, value: canonical, unit: type.canonicalUnit, start: start, end: end)
     }
 
-    public static func parseNumber(_ text: String?) -> Double? {
-        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-        return Double(text.replacingOccurrences(of: ",", with: "."))
+    /// A number typed into a form or written in a CSV, read by `NumberInput` (nil when empty).
+    public static func number(_ text: String?, _ source: NumberInput.Source) throws(HealthError) -> Double? {
+        do { return try NumberInput.parse(text, source) } catch { throw .unreadableNumber(error) }
     }
 }

@@ -5,6 +5,8 @@ public enum HealthError: UserFacingError, Equatable {
     case unknownUnit(unit: String, type: String)
     case outOfRange(type: String, min: Double, max: Double, unit: String)
     case notANumber
+    /// Typed or written so that it reads as no number, or as two ("1,5").
+    case unreadableNumber(NumberInputError)
     case endBeforeStart
     case futureDate
     case duplicate
@@ -38,6 +40,7 @@ public enum HealthError: UserFacingError, Equatable {
         case .unknownUnit: "unknown_unit"
         case .outOfRange: "out_of_range"
         case .notANumber: "not_a_number"
+        case let .unreadableNumber(error): if case .ambiguous = error { "ambiguous_number" } else { "not_a_number" }
         case .endBeforeStart: "end_before_start"
         case .futureDate: "future_date"
         case .duplicate: "duplicate_record"
@@ -64,6 +67,8 @@ public enum HealthError: UserFacingError, Equatable {
                  ja: "\(HealthDataType.title(of: type).ja)は \(HealthFormat.number(min))〜\(HealthFormat.number(max)) \(unit) の範囲で入力してください。")
         case .notANumber:
             Text(en: "The value must be a number.", ja: "値は数値で入力してください。")
+        case let .unreadableNumber(error):
+            error.text
         case .endBeforeStart:
             Text(en: "The end time is before the start time.", ja: "終了時刻が開始時刻より前です。")
         case .futureDate:

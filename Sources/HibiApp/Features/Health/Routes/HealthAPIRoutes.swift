@@ -100,7 +100,7 @@ struct HealthAPIRoutes: Sendable {
         }
         api.delete("health/goals/:id") { _, context in
             let user = context.user
-            guard try await health.goals.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.goalNotFound }
+            guard try await health.deleteGoal(id: try context.parameters.require("id"), user: user, now: context.now) else { throw HealthError.goalNotFound }
             return Response(status: .noContent)
         }
         api.get("health/badges") { _, context in

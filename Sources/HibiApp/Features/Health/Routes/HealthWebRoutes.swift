@@ -64,7 +64,7 @@ struct HealthWebRoutes: Sendable {
                 if !typed.isEmpty, deadline == nil {
                     throw HealthError.invalidField("deadline", Text(en: "is not a date", ja: "日付ではありません"))
                 }
-                var target = HealthRules.parseNumber(form["target"])
+                var target = try HealthRules.number(form["target"], .typed(context.language))
                 if form["type"] == HealthDataType.weight.rawValue, let t = target {
                     let units = try await health.profiles.get(userID: user.id).units
                     target = t * (HealthUnits.factor(from: units.weight.rawValue, for: .weight) ?? 1)
@@ -78,7 +78,7 @@ struct HealthWebRoutes: Sendable {
         }
         router.post(RouterPath(HealthPaths.deleteGoal(":id"))) { _, context in
             let user = context.user
-            guard try await health.goals.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.goalNotFound }
+            guard try await health.deleteGoal(id: try context.parameters.require("id"), user: user, now: context.now) else { throw HealthError.goalNotFound }
             return Response.redirect(to: HealthPaths.goals, type: .normal)
         }
         router.post(RouterPath(HealthPaths.profile)) { request, context in
@@ -93,11 +93,11 @@ struct HealthWebRoutes: Sendable {
                 body.heightCm = nil
                 body.targetWeightKg = nil
                 if let text = form["height_cm"], !text.isEmpty {
-                    guard let h = HealthRules.parseNumber(text) else { throw HealthError.notANumber }
+                    guard let h = try HealthRules.number(text, .typed(context.language)) else { throw HealthError.notANumber }
                     body.heightCm = h
                 }
                 if let text = form["target_weight"], !text.isEmpty {
-                    guard let w = HealthRules.parseNumber(text) else { throw HealthError.notANumber }
+                    guard let w = try HealthRules.number(text, .typed(context.language)) else { throw HealthError.notANumber }
                     body.targetWeightKg = w * (HealthUnits.factor(from: units.rawValue, for: .weight) ?? 1)
                 }
                 body.weightUnit = form["weight_unit"]; body.distanceUnit = form["distance_unit"]; body.energyUnit = form["energy_unit"]
@@ -244,12 +244,12 @@ struct HealthWebRoutes: Sendable {
         return try HTMLPage(HealthViews.overview(context: context.base, user: user, data: data, now: now), status: status).response(from: request, context: context.base)
     }
 
-    func recordInput(_ form: FormData, zone: TimeZone) throws -> HealthService.NewRecord {
+    func recordInput(_ form: FormData, zone: TimeZone, language: Language) throws -> HealthService.NewRecord {
         guard let start = form["start"].flatMap({ Self.parseLocal($0, zone: zone) }) else {
             throw HealthError.invalidField(HealthStrings.time(.en), Text(en: "enter a date and time", ja: "日時を入力してください"))
         }
         let end = form["end"].flatMap { $0.isEmpty ? nil : Self.parseLocal($0, zone: zone) }
-        guard let value = HealthRules.parseNumber(form["value"]) else { throw HealthError.notANumber }
+        guard let value = try HealthRules.number(form["value"], .typed(language)) else { throw HealthError.notANumber }
         return .init(type: form["type"] ?? "", value: value, unit: form["unit"], start: start, end: end)
     }
 
@@ -258,7 +258,7 @@ struct HealthWebRoutes: Sendable {
         var request = request
         let form = try await request.form()
         do {
-            let (_, badges) = try await health.add(try recordInput(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt), user: user, now: context.now)
+            let (_, badges) = try await health.add(try recordInput(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt, language: context.language), user: user, now: context.now)
             return .redirect(to: HealthPaths.overviewSaved(badge: badges.first?.key), type: .normal)
         } catch let error as HealthError {
             return try await overview(request, context, notice: (error.message(context.language), .error), form: form.fields, status: error.status)
@@ -272,7 +272,7 @@ struct HealthWebRoutes: Sendable {
         let form = try await request.form()
         guard let record = try await health.records.find(id: id, userID: user.id) else { throw HealthError.recordNotFound }
         do {
-            _ = try await health.update(id: id, try recordInput(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt), user: user, now: context.now)
+            _ = try await health.update(id: id, try recordInput(form, zone: TimeZone(identifier: user.timeZone) ?? .gmt, language: context.language), user: user, now: context.now)
             return .redirect(to: HealthPaths.overviewSaved(), type: .normal)
         } catch let error as HealthError {
             return try HTMLPage(HealthViews.edit(context: context.base, user: user, record: record, error: error.message(context.language), values: form.fields),

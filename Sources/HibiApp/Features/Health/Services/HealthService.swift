@@ -137,6 +137,16 @@ public struct HealthService: Sendable {
         return (try await goals.find(id: goal.id, userID: user.id) ?? goal, earned)
     }
 
+    /// Deletes a goal; a "Goal reached" badge that no remaining goal stands behind goes with it (a goal
+    /// of "10,000" once read as 10 earned the badge, and it outlived the goal on the review and its share card).
+    public func deleteGoal(id: String, user: User, now: Date) async throws -> Bool {
+        guard try await goals.delete(id: id, userID: user.id) else { return false }
+        let earned = Set(try await badges.earned(userID: user.id).map(\.key))
+        let withdrawn = BadgeRules.withdrawn(facts: try await facts(user: user, now: now), earned: earned)
+        try await badges.revoke(withdrawn.map(\.key), userID: user.id)
+        return true
+    }
+
     /// Every goal with its progress; a goal reached for the first time is stamped achieved, for good.
     public func goalProgress(user: User, now: Date) async throws -> [(Goal, GoalProgress)] {
         var result: [(Goal, GoalProgress)] = []

@@ -97,6 +97,11 @@ public struct HealthBadgeStore: Sendable {
             }
     }
 
+    public func revoke(_ keys: [String], userID: String) async throws {
+        guard !keys.isEmpty else { return }
+        try await database.sql.delete(from: "health_badges").where("user_id", .equal, userID).where("badge_key", .in, keys).run()
+    }
+
     public func award(_ keys: [String], userID: String, at: Date) async throws {
         guard !keys.isEmpty else { return }
         let builder = database.sql.insert(into: "health_badges").columns("user_id", "badge_key", "earned_at")

@@ -110,6 +110,8 @@ public struct TakeoutLocationReader: Sendable {
     /// The kind of element each point came from (reported when the point is stored or found a duplicate).
     public var pointKinds: [String] = []
     public var stays: [StayCandidate] = []
+    /// The element each stay came from (placeVisit, visit): counted as added or already there once it is stored.
+    public var stayKinds: [String] = []
     public var report = ImportReport()
     public private(set) var shape: String?
 
@@ -226,7 +228,7 @@ public struct TakeoutLocationReader: Sendable {
         let name = (location["name"] as? String) ?? (location["address"] as? String)
         stays.append(StayCandidate(arrival: start, departure: end, latitude: VisitRules.roundCoordinate(lat), longitude: VisitRules.roundCoordinate(lon),
                                    pointCount: 0, name: name.flatMap { $0.isEmpty ? nil : String($0.prefix(VisitRules.maxNameLength)) }))
-        report.add("placeVisit")
+        stayKinds.append("placeVisit")
     }
 
     mutating func activitySegment(_ segment: [String: Any], at: String) {
@@ -259,7 +261,7 @@ public struct TakeoutLocationReader: Sendable {
             }
             stays.append(StayCandidate(arrival: start, departure: end, latitude: VisitRules.roundCoordinate(lat), longitude: VisitRules.roundCoordinate(lon),
                                        pointCount: 0, name: name))
-            report.add("visit")
+            stayKinds.append("visit")
         } else if let path = segment["timelinePath"] as? [Any] {
             for case let raw as [String: Any] in path {
                 var time = Self.time(raw, ["time"])

@@ -211,13 +211,14 @@ public enum VisitFormats {
     }
 
     /// The waypoints as visits and the track points for the location history, from a file in memory.
+    /// `kinds[i]` is the element visit `i` came from (wpt or rtept), for the report of what was stored.
     public static func parseGPXWithTrack(_ data: Data, importedAt: Date) throws(VisitError)
-        -> (visits: [VisitFields], report: ImportReport, trackPoints: [LocationPoint]) {
+        -> (visits: [VisitFields], report: ImportReport, trackPoints: [LocationPoint], kinds: [String]) {
         let parser = GPXStreamParser(stream: MemoryByteStream(Array(data)), importedAt: importedAt)
         while try parser.next(maxPoints: .max) {}
         let points = parser.takePoints()
         let (visits, report) = try parser.finish()
-        return (visits, report, points)
+        return (visits, report, points, parser.visitKinds)
     }
 }
 
@@ -254,6 +255,9 @@ public final class GPXStreamParser {
         }
     }
 
+    /// The element each visit `finish()` returned came from (wpt or rtept), in the same order.
+    public var visitKinds: [String] { gpx.visitKinds }
+
     public func takePoints() -> [LocationPoint] {
         defer { gpx.trackPoints.removeAll(keepingCapacity: true) }
         return gpx.trackPoints
@@ -280,6 +284,8 @@ struct GPXReader {
     var report = ImportReport()
     /// Track points with a time, in file order, for the location history (drained by the caller as it goes).
     var trackPoints: [LocationPoint] = []
+    /// The element each visit came from, filled by `finish()`.
+    var visitKinds: [String] = []
     /// The track point being read: its position, its time once seen, and whether the time was unreadable.
     private var track: (lat: Double, lon: Double, time: Int64?, badTime: Bool, line: Int)?
     private var pending: [Pending] = []
@@ -332,12 +338,12 @@ struct GPXReader {
                 }
             }
             let f = point.fields
-            let key = "\(f.visitedAt.timeIntervalSince1970)|\(f.latitude)|\(f.longitude)|\(f.name)"
-            guard seen.insert(key).inserted else {
+            guard seen.insert(VisitContentKey.key(f)).inserted else {
                 report.duplicate(point.kind)
                 continue
             }
             visits.append(f)
+            visitKinds.append(point.kind)
             report.add(point.kind, approximateTime: !point.timeSeen)
         }
         return visits

@@ -5,6 +5,8 @@ public enum VisitError: UserFacingError, Equatable {
     case invalidLatitude
     case invalidLongitude
     case invalidNumber(field: String)
+    /// Typed so that it reads as no number, or as two ("35,6").
+    case unreadableNumber(field: String, NumberInputError)
     case nameRequired
     case tooLong(field: String, limit: Int)
     case tooMany(field: String, limit: Int)
@@ -43,6 +45,7 @@ public enum VisitError: UserFacingError, Equatable {
         case .invalidLatitude: "invalid_latitude"
         case .invalidLongitude: "invalid_longitude"
         case .invalidNumber: "invalid_number"
+        case let .unreadableNumber(_, error): if case .ambiguous = error { "ambiguous_number" } else { "invalid_number" }
         case .nameRequired: "name_required"
         case .tooLong: "too_long"
         case .tooMany: "too_many"
@@ -69,6 +72,8 @@ public enum VisitError: UserFacingError, Equatable {
             Text(en: "Longitude must be a number from -180 to 180.", ja: "経度は -180 から 180 の数値にしてください。")
         case let .invalidNumber(field):
             Text(en: "\(field) must be a finite number in range.", ja: "\(field) は範囲内の有限の数値にしてください。")
+        case let .unreadableNumber(field, error):
+            Text(en: "\(field): \(error.text.en)", ja: "\(field): \(error.text.ja)")
         case .nameRequired:
             Text(en: "The place name is required.", ja: "場所の名前は必須です。")
         case let .tooLong(field, limit):

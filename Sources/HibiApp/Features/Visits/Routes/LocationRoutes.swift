@@ -19,8 +19,11 @@ struct LocationWebRoutes: Sendable {
             var request = request
             let form = try await request.form()
             do {
-                let settings = StaySettings(distanceMeters: Double(form["distance"]?.trimmingCharacters(in: .whitespaces) ?? "") ?? .nan,
-                                            durationMinutes: Int(form["duration"]?.trimmingCharacters(in: .whitespaces) ?? "") ?? -1)
+                // "1,000" metres is a thousand; what does not read as one number falls to the range check's message.
+                let typed = NumberInput.Source.typed(context.language)
+                let distance = (try? NumberInput.parse(form["distance"], typed)).flatMap { $0 } ?? .nan
+                let minutes = (try? NumberInput.parse(form["duration"], typed)).flatMap { $0 }.flatMap { Int(exactly: $0) } ?? -1
+                let settings = StaySettings(distanceMeters: distance, durationMinutes: minutes)
                 _ = try await locations.setSettings(userID: user.id, settings)
                 return try await page(user: user, context: context.base, notice: (LocationStrings.saved(context.language), .success))
             } catch let error as LocationError {

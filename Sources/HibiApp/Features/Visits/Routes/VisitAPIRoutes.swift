@@ -74,7 +74,7 @@ struct VisitAPIRoutes: Sendable {
                 let parsed = try await heavyWork.run(userID: user.id) { try VisitFormats.parseGPXWithTrack(data, importedAt: now) }
                 // Waypoints become visits (all or none); track points go to the location history, and
                 // the stays found in them are offered on the "Detected stays" page.
-                let result = try await locations.importGPX(userID: user.id, visits: parsed.visits, report: parsed.report,
+                let result = try await locations.importGPX(userID: user.id, visits: parsed.visits, kinds: parsed.kinds, report: parsed.report,
                                                            trackPoints: parsed.trackPoints, now: now)
                 return JSONBody(ImportResponse(imported: result.visitsImported, report: result.report,
                                                summary: LocationStrings.summary(result, context.language), trackPointsStored: result.pointsStored,
@@ -83,8 +83,10 @@ struct VisitAPIRoutes: Sendable {
             let parsed = try await heavyWork.run(userID: user.id) {
                 try VisitFormats.parseWithReport(data, gpx: false, importedAt: now)
             }
-            let count = try await visits.importAll(userID: user.id, visits: parsed.visits, now: now)
-            return JSONBody(ImportResponse(imported: count, report: parsed.report, summary: parsed.report.lines(context.language)), status: .created)
+            let outcome = try await visits.importAll(userID: user.id, visits: parsed.visits, now: now)
+            var report = parsed.report
+            outcome.settle(&report, kinds: ["feature"])
+            return JSONBody(ImportResponse(imported: outcome.added, report: report, summary: report.lines(context.language)), status: .created)
         }
         api.get("visits/webhook") { _, context in
             let user = context.user

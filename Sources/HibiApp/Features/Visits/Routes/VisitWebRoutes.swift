@@ -33,7 +33,7 @@ struct VisitWebRoutes: Sendable {
             let values = VisitFormValues(form: try await request.form())
             let now = context.now
             do {
-                let visit = try await visits.create(userID: user.id, fields: values.fields(timeZone: VisitRequestReading.zone(user), now: now), now: now)
+                let visit = try await visits.create(userID: user.id, fields: values.fields(timeZone: VisitRequestReading.zone(user), now: now, language: context.language), now: now)
                 return Response.redirect(to: VisitPaths.saved(visit.id), type: .found)
             } catch let error as VisitError {
                 return try HTMLPage(VisitViews.form(context: context.base, visit: nil, values: values, error: error.message(context.language),
@@ -94,7 +94,7 @@ struct VisitWebRoutes: Sendable {
             var request = request
             let values = VisitFormValues(form: try await request.form())
             do {
-                let fields = try values.fields(timeZone: VisitRequestReading.zone(user), now: existing.fields.visitedAt)
+                let fields = try values.fields(timeZone: VisitRequestReading.zone(user), now: existing.fields.visitedAt, language: context.language)
                 _ = try await visits.update(userID: user.id, id: id, fields: fields, now: context.now)
                 return Response.redirect(to: VisitPaths.saved(id), type: .found)
             } catch let error as VisitError where error != .notFound {

@@ -96,11 +96,13 @@ public struct LocationService: Sendable {
 
     /// GPX already read (an upload): waypoints become visits (all or none, signed), track points are
     /// stored, then stays are detected over the track's span.
-    public func importGPX(userID: String, visits fields: [VisitFields], report: ImportReport, trackPoints: [LocationPoint],
+    public func importGPX(userID: String, visits fields: [VisitFields], kinds: [String], report: ImportReport, trackPoints: [LocationPoint],
                           now: Date) async throws -> LocationImportResult {
-        let imported = try await visits.importAll(userID: userID, visits: fields, now: now)
+        let outcome = try await visits.importAll(userID: userID, visits: fields, now: now)
         var batch = Batch(userID: userID, source: "gpx", importID: UUID().uuidString.lowercased())
         batch.report = report
+        outcome.settle(&batch.report, kinds: kinds)
+        let imported = outcome.added
         var start = 0
         while start < trackPoints.count {
             let end = min(start + Self.batchSize, trackPoints.count)
@@ -128,9 +130,11 @@ public struct LocationService: Sendable {
                 }
                 try await batch.store(parser.takePoints(), kinds: ["trkpt"], on: database)
                 let (fields, report) = try parser.finish()
-                let imported = try await visits.importAll(userID: userID, visits: fields, now: now)
+                let outcome = try await visits.importAll(userID: userID, visits: fields, now: now)
+                let imported = outcome.added
                 let trackReport = batch.report
                 batch.report = report
+                outcome.settle(&batch.report, kinds: parser.visitKinds)
                 for kind in trackReport.kinds { batch.report.kinds.append(kind) }
                 return try await finish(batch, visitsImported: imported, placeVisits: [], shape: "gpx", now: now)
             } catch let error as VisitError {
@@ -149,6 +153,7 @@ public struct LocationService: Sendable {
         var positions: [String: Int] = [:]
         var batch = Batch(userID: userID, source: "takeout", importID: UUID().uuidString.lowercased())
         var placeVisits: [StayCandidate] = []
+        var placeKinds: [String] = []
         let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 20)
         defer { chunk.deallocate() }
         var offset = 0
@@ -177,7 +182,9 @@ public struct LocationService: Sendable {
             }
             if reader.stays.count > 0 {
                 placeVisits += reader.stays
+                placeKinds += reader.stayKinds
                 reader.stays.removeAll()
+                reader.stayKinds.removeAll()
             }
         }
         guard scanner.isComplete else {
@@ -196,12 +203,23 @@ public struct LocationService: Sendable {
                 batch.report.kinds.append(kind)
             }
         }
-        return try await finish(batch, visitsImported: 0, placeVisits: placeVisits, shape: reader.shape ?? "json", now: now)
+        placeVisits += reader.stays
+        placeKinds += reader.stayKinds
+        return try await finish(batch, visitsImported: 0, placeVisits: placeVisits, placeKinds: placeKinds, shape: reader.shape ?? "json", now: now)
     }
 
-    func finish(_ batch: Batch, visitsImported: Int, placeVisits: [StayCandidate], shape: String, now: Date) async throws -> LocationImportResult {
+    /// Stores the place visits a file named as stays (each counted as added, or already there when a
+    /// stored stay covers it), then finds stays in the points the import stored.
+    func finish(_ batch: Batch, visitsImported: Int, placeVisits: [StayCandidate], placeKinds: [String] = [], shape: String,
+                now: Date) async throws -> LocationImportResult {
+        var batch = batch
         let settings = try await settings(userID: batch.userID)
-        var offered = try await offer(userID: batch.userID, placeVisits, source: "takeout", settings: settings, now: now)
+        let outcomes = try await offerEach(userID: batch.userID, placeVisits, source: "takeout", settings: settings, now: now)
+        for (index, outcome) in outcomes.enumerated() {
+            let kind = index < placeKinds.count ? placeKinds[index] : "placeVisit"
+            if outcome == .known { batch.report.duplicate(kind) } else { batch.report.add(kind) }
+        }
+        var offered = outcomes.filter { $0 == .offered }.count
         if let from = batch.earliest, let to = batch.latest {
             offered += try await detect(userID: batch.userID, from: from, to: to, final: true, source: batch.source, settings: settings, now: now)
         }
@@ -266,9 +284,16 @@ public struct LocationService: Sendable {
         return try await offer(userID: userID, candidates, source: source, settings: settings, now: now)
     }
 
-    /// Stores each stay as offered, merged with a visit, or not at all when it is already known.
+    enum OfferOutcome: Equatable { case offered, merged, known }
+
+    /// Stores each stay as offered, merged with a visit, or not at all when it is already known; returns how many were offered.
     func offer(userID: String, _ candidates: [StayCandidate], source: String, settings: StaySettings, now: Date) async throws -> Int {
-        var offered = 0
+        try await offerEach(userID: userID, candidates, source: source, settings: settings, now: now).filter { $0 == .offered }.count
+    }
+
+    /// What became of each stay: offered to the person, merged with a visit it matches, or already known.
+    func offerEach(userID: String, _ candidates: [StayCandidate], source: String, settings: StaySettings, now: Date) async throws -> [OfferOutcome] {
+        var outcomes: [OfferOutcome] = []
         let sql = database.sql
         let near = StayOffer.sameplace(settings)
         for stay in candidates {
@@ -277,15 +302,22 @@ public struct LocationService: Sendable {
             let places = try await LocationPointStore.visitsNear(userID: userID, latitude: stay.latitude, longitude: stay.longitude, meters: near, on: sql)
                 .map { StayOffer.Place(id: $0.id, name: $0.name, latitude: $0.latitude, longitude: $0.longitude, time: $0.at) }
             let decision = StayOffer.decide(stay, settings: settings, storedStays: stored, visits: places)
-            if decision == .known { continue }
+            if decision == .known {
+                outcomes.append(.known)
+                continue
+            }
             let visitID: String? = if case let .merged(id) = decision { id } else { nil }
             let row = DetectedStay(id: UUID().uuidString.lowercased(), arrival: Date(timeIntervalSince1970: Double(stay.arrival)),
                                    departure: Date(timeIntervalSince1970: Double(stay.departure)), latitude: stay.latitude, longitude: stay.longitude,
                                    pointCount: stay.pointCount, name: StayOffer.name(for: stay, settings: settings, knownPlaces: places),
                                    status: visitID == nil ? .open : .merged, visitId: visitID, source: source)
-            if try await LocationPointStore.insertStay(row, userID: userID, now: now, on: sql), visitID == nil { offered += 1 }
+            if try await LocationPointStore.insertStay(row, userID: userID, now: now, on: sql) {
+                outcomes.append(visitID == nil ? .offered : .merged)
+            } else {
+                outcomes.append(.known)
+            }
         }
-        return offered
+        return outcomes
     }
 
     /// Every stored point of a person in time order, handed to `body` a page at a time (the takeout

@@ -64,8 +64,32 @@ public struct VisitService: Sendable {
         return visit
     }
 
-    /// Creates all visits or none: one transaction for the whole file.
-    public func importAll(userID: String, visits: [VisitFields], now: Date) async throws -> Int {
+    /// What an import stored: `stored[i]` is false for a visit already there (the same content key, in
+    /// the table or earlier in the same file), which is neither stored nor signed.
+    public struct ImportOutcome: Sendable, Equatable {
+        public var stored: [Bool]
+        /// Which visits had no time of their own (reported as "with an approximate time" when added).
+        public var approximate: [Bool] = []
+        public var added: Int { stored.filter { $0 }.count }
+        public var alreadyThere: Int { stored.count - added }
+
+        /// Moves the visits already there from "added" to "already there" in a parser's report, kind by kind.
+        public func settle(_ report: inout ImportReport, kinds: [String]) {
+            for (index, wasStored) in stored.enumerated() where !wasStored {
+                let kind = index < kinds.count ? kinds[index] : (kinds.last ?? "visit")
+                guard let entry = report.kinds.firstIndex(where: { $0.kind == kind }) else { report.duplicate(kind); continue }
+                report.kinds[entry].added = max(0, report.kinds[entry].added - 1)
+                report.kinds[entry].duplicates += 1
+                if index < approximate.count, approximate[index] {
+                    report.kinds[entry].approximateTime = max(0, report.kinds[entry].approximateTime - 1)
+                }
+            }
+        }
+    }
+
+    /// Creates all new visits or none: one transaction for the whole file. A visit already there is
+    /// recognised by its content key before anything is signed, so importing a file again adds nothing.
+    public func importAll(userID: String, visits: [VisitFields], now: Date) async throws -> ImportOutcome {
         var validated: [VisitFields] = []
         validated.reserveCapacity(visits.count)
         for (index, fields) in visits.enumerated() {
@@ -74,15 +98,25 @@ public struct VisitService: Sendable {
             }
         }
         let batch = validated
-        guard !validated.isEmpty else { return 0 }
+        guard !validated.isEmpty else { return ImportOutcome(stored: []) }
         let key = try await signer.signingKey()
-        let last = try await database.transaction { sql in
+        let seconds = batch.map { Int64($0.visitedAt.timeIntervalSince1970.rounded(.towardZero)) }
+        let (from, to) = (seconds.min() ?? 0, seconds.max() ?? 0)
+        let (stored, last) = try await database.transaction { sql in
             // One head lock for the whole file; records are chained in memory and the head written once.
+            // The keys are read under the lock, so two imports of one file cannot both find it new.
             let (start, webhook) = try await VisitStore.lockHead(userID: userID, engine: self.database.engine, on: sql)
             try await self.requireGenuine(start, userID: userID, key: key.publicKey, on: sql)
+            var known = try await VisitStore.contentKeys(userID: userID, from: from, to: to, on: sql)
+            var stored: [Bool] = []
             var head = start
             var last: ChainRecord?
             for fields in batch {
+                guard known.insert(VisitContentKey.key(fields)).inserted else {
+                    stored.append(false)
+                    continue
+                }
+                stored.append(true)
                 let visit = Visit(id: UUID().uuidString.lowercased(), userID: userID, fields: fields, photos: [], createdAt: now,
                                   updatedAt: now, revision: 1)
                 try await VisitStore.insert(visit, on: sql)
@@ -93,14 +127,14 @@ public struct VisitService: Sendable {
                 head = ChainHead(seq: record.seq, hash: record.hash)
                 last = record
             }
-            // `batch` is not empty (checked above), so the loop made at least one record.
-            guard var newest = last else { throw VisitError.importInvalid(position: "$", reason: Text(en: "nothing to import", ja: "インポートするものがありません")) }
+            // Every visit already there: the chain is left as it was.
+            guard var newest = last else { return (stored, ChainRecord?.none) }
             try await VisitStore.setHead(newest, userID: userID, on: sql)
             newest.webhook = webhook
-            return newest
+            return (stored, newest)
         }
-        notifyWebhook(userID: userID, head: ChainHead(seq: last.seq, hash: last.hash), webhook: last.webhook, now: now)
-        return validated.count
+        if let last { notifyWebhook(userID: userID, head: ChainHead(seq: last.seq, hash: last.hash), webhook: last.webhook, now: now) }
+        return ImportOutcome(stored: stored, approximate: batch.map { $0.labels.contains(VisitFormats.approximateTimeLabel) })
     }
 
     public func get(userID: String, id: String) async throws -> Visit {

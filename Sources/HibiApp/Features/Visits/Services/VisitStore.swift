@@ -132,6 +132,27 @@ struct VisitStore: Sendable {
         return try await query.orderBy("visited_at", .descending).orderBy("id").all().map { try decode($0).0 }
     }
 
+    /// The content keys of the live visits in [from, to] (whole seconds), and of every visit whose time is approximate.
+    static func contentKeys(userID: String, from: Int64, to: Int64, on sql: any SQLDatabase) async throws -> Set<String> {
+        let rows = try await sql.select().column("visited_at").column("latitude").column("longitude").column("name").column("labels").from("visits")
+            .where("user_id", .equal, userID).where("deleted_at", .is, SQLLiteral.null)
+            .where { group in
+                group.where { $0.where("visited_at", .greaterThanOrEqual, from).where("visited_at", .lessThanOrEqual, to) }
+                    .orWhere("labels", .like, "%\"\(VisitFormats.approximateTimeLabel)\"%")
+            }
+            .all()
+        var keys = Set<String>()
+        for row in rows {
+            let labels = try decodeStrings(try row.decode(column: "labels", as: String.self))
+            keys.insert(VisitContentKey.key(seconds: Double(try row.decode(column: "visited_at", as: Int64.self)),
+                                            latitude: try row.decode(column: "latitude", as: Double.self),
+                                            longitude: try row.decode(column: "longitude", as: Double.self),
+                                            name: try row.decode(column: "name", as: String.self),
+                                            approximate: labels.contains(VisitFormats.approximateTimeLabel)))
+        }
+        return keys
+    }
+
     /// Every row, tombstones included, for comparing the table with the chain.
     static func allStates(userID: String, on sql: any SQLDatabase) async throws -> [VisitChain.CurrentVisit] {
         try await sql.select().columns(columns.map { SQLIdentifier($0) }).from("visits")

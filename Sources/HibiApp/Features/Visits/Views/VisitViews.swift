@@ -61,12 +61,14 @@ struct VisitFormValues: Sendable {
     }
 
     /// Turns the typed text into fields; numbers that do not parse are reported by name.
-    func fields(timeZone: TimeZone, now: Date) throws(VisitError) -> VisitFields {
+    func fields(timeZone: TimeZone, now: Date, language: Language) throws(VisitError) -> VisitFields {
         func number(_ text: String, _ field: String) throws(VisitError) -> Double? {
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.isEmpty else { return nil }
-            guard let value = Double(trimmed.replacingOccurrences(of: ",", with: ".")) else { throw .invalidNumber(field: field) }
-            return value
+            do { return try NumberInput.parse(text, .typed(language)) } catch {
+                guard case .ambiguous = error else {
+                    throw field == "latitude" ? .invalidLatitude : field == "longitude" ? .invalidLongitude : .invalidNumber(field: field)
+                }
+                throw .unreadableNumber(field: field, error)
+            }
         }
         guard let lat = try number(latitude, "latitude") else { throw .invalidLatitude }
         guard let lon = try number(longitude, "longitude") else { throw .invalidLongitude }
