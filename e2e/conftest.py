@@ -45,7 +45,7 @@ def server():
     process.wait(timeout=10)
 
 
-def make_browser(width=1280, height=900, language="en-US", extra_args=()):
+def make_browser(width=1280, height=900, language="en-US", extra_args=(), network_log=False):
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}",
@@ -53,7 +53,8 @@ def make_browser(width=1280, height=900, language="en-US", extra_args=()):
         options.add_argument(arg)
     options.add_experimental_option("prefs", {"intl.accept_languages": language})
     # The console is read after each test: a Content-Security-Policy violation fails it.
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # With network_log, every request the page makes is kept (CDP Network events in the performance log).
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", **({"performance": "ALL"} if network_log else {})})
     driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
     driver.implicitly_wait(3)
     return driver

@@ -163,41 +163,46 @@ def try_face_sign_in(browser):
     return seen["state"], seen["text"]
 
 
+def set_up_and_enroll(browser, base):
+    """The first account, its diary opened with the password, then a face enrolled from the camera."""
+    browser.get(base + "/setup")
+    fill(browser, username="aiko", password=PASSWORD, password_confirm=PASSWORD)
+    submit(browser, "setup-form")
+    unlock_page(browser, base)
+    assert browser.find_elements(By.ID, "not-enrolled"), "before enrollment the page offers only the password"
+    fill(browser, password=PASSWORD)
+    submit(browser, "unlock-password")
+
+    browser.get(base + "/diary/enroll")
+    WebDriverWait(browser, 20).until(lambda d: d.execute_script("return document.getElementById('camera').videoWidth") > 0)
+    shot(browser, "face-01-enroll")
+    # Photos spread over the whole loop of the clip, as a person's photos are taken over a few
+    # seconds: the fixture video's light changes between its parts (her straight-ahead frames of
+    # the first second and of later seconds measure 0.55 apart, beyond the 0.49 threshold), so three
+    # photos taken within one part would not recognise her in the others.
+    accepted = 0
+    for _ in range(40):
+        browser.find_element(By.ID, "take-photo").click()
+        WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "face-status").get_attribute("data-state") != "processing")
+        accepted = len(browser.find_elements(By.CSS_SELECTOR, "#shots li"))
+        if accepted >= 6:
+            break
+        time.sleep(0.7)
+    assert accepted >= 6, "photos of a face looking at the camera must be accepted"
+    browser.find_element(By.ID, "finish-enroll").click()
+    WebDriverWait(browser, 30).until(lambda d: "/diary/settings" in d.current_url
+                                     or d.find_element(By.ID, "face-status").get_attribute("data-state") == "failed")
+    shot(browser, "face-02-enroll-finished")
+    assert "/diary/settings" in browser.current_url, browser.find_element(By.ID, "face-status").text
+    wait_text(browser, "#face-status", "Enrolled with")
+    shot(browser, "face-02-enrolled")
+
+
 def test_enroll_then_unlock_as_the_same_person(server, clips):
     base = server["base"]
     browser = camera_browser(clips["a-turning"])
     try:
-        browser.get(base + "/setup")
-        fill(browser, username="aiko", password=PASSWORD, password_confirm=PASSWORD)
-        submit(browser, "setup-form")
-        unlock_page(browser, base)
-        assert browser.find_elements(By.ID, "not-enrolled"), "before enrollment the page offers only the password"
-        fill(browser, password=PASSWORD)
-        submit(browser, "unlock-password")
-
-        browser.get(base + "/diary/enroll")
-        WebDriverWait(browser, 20).until(lambda d: d.execute_script("return document.getElementById('camera').videoWidth") > 0)
-        shot(browser, "face-01-enroll")
-        # Photos spread over the whole loop of the clip, as a person's photos are taken over a few
-        # seconds: the fixture video's light changes between its parts (her straight-ahead frames of
-        # the first second and of later seconds measure 0.55 apart, beyond the 0.49 threshold), so three
-        # photos taken within one part would not recognise her in the others.
-        accepted = 0
-        for _ in range(40):
-            browser.find_element(By.ID, "take-photo").click()
-            WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "face-status").get_attribute("data-state") != "processing")
-            accepted = len(browser.find_elements(By.CSS_SELECTOR, "#shots li"))
-            if accepted >= 6:
-                break
-            time.sleep(0.7)
-        assert accepted >= 6, "photos of a face looking at the camera must be accepted"
-        browser.find_element(By.ID, "finish-enroll").click()
-        WebDriverWait(browser, 30).until(lambda d: "/diary/settings" in d.current_url
-                                         or d.find_element(By.ID, "face-status").get_attribute("data-state") == "failed")
-        shot(browser, "face-02-enroll-finished")
-        assert "/diary/settings" in browser.current_url, browser.find_element(By.ID, "face-status").text
-        wait_text(browser, "#face-status", "Enrolled with")
-        shot(browser, "face-02-enrolled")
+        set_up_and_enroll(browser, base)
 
         browser.find_element(By.ID, "lock-now").click()
         WebDriverWait(browser, 10).until(lambda d: "/diary/unlock" in d.current_url)
@@ -283,5 +288,33 @@ def test_camera_denied_points_to_the_password(server, clips):
         WebDriverWait(browser, 20).until(lambda d: d.find_element(By.ID, "face-status").get_attribute("data-state") == "failed")
         assert "camera is not available" in browser.find_element(By.ID, "face-status").text
         shot(browser, "face-06-camera-denied")
+    finally:
+        browser.quit()
+
+
+def test_unlock_instructions_are_in_view_on_a_1366x768_laptop(server, clips):
+    """Issue 33, item 1: after Start, the head-turn prompt and the status sat below the fold of a
+    1366×768 laptop (y 753-852), and the page did not scroll there."""
+    base = server["base"]
+    browser = camera_browser(clips["a-turning"])
+    try:
+        browser.set_window_size(1366, 768)
+        set_up_and_enroll(browser, base)
+        browser.find_element(By.ID, "lock-now").click()
+        WebDriverWait(browser, 10).until(lambda d: "/diary/unlock" in d.current_url)
+        browser.find_element(By.ID, "face-start").click()
+        WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "face-status").get_attribute("data-state") == "scanning"
+                                         and d.find_element(By.ID, "prompt").text.strip())
+        geometry = browser.execute_script("""
+            const box = (id) => { const r = document.getElementById(id).getBoundingClientRect(); return [r.top, r.bottom]; };
+            return { viewport: window.innerHeight, prompt: box('prompt'), status: box('face-status'), camera: box('camera'),
+                     promptText: document.getElementById('prompt').textContent };""")
+        shot(browser, "face-06-unlock-1366x768")
+        print("unlock geometry at 1366x768:", geometry)
+        viewport = geometry["viewport"]
+        for part in ("prompt", "status", "camera"):
+            top, bottom = geometry[part]
+            assert 0 <= top and bottom <= viewport, (part, geometry)
+        assert geometry["promptText"], geometry
     finally:
         browser.quit()

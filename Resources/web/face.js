@@ -66,6 +66,10 @@
         let answer = await api(unlockBox.dataset.challengeUrl);
         const id = answer.id;
         setState("scanning");
+        // The instructions must be where the person looks: the camera's picture with its prompt and the
+        // status line below it, all in view (a laptop's short screen had them below the fold).
+        // The camera box is at most half the screen high, so with its top at the top the status fits below.
+        video.closest(".camera")?.scrollIntoView({ block: "start" });
         while (!answer.done) {
           prompt.textContent = strings[answer.step] || answer.step;
           const started = performance.now();

@@ -40,6 +40,9 @@
       tiles.on("tileload", () => { failures = 0; notice.hidden = true; });
       tiles.addTo(map);
     } else {
+      // No tile server chosen: the map is private by design, drawn from the outline and the person's points.
+      notice.textContent = element.dataset.privateText || notice.textContent;
+      notice.classList.add("map-private");
       notice.hidden = false;
       map.setMaxZoom(8);
     }

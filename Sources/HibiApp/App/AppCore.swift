@@ -34,6 +34,8 @@ public struct Platform: Sendable {
     /// The face engine when its models are loaded (or a test's fake); nil means face features are off.
     public let faceAnalyzer: (any FaceAnalyzing)?
     public let moodEstimator: (any MoodEstimating)?
+    /// The map tile server an administrator chose (none by default): pages and the security headers read it.
+    public let mapTiles: MapTileServer
 }
 
 /// Everything the server, the CLI and the tests share: the platform and the features built on it, once.
@@ -97,7 +99,8 @@ public struct AppCore: Sendable {
                 config: config, logger: logger, database: database, box: box, users: users, sessions: sessions, tokens: tokens,
                 accounts: accounts, openAPIDocument: openAPIDocument, quota: quota, heavyWork: HeavyWork(),
                 outbound: OutboundHTTP(allowedNetworks: config.webhookAllowedNetworks), clock: clock,
-                metrics: PrometheusCollectorRegistry(), instanceID: UUID().uuidString.lowercased(), faceAnalyzer: analyzer, moodEstimator: moods)
+                metrics: PrometheusCollectorRegistry(), instanceID: UUID().uuidString.lowercased(), faceAnalyzer: analyzer, moodEstimator: moods,
+                mapTiles: MapTileServer(database: database, fallback: config.mapTileURL))
             return AppCore(platform: platform, features: Features(platform: platform))
         } catch {
             await database.shutdown()

@@ -22,7 +22,7 @@ public func buildApplication(core: AppCore) async -> some ApplicationProtocol {
     let router = Router(context: HibiRequestContext.self)
 
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
-    router.add(middleware: SecurityHeadersMiddleware(mapTileURL: config.mapTileURL))
+    router.add(middleware: SecurityHeadersMiddleware(mapTiles: core.mapTiles))
     router.add(middleware: IdentityMiddleware(users: core.users, sessions: core.sessions, tokens: core.tokens,
                                               secureCookies: config.usesSecureCookies, trustedProxies: config.trustedProxies,
                                               box: core.box, clock: core.clock))

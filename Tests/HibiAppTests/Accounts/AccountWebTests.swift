@@ -187,6 +187,46 @@ import Testing
         }
     }
 
+    /// Maps are private until an administrator chooses a tile server: the visit pages name no tile URL and
+    /// the policy allows images from this host only; the choice takes effect at once and can be undone.
+    @Test func mapTilesAreOffUntilAnAdministratorChoosesAServer() async throws {
+        try await TestApp.run { browser in
+            try await browser.setUp()
+            let visits = try await browser.get("/visits")
+            #expect(visits.body.contains(#"data-tile-url="""#))
+            #expect(visits.headers[HTTPField.Name("Content-Security-Policy")!]?.contains("img-src 'self' data: blob:;") == true)
+            let page = try await browser.get("/admin/map")
+            #expect(page.body.contains("No tile server is chosen"))
+            #expect(page.body.contains("A tile server learns which areas each person looks at"))
+
+            // Not a template, or one that would break out of the policy: refused, nothing stored.
+            for bad in ["javascript:alert(1)", "https://tiles.example.org/a.png", "https://x.example/{z}/{x}/{y}.png; script-src *"] {
+                let refused = try await browser.post("/admin/map", form: ["tile_url": bad])
+                #expect(refused.status == .badRequest)
+                #expect(refused.body.contains("That is not a tile URL"))
+            }
+            #expect(try await browser.get("/visits").body.contains(#"data-tile-url="""#))
+
+            let saved = try await browser.post("/admin/map", form: ["tile_url": "https://{s}.tiles.example.org/{z}/{x}/{y}.png"])
+            #expect(saved.status == .ok)
+            #expect(saved.body.contains("Maps load tiles from *.tiles.example.org"))
+            let withTiles = try await browser.get("/visits")
+            #expect(withTiles.body.contains(#"data-tile-url="https://{s}.tiles.example.org/{z}/{x}/{y}.png""#))
+            #expect(withTiles.headers[HTTPField.Name("Content-Security-Policy")!]?.contains("img-src 'self' data: blob: https://*.tiles.example.org;") == true)
+
+            // Someone who is not an administrator cannot choose one.
+            try await browser.post("/admin/users", form: ["username": "ken", "password": "kens password!"])
+            let ken = Browser(client: browser.client)
+            try await ken.signIn(username: "ken", password: "kens password!")
+            #expect(try await ken.post("/admin/map", form: ["tile_url": ""]).status == .forbidden)
+
+            try await browser.post("/admin/map", form: ["tile_url": ""])
+            let cleared = try await browser.get("/visits")
+            #expect(cleared.body.contains(#"data-tile-url="""#))
+            #expect(cleared.headers[HTTPField.Name("Content-Security-Policy")!]?.contains("tiles.example.org") == false)
+        }
+    }
+
     static func userID(of username: String, in html: String) -> String? {
         guard let row = html.range(of: #"data-username="\#(username)""#) else { return nil }
         return between(String(html[row.upperBound...]), "/admin/users/", "/")

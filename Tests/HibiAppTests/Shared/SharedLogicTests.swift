@@ -149,11 +149,14 @@ final class LineCollector: @unchecked Sendable {
 
 @Suite struct MapConfigTests {
     @Test func tileURLIsValidatedAtStartUp() throws {
-        #expect(try AppConfig.load(environment: [:]).mapTileURL == VisitMapSettings.defaultTileURL)
+        // Private by default: no tile server until an administrator names one.
+        #expect(try AppConfig.load(environment: [:]).mapTileURL == "")
         #expect(try AppConfig.load(environment: ["HIBI_MAP_TILE_URL": "none"]).mapTileURL == "")
         #expect(try AppConfig.load(environment: ["HIBI_MAP_TILE_URL": "https://tiles.example.org/{z}/{x}/{y}.png"]).mapTileURL
                 == "https://tiles.example.org/{z}/{x}/{y}.png")
         #expect(throws: ConfigError.self) { try AppConfig.load(environment: ["HIBI_MAP_TILE_URL": "javascript:alert(1)"]) }
+        #expect(throws: ConfigError.self) { try AppConfig.load(environment: ["HIBI_MAP_TILE_URL": "https://evil.example/x.png"]) }
+        #expect(throws: ConfigError.self) { try AppConfig.load(environment: ["HIBI_MAP_TILE_URL": "https://a.example/{z}/{x}/{y}.png; script-src *"]) }
     }
 }
 

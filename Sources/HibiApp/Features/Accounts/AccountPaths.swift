@@ -16,6 +16,7 @@ public enum AccountPaths {
     public static let takeout = "/settings/export.zip"
     public static let adminUsers = "/admin/users"
     public static let adminBackups = "/admin/backups"
+    public static let adminMap = "/admin/map"
 
     public static func revokeToken(_ id: String) -> String { tokens + "/\(id)/revoke" }
     public static func revokeDevice(_ id: String) -> String { "/settings/devices/\(id)/revoke" }

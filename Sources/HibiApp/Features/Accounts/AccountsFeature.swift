@@ -36,7 +36,7 @@ public struct AccountsFeature: Feature {
                              faceSignIn: faceSignIn, setupState: SetupState(users: platform.users), secureCookies: config.usesSecureCookies,
                              sessionLifetime: config.sessionLifetime, diaryUnlocked: diaryUnlocked)
                 .register(on: web, signedIn: web.signedIn())
-            AdminWebRoutes(accounts: platform.accounts, users: platform.users).register(on: web.admin())
+            AdminWebRoutes(accounts: platform.accounts, users: platform.users, mapTiles: platform.mapTiles).register(on: web.admin())
             AccountAPIRoutes(accounts: platform.accounts, tokens: platform.tokens, bodyLimit: config.maxRequestBodyBytes,
                              diaryUnlocked: diaryUnlocked).register(on: api.signedIn())
             faceSignIn.register(on: api)

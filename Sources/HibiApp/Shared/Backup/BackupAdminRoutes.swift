@@ -18,8 +18,8 @@ struct BackupAdminRoutes: Sendable {
 
 enum BackupStrings {
     static let title = Text(en: "Backups", ja: "バックアップ")
-    static let off = Text(en: "Scheduled backups are off. Set HIBI_BACKUP_DIR (and HIBI_BACKUP_EVERY, HIBI_BACKUP_KEEP) to turn them on; `hibi backup -o FILE` works at any time.",
-                          ja: "定期バックアップはオフです。HIBI_BACKUP_DIR(と HIBI_BACKUP_EVERY、HIBI_BACKUP_KEEP)を設定すると有効になります。`hibi backup -o FILE` はいつでも使えます。")
+    static let off = Text(en: "Scheduled backups are off. Set HIBI_BACKUP_DIR (and HIBI_BACKUP_EVERY, HIBI_BACKUP_KEEP) to turn them on; The command hibi backup -o FILE works at any time.",
+                          ja: "定期バックアップはオフです。HIBI_BACKUP_DIR(と HIBI_BACKUP_EVERY、HIBI_BACKUP_KEEP)を設定すると有効になります。コマンド hibi backup -o FILE はいつでも使えます。")
     static func on(_ l: Language, _ directory: String, _ every: String, _ keep: Int) -> String {
         Text(en: "Every \(every) into \(directory), keeping the last \(keep).", ja: "\(every) ごとに \(directory) へ。最新 \(keep) 件を保持します。")(l)
     }
@@ -39,6 +39,7 @@ enum BackupViews {
         let S = BackupStrings.self
         return Layout.page(title: S.title(l), context: context) {
             el("h1") { S.title(l) }
+            AccountViews.adminNav(l, current: AccountPaths.adminBackups)
             if let directory = settings.directory {
                 el("p", .id("backup-schedule")) { S.on(l, directory, every(settings.interval), settings.keep) }
             } else {

@@ -44,8 +44,9 @@ public struct AppConfig: Sendable {
     /// Where set-up put the face models (dlib weights, ONNX Runtime). nil runs without face recognition
     /// (the test suites that need no models); `hibi serve` always loads them and stops if they are missing.
     public var faceModelsDirectory: String?
-    /// Map tile URL template the user's browser loads; empty keeps maps offline (world outline only).
-    public var mapTileURL: String = VisitMapSettings.defaultTileURL
+    /// Map tile URL template used while an administrator has chosen none on /admin/map; empty (the
+    /// default) keeps maps private: the world outline and the person's own points, no other host asked.
+    public var mapTileURL: String = ""
     public var videos = VideoSettings()
     /// Bytes each person may store in uploads (videos, photos); nil is no limit (`HIBI_USER_QUOTA_GB`).
     public var userQuotaBytes: Int64?
@@ -162,10 +163,10 @@ public struct AppConfig: Sendable {
             config.masterKey = key
         }
         if let raw = environment["HIBI_MAP_TILE_URL"]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
-            guard raw.lowercased() == "none" || raw.hasPrefix("https://") || raw.hasPrefix("http://") || raw.hasPrefix("/") else {
-                throw ConfigError(setting: "HIBI_MAP_TILE_URL", reason: "must be an http(s) URL template like https://tile.openstreetmap.org/{z}/{x}/{y}.png, or none")
+            guard let template = MapTileServer.template(raw) else {
+                throw ConfigError(setting: "HIBI_MAP_TILE_URL", reason: "must be an http(s) URL or a path on this host naming {z}, {x} and {y}, like https://tile.openstreetmap.org/{z}/{x}/{y}.png, or none")
             }
-            config.mapTileURL = VisitMapSettings.tileURL(environment: ["HIBI_MAP_TILE_URL": raw])
+            config.mapTileURL = template
         }
         config.faceModelsDirectory = environment["HIBI_MODELS_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "./models"
         if let dir = environment["HIBI_RESOURCES_DIR"], !dir.isEmpty { config.resourcesDirectory = dir }

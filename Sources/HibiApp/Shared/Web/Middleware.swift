@@ -97,22 +97,16 @@ struct IdentityMiddleware: RouterMiddleware {
 
 /// Headers every answer carries. Pages may run only Hibi's own scripts (no inline script, no eval), be
 /// framed by nobody, and leak no URL to other sites; a browser must take each type as declared.
-/// Images may also come from the map tile server the administrator configured.
+/// Images may also come from the map tile server an administrator chose (none until one is chosen).
 struct SecurityHeadersMiddleware: RouterMiddleware {
     typealias Context = HibiRequestContext
-    let contentSecurityPolicy: String
+    let mapTiles: MapTileServer
 
-    init(mapTileURL: String) {
+    static func contentSecurityPolicy(mapTileURL: String) -> String {
         var images = "'self' data: blob:"
-        // The tile template ("https://{s}.tile.example.org/{z}/{x}/{y}.png") is not a URL Foundation parses:
-        // its origin is taken by hand. "{s}" subdomains allow the host family ("https://*.tile.example.org").
-        let parts = mapTileURL.components(separatedBy: "://")
-        if parts.count == 2, ["http", "https"].contains(parts[0].lowercased()),
-           let host = parts[1].split(separator: "/").first.map(String.init), !host.isEmpty,
-           host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:{}".contains($0) }) {
-            images += " \(parts[0].lowercased())://\(host.replacingOccurrences(of: "{s}", with: "*"))"
-        }
-        contentSecurityPolicy = [
+        let tileSource = MapTileServer.imageSource(mapTileURL)
+        if !tileSource.isEmpty { images += " " + tileSource }
+        return [
             "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src \(images)",
             "media-src 'self' blob:", "connect-src 'self'", "font-src 'self' data:", "worker-src 'self'", "manifest-src 'self'",
             "object-src 'none'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'",
@@ -121,7 +115,7 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
-        response.headers[.contentSecurityPolicy] = contentSecurityPolicy
+        response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy(mapTileURL: await mapTiles.current(now: context.now))
         response.headers[.contentTypeOptions] = "nosniff"
         response.headers[.xFrameOptions] = "DENY"
         response.headers[.referrerPolicy] = "same-origin"

@@ -4,6 +4,7 @@ import Hummingbird
 struct AdminWebRoutes: Sendable {
     let accounts: AccountService
     let users: UserStore
+    let mapTiles: MapTileServer
 
     func register(on router: some RouterMethods<AdminContext>) {
         router.get(RouterPath(AccountPaths.adminUsers)) { request, context in
@@ -14,6 +15,23 @@ struct AdminWebRoutes: Sendable {
         router.post(RouterPath(AccountPaths.setUserDisabled(":id", action: "disable"))) { request, context in try await setDisabled(request, context, true) }
         router.post(RouterPath(AccountPaths.setUserDisabled(":id", action: "enable"))) { request, context in try await setDisabled(request, context, false) }
         router.post(RouterPath(AccountPaths.resetUser(":id"))) { request, context in try await reset(request, context) }
+        router.get(RouterPath(AccountPaths.adminMap)) { _, context in
+            HTMLPage(AccountViews.adminMap(context: context.base, tileURL: await mapTiles.current(now: context.now)))
+        }
+        router.post(RouterPath(AccountPaths.adminMap)) { request, context in
+            var request = request
+            let entered = try await request.form()["tile_url"] ?? ""
+            do {
+                let url = try await mapTiles.choose(entered, now: context.now)
+                return try HTMLPage(AccountViews.adminMap(context: context.base, tileURL: url, notice: (AdminMapStrings.saved(context.language), .success)))
+                    .response(from: request, context: context.base)
+            } catch MapTileError.invalid {
+                return try HTMLPage(AccountViews.adminMap(context: context.base, tileURL: await mapTiles.current(now: context.now),
+                                                          notice: (AdminMapStrings.invalid(context.language), .error), entered: entered),
+                                    status: .badRequest)
+                    .response(from: request, context: context.base)
+            }
+        }
     }
 
     func addUser(_ request: Request, _ context: AdminContext) async throws -> Response {

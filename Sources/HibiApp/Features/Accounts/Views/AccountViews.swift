@@ -262,7 +262,7 @@ enum AccountViews {
         let l = context.language
         return Layout.page(title: CommonStrings.admin(l), context: context) {
             el("h1") { CommonStrings.users(l) }
-            el("p") { el("a", .href(AccountPaths.adminBackups), .id("admin-backups-link")) { BackupStrings.title(l) } }
+            adminNav(l, current: AccountPaths.adminUsers)
             if let (text, kind) = notice { Layout.notice(text, kind: kind) }
             if let (name, password) = temporary {
                 el("div", .class("notice success"), .role("status")) {

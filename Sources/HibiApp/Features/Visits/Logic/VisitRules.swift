@@ -140,16 +140,3 @@ public enum Geo {
         }
     }
 }
-
-public enum VisitMapSettings {
-    public static let defaultTileURL = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
-
-    /// HIBI_MAP_TILE_URL picks the tile server the browser loads from; "none" keeps the map offline
-    /// (world outline only). Anything that is not an http(s) template falls back to the default.
-    public static func tileURL(environment: [String: String]) -> String {
-        guard let raw = environment["HIBI_MAP_TILE_URL"]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return defaultTileURL }
-        if raw.lowercased() == "none" { return "" }
-        guard raw.hasPrefix("https://") || raw.hasPrefix("http://") || raw.hasPrefix("/") else { return defaultTileURL }
-        return raw
-    }
-}

@@ -5,7 +5,8 @@ import Hummingbird
 struct VisitWebRoutes: Sendable {
     let visits: VisitService
     let signer: VisitSigner
-    let tileURL: String
+    /// Read per page: an administrator may choose or drop the tile server at any time.
+    let tiles: MapTileServer
 
     func register(on router: some RouterMethods<SignedInContext>) {
         router.get(RouterPath(VisitPaths.list)) { request, context in
@@ -15,17 +16,17 @@ struct VisitWebRoutes: Sendable {
             do {
                 filter = try VisitQuery.parse(query, timeZone: VisitRequestReading.zone(user))
             } catch let error as VisitError {
-                return HTMLPage(VisitViews.index(context: context.base, user: user, visits: [], query: query, notice: nil, tileURL: tileURL)
+                return HTMLPage(VisitViews.index(context: context.base, user: user, visits: [], query: query, notice: nil, tileURL: await tiles.current(now: context.now))
                     .withError(error.message(context.language)), status: .badRequest)
             }
             let notice = request.uri.formQuery.get("deleted") != nil ? VisitStrings.deleted(context.language) : nil
             let list = try await visits.list(userID: user.id, filter: filter)
-            return HTMLPage(VisitViews.index(context: context.base, user: user, visits: list, query: query, notice: notice, tileURL: tileURL,
+            return HTMLPage(VisitViews.index(context: context.base, user: user, visits: list, query: query, notice: notice, tileURL: await tiles.current(now: context.now),
                                              routesURL: VisitViews.workoutRoutesURL(from: filter.from, to: filter.to)))
         }
         router.get(RouterPath(VisitPaths.new)) { _, context in
             
-            return HTMLPage(VisitViews.form(context: context.base, visit: nil, values: VisitFormValues(), error: nil, tileURL: tileURL))
+            return HTMLPage(VisitViews.form(context: context.base, visit: nil, values: VisitFormValues(), error: nil, tileURL: await tiles.current(now: context.now)))
         }
         router.post(RouterPath(VisitPaths.list)) { request, context in
             let user = context.user
@@ -37,7 +38,7 @@ struct VisitWebRoutes: Sendable {
                 return Response.redirect(to: VisitPaths.saved(visit.id), type: .found)
             } catch let error as VisitError {
                 return try HTMLPage(VisitViews.form(context: context.base, visit: nil, values: values, error: error.message(context.language),
-                                                    tileURL: tileURL), status: error.status == .notFound ? .notFound : .badRequest)
+                                                    tileURL: await tiles.current(now: context.now)), status: error.status == .notFound ? .notFound : .badRequest)
                     .response(from: request, context: context.base)
             }
         }
@@ -79,13 +80,13 @@ struct VisitWebRoutes: Sendable {
             let visit = try await visits.get(userID: user.id, id: id)
             let history = try await visits.history(userID: user.id, visitID: id)
             let notice = request.uri.formQuery.get("saved") != nil ? VisitStrings.saved(context.language) : nil
-            return HTMLPage(VisitViews.detail(context: context.base, user: user, visit: visit, history: history, notice: notice, tileURL: tileURL))
+            return HTMLPage(VisitViews.detail(context: context.base, user: user, visit: visit, history: history, notice: notice, tileURL: await tiles.current(now: context.now)))
         }
         router.get(RouterPath(VisitPaths.edit(":id"))) { _, context in
             let user = context.user
             let visit = try await visits.get(userID: user.id, id: try context.parameters.require("id"))
             let values = VisitFormValues(visit: visit, timeZone: VisitRequestReading.zone(user), language: context.language)
-            return HTMLPage(VisitViews.form(context: context.base, visit: visit, values: values, error: nil, tileURL: tileURL))
+            return HTMLPage(VisitViews.form(context: context.base, visit: visit, values: values, error: nil, tileURL: await tiles.current(now: context.now)))
         }
         router.post(RouterPath(VisitPaths.visit(":id"))) { request, context in
             let user = context.user
@@ -99,7 +100,7 @@ struct VisitWebRoutes: Sendable {
                 return Response.redirect(to: VisitPaths.saved(id), type: .found)
             } catch let error as VisitError where error != .notFound {
                 return try HTMLPage(VisitViews.form(context: context.base, visit: existing, values: values, error: error.message(context.language),
-                                                    tileURL: tileURL), status: .badRequest)
+                                                    tileURL: await tiles.current(now: context.now)), status: .badRequest)
                     .response(from: request, context: context.base)
             }
         }

@@ -99,6 +99,8 @@ extension VisitStrings {
     static let actionCreate = Text(en: "created", ja: "作成")
     static let actionEdit = Text(en: "edited", ja: "編集")
     static let actionDelete = Text(en: "deleted", ja: "削除")
+    static let mapPrivate = Text(en: "Private map: your visits on the built-in world outline, no tiles from other sites.",
+                                 ja: "プライベートな地図: 内蔵の世界の輪郭に訪問を表示し、ほかのサイトからタイルを読み込みません。")
     static let mapOffline = Text(en: "Map tiles are unavailable; showing the world outline.", ja: "地図タイルを読み込めません。世界の輪郭を表示しています。")
     static let openVisit = Text(en: "Open", ja: "開く")
     static let visitsCount = CountText(one: Text(en: "%@ visit", ja: "%@ 件"), other: Text(en: "%@ visits", ja: "%@ 件"))

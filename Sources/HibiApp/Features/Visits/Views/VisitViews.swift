@@ -157,7 +157,8 @@ enum VisitViews {
 
     static func mapElement(id: String, tileURL: String, l: Language, classes: String = "", attributes: [Attribute] = []) -> Node {
         el("div", [.id(id), .class("visit-map \(classes)"), .data("tile-url", tileURL), .data("outline-url", "/static/world-110m.geojson"),
-                   .data("offline-text", VisitStrings.mapOffline(l)), .data("open-text", VisitStrings.openVisit(l)), .role("region"),
+                   .data("offline-text", VisitStrings.mapOffline(l)),
+                   .data("private-text", VisitStrings.mapPrivate(l)), .data("open-text", VisitStrings.openVisit(l)), .role("region"),
                    .aria("label", VisitStrings.map(l))] + attributes)
     }
 
