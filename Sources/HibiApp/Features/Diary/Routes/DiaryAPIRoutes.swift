@@ -5,6 +5,7 @@ import NIOCore
 struct DiaryAPIRoutes: Sendable {
     let diary: DiaryService
     let transfer: DiaryTransfer
+    let imports: DiaryForeignImport
     let maxUpload: Int
     let maxEntryUpload: Int
     let heavyWork: HeavyWork
@@ -81,22 +82,22 @@ struct DiaryAPIRoutes: Sendable {
             return JSONBody(MoodEstimateResponse(faceFound: scores != nil, moodScores: scores, suggestedMood: top?.mood, confidence: top?.confidence))
         }
         api.get("diary/export") { request, context in
-            let user = context.user
-            return try await DiaryDownloads.archive(transfer, userID: user.id, now: context.now)
+            try await DiaryDownloads.export(format: request.uri.formQuery.get("format"), transfer, imports.exports, user: context.user, now: context.now)
         }
         api.post("diary/import") { request, context in
             let user = context.user
             var request = request
             let buffer = try await request.collectBody(limit: DiaryTransfer.maxImportBytes)
-            let added = try await heavyWork.exclusive(userID: user.id) {
-                try await transfer.importExport(Data(buffer: buffer), userID: user.id, now: context.now)
+            // Any format the diary reads, recognised by its content (Hibi, Day One, Daylio).
+            let report = try await heavyWork.exclusive(userID: user.id) {
+                try await imports.importFile(Data(buffer: buffer), userID: user.id, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt, now: context.now)
             }
-            return JSONBody(ImportResponse(imported: added))
+            return JSONBody(ImportResponse(imported: report.added, report: report, summary: report.lines(context.language)))
         }
     }
 
     struct TrendResponse: Codable, Sendable { let period: AnalyticsPeriod; let days: [DayMood] }
-    struct ImportResponse: Codable, Sendable { let imported: Int }
+    struct ImportResponse: Codable, Sendable { let imported: Int; let report: DiaryImportReport; let summary: [String] }
     struct MoodEstimateResponse: Codable, Sendable {
         let faceFound: Bool
         let moodScores: MoodScores?
