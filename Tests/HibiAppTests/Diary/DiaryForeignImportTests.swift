@@ -103,6 +103,23 @@ enum DiaryFixtures {
         #expect(busy.text.hasSuffix("#tired #sleep early #stomachache"))
     }
 
+    @Test func aDamagedRowIsSkippedWithItsNumberAndTheRestIsRead() {
+        let csv = """
+        full_date,date,weekday,time,mood,activities,note_title,note,scales
+        2024-03-01,1 March,Friday,9:00 pm,good,work | reading,Title,"<p>Two</p><p>paragraphs, one ""quoted""</p>",Energy: 4
+        2024-02-30,30 February,Friday,9:00 pm,good,,,,
+        2024-03-02,2 March,Saturday,25:00,good,,,,
+        2024-03-03,3 March,Sunday,7:15 AM,awful,,,,
+
+        """
+        let read = DaylioFormat.readCSV(csv, timeZone: .gmt)
+        #expect(read.entries.map(\.position) == ["row 2", "row 5"])
+        #expect(read.skipped.map(\.at) == ["row 3", "row 4"])
+        #expect(read.entries[0].text == "Title\n\nTwo\nparagraphs, one \"quoted\"\n\nEnergy: 4")
+        #expect(read.entries[1].dayRating == .awful)
+        #expect(read.entries[1].date == Date(timeIntervalSince1970: 1_709_450_100))
+    }
+
     @Test func htmlNotesBecomePlainText() {
         #expect(ForeignDiary.plainText(fromHTML: "<b>Good</b> day<br>walked &amp; read<ul><li>one</li><li>two</li></ul>") == "Good day\nwalked & read• one\n• two")
         #expect(ForeignDiary.plainText(fromHTML: "no tags") == "no tags")
@@ -219,7 +236,8 @@ enum DiaryFixtures {
              "tags":[{"id":3,"name":"reading"}],
              "dayEntries":[{"id":11,"minute":5,"hour":21,"day":31,"month":0,"year":2024,"datetime":1706702700000,"mood":7,"note":"Long <b>day</b>","note_title":"","tags":[3],"assets":[5]},
                            {"id":12,"minute":0,"hour":8,"day":1,"month":1,"year":2024,"mood":1,"note":"","tags":[],"assets":[]},
-                           {"id":13,"minute":0,"hour":99,"day":1,"month":1,"year":2024,"mood":1}],
+                           {"id":13,"minute":0,"hour":99,"day":1,"month":1,"year":2024,"mood":1},
+                           {"id":14,"minute":0,"hour":9,"day":1,"month":9223372036854775807,"year":2024,"mood":1}],
              "assets":[{"id":5,"checksum":"abc123","type":1}]}
             """
             let zip = try StoredZipTests.archive([("backup.daylio", Data(Data(json.utf8).base64EncodedString().utf8)),
@@ -229,7 +247,7 @@ enum DiaryFixtures {
             #expect(report.format == .daylioBackup)
             #expect(report.added == 2)
             #expect(report.photosAdded == 1)
-            #expect(report.skipped.map(\.at) == ["backup.daylio entry 3 (id 13)"])
+            #expect(report.skipped.map(\.at) == ["backup.daylio entry 3 (id 13)", "backup.daylio entry 4 (id 14)"])
             let entries = try APIClient.decode(DiaryEntryPage.self, try await api.call(.get, "/api/v1/diary/entries"))
             let sleepy = try #require(entries.entries.first { $0.text == "Long day" })
             #expect(sleepy.tags == ["Sleepy", "reading"])

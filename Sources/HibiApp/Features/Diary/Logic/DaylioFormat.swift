@@ -211,7 +211,8 @@ public enum DaylioFormat {
                 continue
             }
             if let id = entry.id { position += " (id \(id))" }
-            guard let day = DayKey(String(format: "%04d-%02d-%02d", entry.year, entry.month + 1, entry.day)),
+            // Months count from 0; checked before the + 1 so no value in the file can overflow it.
+            guard (0...11).contains(entry.month), let day = DayKey(String(format: "%04d-%02d-%02d", entry.year, entry.month + 1, entry.day)),
                   (0...23).contains(entry.hour), (0...59).contains(entry.minute),
                   let moment = moment(day: day, hour: entry.hour, minute: entry.minute, timeZone: timeZone) else {
                 result.skipped.append(.init(at: position, code: "unreadable", reason: Text(en: "date that cannot be read", ja: "読めない日付")))

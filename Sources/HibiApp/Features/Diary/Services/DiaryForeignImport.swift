@@ -88,6 +88,11 @@ public struct DiaryForeignImport: Sendable {
             read = try DaylioFormat.readBackup(file, archiveNames: Set(archive.entries.keys), timeZone: timeZone)
         case .dayOne:
             guard let archive else {
+                // Decoding costs about five times the text in memory: the same bound as Hibi's own diary.json.
+                guard data.count <= DiaryTransfer.maxJSONBytes else {
+                    throw DiaryError.importInvalid(Text(en: "the JSON file is larger than \(DiaryTransfer.maxJSONBytes / 1_048_576) MB",
+                                                        ja: "JSON ファイルが \(DiaryTransfer.maxJSONBytes / 1_048_576) MB を超えています"))
+                }
                 read = try DayOneFormat.read(data, file: "Journal.json", journal: nil, tagJournal: false, archiveNames: nil)
                 break
             }
