@@ -34,7 +34,7 @@ struct DiaryExportCommand: AsyncParsableCommand {
 /// `hibi import diary`: restores an export (the ZIP archive, or an older JSON file) into a user's diary.
 struct DiaryImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "diary", abstract: "Import a diary: a Hibi export (.zip, or .json from an older Hibi), Day One (.json or .zip), Daylio (.csv or .daylio). Entries already there are skipped.")
+        commandName: "diary", abstract: "Import a diary: a Hibi export (.zip, or .json from an older Hibi), Day One (.json or .zip), Daylio (.csv or .daylio), Journey (.zip). Entries already there are skipped.")
     @OptionGroup var options: ConfigOptions
     @Option(help: "Username to import for") var user: String
     @Argument(help: "Path to the export") var file: String

@@ -258,6 +258,57 @@ enum DiaryFixtures {
         }
     }
 
+    /// Written in the shape of Journey's JSON export (field names and the "no value" doubles as in a real
+    /// export seen in andi0b/journey-markdown-converter's test data, which is GPL-3.0 and not copied here).
+    @Test func journeyZipOneEntryPerFileWithPhotosPlaceAndWeather() async throws {
+        try await TestApp.run { browser in
+            let api = try await api(browser)
+            let withPlace = #"{"id":"1625494143867-82d3goucmybxlxat","date_modified":1625494153763,"date_journal":1624802943000,"timezone":"Europe/Vienna","text":"<p dir=\"auto\">A walk by the <strong>palace</strong></p>","preview_text":"","mood":0,"lat":51.50207694110725,"lon":-0.1400151598051018,"address":"1 Constitution Hill ","label":"","folder":"","sentiment":0,"favourite":true,"music_title":"","music_artist":"","photos":[],"weather":{"id":-1,"degree_c":27.2,"description":"Scattered Clouds","icon":"02d","place":"Terminus"},"tags":["walk"],"type":"html"}"#
+            let withPhoto = #"{"id":"1625494049547-4BbDhzcByTFSg6MW","date_modified":1625494100149,"date_journal":1625133600000,"timezone":"Europe/Vienna","text":"Markdown **entry**","mood":0,"lat":1.7976931348623157e+308,"lon":1.7976931348623157e+308,"address":"","favourite":false,"photos":["1625494049547-4BbDhzcByTFSg6MW-5bkOJACgIzl36wsU.jpg"],"weather":{"id":-1,"degree_c":1.7976931348623157e+308,"description":"","icon":"","place":""},"tags":[],"type":"markdown"}"#
+            let zip = try StoredZipTests.archive([("1625494143867-82d3goucmybxlxat.json", Data(withPlace.utf8)),
+                                                  ("1625494049547-4BbDhzcByTFSg6MW.json", Data(withPhoto.utf8)),
+                                                  ("1625494049547-4BbDhzcByTFSg6MW-5bkOJACgIzl36wsU.jpg", TestImages.jpeg),
+                                                  ("1700000000000-broken.json", Data(#"{"id":"broken","date_journal":"#.utf8))])
+            let (page, report) = try await importFile(api, zip, "application/zip")
+            #expect(page.status == .ok, "\(page.body)")
+            #expect(report.format == .journey)
+            #expect(report.added == 2 && report.photosAdded == 1 && report.visitsAdded == 1)
+            #expect(report.skipped.map(\.at) == ["1700000000000-broken.json"])
+            let entries = try APIClient.decode(DiaryEntryPage.self, try await api.call(.get, "/api/v1/diary/entries")).entries
+            let walk = try #require(entries.first { $0.text == "A walk by the palace" })
+            #expect(walk.tags == ["walk"])
+            #expect(walk.date == Date(timeIntervalSince1970: 1_624_802_943))
+            let photo = try #require(entries.first { $0.text == "Markdown **entry**" })
+            #expect(try await api.call(.get, try #require(photo.photos.first).url).data == TestImages.jpeg)
+            try await browser.unlockDiary()
+            let detail = try await browser.get(DiaryPaths.entry(walk.id))
+            #expect(detail.body.contains("Scattered Clouds, 27 °C"))
+            #expect(detail.body.contains("1 Constitution Hill"))
+            // The absent place and temperature (the largest double) are not shown as a place or weather.
+            #expect(!(try await browser.get(DiaryPaths.entry(photo.id))).body.contains("entry-weather"))
+            let (_, again) = try await importFile(api, zip, "application/zip")
+            #expect(again.added == 0 && again.alreadyThere == 2)
+        }
+    }
+
+    @Test func thePageImportsADaylioFileAndListsWhatItSkipped() async throws {
+        try await TestApp.run { browser in
+            try await browser.setUp()
+            try await browser.unlockDiary()
+            try await browser.get("/diary/data")
+            let csv = Data("full_date,date,weekday,time,mood,activities,note_title,note\n2024-03-01,1 March,Friday,9:00 pm,good,work,,Fine\n2024-03-02,2 March,Saturday,25:00,good,,,\n".utf8)
+            let page = try await browser.postMultipart("/diary/import", fields: [:], files: ["file": ("daylio_export.csv", csv)])
+            #expect(page.status == .ok)
+            #expect(page.body.contains("Daylio (CSV): 1 added, 0 already there, 1 skipped."))
+            #expect(page.body.contains("row 3: date or time that cannot be read"))
+            try await browser.post("/language", form: ["language": "ja"])
+            try await browser.get("/diary/data")
+            let again = try await browser.postMultipart("/diary/import", fields: [:], files: ["file": ("daylio_export.csv", csv)])
+            #expect(again.body.contains("Daylio (CSV): 0 件追加、1 件は既にあります、1 件スキップ。"))
+            #expect(again.body.contains("row 3: 読めない日付または時刻"))
+        }
+    }
+
     @Test func importingNeedsTheDiaryScopeOrAnUnlockedDiary() async throws {
         try await TestApp.run { browser in
             try await browser.setUp()

@@ -118,7 +118,7 @@ public struct ForeignRead: Sendable {
 
 public enum ForeignDiary {
     public enum Format: String, Codable, Sendable {
-        case hibi, dayOne = "dayone", daylioCSV = "daylio-csv", daylioBackup = "daylio-backup"
+        case hibi, dayOne = "dayone", daylioCSV = "daylio-csv", daylioBackup = "daylio-backup", journey
 
         public var label: String {
             switch self {
@@ -126,18 +126,20 @@ public enum ForeignDiary {
             case .dayOne: "Day One"
             case .daylioCSV: "Daylio (CSV)"
             case .daylioBackup: "Daylio (.daylio)"
+            case .journey: "Journey"
             }
         }
     }
 
     /// Recognises a file by its content (never its name): `names` are an archive's members, or nil
-    /// for a single file whose first bytes are `head`.
+    /// for a single file whose first bytes are `head`; for an archive, `head` is the start of its first
+    /// JSON file at the top (Day One's journals and Journey's entries both lie there).
     public static func detect(head: Data, names: [String]?) -> Format {
         if let names {
             if names.contains("diary.json") { return .hibi }
             if names.contains("backup.daylio") { return .daylioBackup }
             let json = names.filter { !$0.contains("/") && $0.lowercased().hasSuffix(".json") }
-            if !json.isEmpty { return .dayOne }
+            if !json.isEmpty { return String(decoding: head.prefix(4096), as: UTF8.self).contains("\"date_journal\"") ? .journey : .dayOne }
             return .hibi
         }
         var text = String(decoding: head.prefix(4096), as: UTF8.self)

@@ -74,7 +74,10 @@ public struct DiaryForeignImport: Sendable {
             do { archive = try ZipReader(data: data, maxTotalBytes: DiaryTransfer.maxInflatedBytes) } catch { throw DiaryError.importInvalid(error.text) }
         }
         let names = archive.map { Array($0.entries.keys) }
-        let format = ForeignDiary.detect(head: data.prefix(4096), names: names)
+        let topJSON = (names ?? []).filter { !$0.contains("/") && $0.lowercased().hasSuffix(".json") }.sorted()
+        var head = data.prefix(4096)
+        if let archive, let first = topJSON.first { head = try Self.member(first, in: archive)?.prefix(4096) ?? Data() }
+        let format = ForeignDiary.detect(head: head, names: names)
         let read: ForeignRead
         switch format {
         case .hibi:
@@ -86,6 +89,24 @@ public struct DiaryForeignImport: Sendable {
         case .daylioBackup:
             guard let archive, let file = try Self.member("backup.daylio", in: archive) else { throw DiaryError.importInvalid(Text(en: "no backup.daylio", ja: "backup.daylio がありません")) }
             read = try DaylioFormat.readBackup(file, archiveNames: Set(archive.entries.keys), timeZone: timeZone)
+        case .journey:
+            guard let archive else { throw DiaryError.importInvalid(Text(en: "a Journey export is a ZIP archive", ja: "Journey のエクスポートは ZIP アーカイブです")) }
+            var all = ForeignRead(format: .journey)
+            let names = Set(archive.entries.keys)
+            for name in topJSON {
+                // One damaged file is one skipped entry, like a damaged entry in the other formats.
+                let part: ForeignRead
+                do {
+                    guard let json = try Self.member(name, in: archive) else { continue }
+                    part = JourneyFormat.read(json, file: name, archiveNames: names)
+                } catch let error as DiaryError {
+                    all.skipped.append(.init(at: name, code: "damaged", reason: Text(en: error.message(.en), ja: error.message(.ja))))
+                    continue
+                }
+                all.entries += part.entries
+                all.skipped += part.skipped
+            }
+            read = all
         case .dayOne:
             guard let archive else {
                 // Decoding costs about five times the text in memory: the same bound as Hibi's own diary.json.
@@ -96,7 +117,7 @@ public struct DiaryForeignImport: Sendable {
                 read = try DayOneFormat.read(data, file: "Journal.json", journal: nil, tagJournal: false, archiveNames: nil)
                 break
             }
-            let journals = archive.entries.keys.filter { !$0.contains("/") && $0.lowercased().hasSuffix(".json") }.sorted()
+            let journals = topJSON
             var all = ForeignRead(format: .dayOne)
             for name in journals {
                 guard let json = try Self.member(name, in: archive) else { continue }
