@@ -305,7 +305,7 @@ enum DiaryFixtures {
             try await browser.get("/diary/data")
             let again = try await browser.postMultipart("/diary/import", fields: [:], files: ["file": ("daylio_export.csv", csv)])
             #expect(again.body.contains("Daylio (CSV): 0 件追加、1 件は既にあります、1 件スキップ。"))
-            #expect(again.body.contains("row 3: 読めない日付または時刻"))
+            #expect(again.body.contains("3 行目: 読めない日付または時刻"))
         }
     }
 

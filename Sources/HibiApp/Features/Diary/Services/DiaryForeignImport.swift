@@ -16,6 +16,13 @@ public struct DiaryImportReport: Codable, Sendable, Equatable {
         self.format = format
     }
 
+    /// "row 3" → "3 行目", "Journal.json entry 4 (UUID)" → "Journal.json 4 件目 (UUID)"; file names and ids stay as written.
+    static func japanesePosition(_ at: String) -> String {
+        at.replacingOccurrences(of: #"^row (\d+)"#, with: "$1 行目", options: .regularExpression)
+            .replacingOccurrences(of: #" entry (\d+)"#, with: " $1 件目", options: .regularExpression)
+            .replacingOccurrences(of: " photo ", with: " 写真 ")
+    }
+
     /// Adds a batch's counts (its format is not used).
     mutating func merge(_ other: DiaryImportReport) {
         added += other.added
@@ -41,7 +48,7 @@ public struct DiaryImportReport: Codable, Sendable, Equatable {
                          + (dayRatingsSet > 0 ? " \(dayRatingsSet) day ratings set." : ""))
         }
         for skip in skipped.prefix(limit) {
-            lines.append("\(skip.at): " + (language == .ja ? skip.ja : skip.en))
+            lines.append(language == .ja ? "\(Self.japanesePosition(skip.at)): \(skip.ja)" : "\(skip.at): \(skip.en)")
         }
         if skipped.count > limit {
             lines.append(language == .ja ? "ほか \(skipped.count - limit) 件" : "and \(skipped.count - limit) more")
