@@ -34,7 +34,7 @@ struct DiaryExportCommand: AsyncParsableCommand {
 /// `hibi import diary`: restores an export (the ZIP archive, or an older JSON file) into a user's diary.
 struct DiaryImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "diary", abstract: "Import a Hibi diary export (.zip, or .json from an older Hibi). Entries already there are skipped.")
+        commandName: "diary", abstract: "Import a diary: a Hibi export (.zip, or .json from an older Hibi), Day One (.json or .zip), Daylio (.csv or .daylio), Journey (.zip). Entries already there are skipped.")
     @OptionGroup var options: ConfigOptions
     @Option(help: "Username to import for") var user: String
     @Argument(help: "Path to the export") var file: String
@@ -46,11 +46,10 @@ struct DiaryImportCommand: AsyncParsableCommand {
                 printError("Cannot read \(file).")
                 throw ExitCode.failure
             }
-            let transfer = core.features.diary.transfer
             do {
-                // Read from the file as it is needed, never whole: what it may inflate to is bounded (1 GB).
-                let added = try await transfer.importExport(path: file, userID: account.id, now: Date())
-                print("Imported \(added) new entries.")
+                // A Hibi export is read from the file as it is needed, never whole: what it may inflate to is bounded.
+                let report = try await core.features.diary.imports.importFile(path: file, userID: account.id, timeZone: TimeZone(identifier: account.timeZone) ?? .gmt, now: Date())
+                if report.format == .hibi { print("Imported \(report.added) new entries.") } else { report.lines(.en, listing: .max).forEach { print($0) } }
             } catch let error as DiaryError {
                 printError(error.message(.en))
                 throw ExitCode.failure

@@ -48,8 +48,9 @@ public struct Features: Sendable {
     public let journal: JournalFeature
 
     init(platform: Platform) {
-        diary = DiaryFeature(platform: platform)
         visits = VisitsFeature(platform: platform)
+        // After visits: a Day One entry's place becomes a visit in the signed log.
+        diary = DiaryFeature(platform: platform, visits: visits.service)
         // After visits: a workout route's points also go to the location history.
         health = HealthFeature(platform: platform, locations: visits.locations)
         videos = VideosFeature(platform: platform)

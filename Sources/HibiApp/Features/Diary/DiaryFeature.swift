@@ -6,6 +6,9 @@ import Hummingbird
 public struct DiaryFeature: Feature {
     public let service: DiaryService
     public let transfer: DiaryTransfer
+    /// Every format the diary imports (Hibi's own export goes on to `transfer`).
+    public let imports: DiaryForeignImport
+    public let details: DiaryDetailsStore
     public let lock: DiaryLock
     public let faces: FaceAuthService
     let accounts: AccountService
@@ -16,7 +19,7 @@ public struct DiaryFeature: Feature {
     /// photos (base64 in JSON adds a third), read into memory once per save.
     static let maxEntryUpload = 64 * 1024 * 1024
 
-    init(platform: Platform) {
+    init(platform: Platform, visits: VisitService?) {
         lock = DiaryLock(database: platform.database, sessions: platform.sessions)
         let templates = FaceTemplateStore(database: platform.database, box: platform.box)
         faces = FaceAuthService(engine: platform.faceAnalyzer, templates: templates, database: platform.database,
@@ -28,6 +31,9 @@ public struct DiaryFeature: Feature {
         service = DiaryService(store: store, photos: photos, search: DiarySearchIndex(), moods: moods, logger: platform.logger,
                                thumbnails: PhotoThumbnails(photos: photos, ffmpegPath: platform.config.videos.ffmpegPath))
         transfer = DiaryTransfer(store: store, photos: photos)
+        details = DiaryDetailsStore(database: platform.database, box: platform.box)
+        imports = DiaryForeignImport(transfer: transfer, store: store, photos: photos, details: details,
+                                     ratings: DayRatingStore(database: platform.database), visits: visits, box: platform.box)
         accounts = platform.accounts
         heavyWork = platform.heavyWork
     }
@@ -36,8 +42,8 @@ public struct DiaryFeature: Feature {
         .build { web, api in
             // The lock is checked once per group, by its middleware; the handlers get an opened diary's user.
             let diaryWeb = web.diary(lock), diaryAPI = api.diary(lock)
-            DiaryWebRoutes(diary: service, transfer: transfer, maxUpload: Self.maxEntryUpload, heavyWork: heavyWork).register(on: diaryWeb)
-            DiaryAPIRoutes(diary: service, transfer: transfer, maxUpload: Self.maxUpload, maxEntryUpload: Self.maxEntryUpload,
+            DiaryWebRoutes(diary: service, transfer: transfer, imports: imports, maxUpload: Self.maxEntryUpload, heavyWork: heavyWork).register(on: diaryWeb)
+            DiaryAPIRoutes(diary: service, transfer: transfer, imports: imports, maxUpload: Self.maxUpload, maxEntryUpload: Self.maxEntryUpload,
                            heavyWork: heavyWork).register(on: diaryAPI)
             DiaryUnlockRoutes(lock: lock, accounts: accounts, faces: faces.templates, faceAvailable: faces.engine != nil).register(on: web.signedIn())
             FaceRoutes(faces: faces, lock: lock, maxUpload: Self.maxUpload).register(web: diaryWeb, api: diaryAPI, signedInAPI: api.signedIn())

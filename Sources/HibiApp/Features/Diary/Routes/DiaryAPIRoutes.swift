@@ -5,6 +5,7 @@ import NIOCore
 struct DiaryAPIRoutes: Sendable {
     let diary: DiaryService
     let transfer: DiaryTransfer
+    let imports: DiaryForeignImport
     let maxUpload: Int
     let maxEntryUpload: Int
     let heavyWork: HeavyWork
@@ -81,21 +82,23 @@ struct DiaryAPIRoutes: Sendable {
             return JSONBody(MoodEstimateResponse(faceFound: scores != nil, moodScores: scores, suggestedMood: top?.mood, confidence: top?.confidence))
         }
         api.get("diary/export") { request, context in
-            let user = context.user
-            return try await DiaryDownloads.archive(transfer, userID: user.id, now: context.now)
+            try await DiaryDownloads.export(format: request.uri.formQuery.get("format"), transfer, imports.exports, user: context.user, now: context.now)
         }
         api.post("diary/import") { request, context in
             let user = context.user
             // One import per person, refused before a byte of the upload is stored; the body goes to disk, not memory.
-            let added = try await heavyWork.exclusive(userID: user.id) {
-                try await transfer.withUpload(request.body) { path in try await transfer.importExport(path: path, userID: user.id, now: context.now) }
+            // Any format the diary reads, recognised by its content (Hibi, Day One, Daylio, Journey).
+            let report = try await heavyWork.exclusive(userID: user.id) {
+                try await transfer.withUpload(request.body) { path in
+                    try await imports.importFile(path: path, userID: user.id, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt, now: context.now)
+                }
             }
-            return JSONBody(ImportResponse(imported: added))
+            return JSONBody(ImportResponse(imported: report.added, report: report, summary: report.lines(context.language)))
         }
     }
 
     struct TrendResponse: Codable, Sendable { let period: AnalyticsPeriod; let days: [DayMood] }
-    struct ImportResponse: Codable, Sendable { let imported: Int }
+    struct ImportResponse: Codable, Sendable { let imported: Int; let report: DiaryImportReport; let summary: [String] }
     struct MoodEstimateResponse: Codable, Sendable {
         let faceFound: Bool
         let moodScores: MoodScores?

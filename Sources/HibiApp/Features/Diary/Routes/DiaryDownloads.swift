@@ -12,6 +12,26 @@ enum DiaryDownloads {
         }
     }
 
+    /// `?format=dayone` (a Day One ZIP), `?format=daylio` (Daylio's CSV of moods and day ratings), or Hibi's own archive.
+    static func export(format: String?, _ transfer: DiaryTransfer, _ foreign: DiaryForeignExport, user: User, now: Date) async throws -> Response {
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let day = MoodAnalytics.dayKey(now, timeZone: zone)
+        switch format {
+        case "dayone":
+            let plan = try await transfer.planExport(userID: user.id)
+            return FileResponse.streamedAttachment(contentType: "application/zip", filename: "hibi-dayone-\(day).zip") { emit in
+                try await foreign.writeDayOne(plan, timeZone: zone, to: emit)
+            }
+        case "daylio":
+            let csv = try await foreign.daylioCSV(userID: user.id, timeZone: zone)
+            return FileResponse.attachment(Data(csv.utf8), contentType: "text/csv; charset=utf-8", filename: "hibi-daylio-\(day).csv")
+        case nil, "", "hibi":
+            return try await archive(transfer, userID: user.id, now: now)
+        default:
+            throw RequestError.invalidField("format", Text(en: "must be hibi, dayone or daylio", ja: "hibi・dayone・daylio のいずれかにしてください"))
+        }
+    }
+
     /// A diary photo, typed by its bytes.
     static func photo(_ data: Data) -> Response {
         FileResponse.privateImage(data, contentType: DiaryRules.imageContentType(data))

@@ -5,6 +5,7 @@ import Hummingbird
 struct DiaryWebRoutes: Sendable {
     let diary: DiaryService
     let transfer: DiaryTransfer
+    let imports: DiaryForeignImport
     let maxUpload: Int
     let heavyWork: HeavyWork
 
@@ -22,7 +23,8 @@ struct DiaryWebRoutes: Sendable {
             let user = context.user
             let entry = try await diary.entry(userID: user.id, id: try context.parameters.require("id"))
             let notice: (String, Layout.NoticeKind)? = request.uri.formQuery.get("saved") != nil ? (DiaryStrings.saved(context.language), .success) : nil
-            return HTMLPage(DiaryViews.detail(context: context.base, user: user, entry: entry, notice: notice))
+            let details = try await imports.details.find(userID: user.id, entryID: entry.id)
+            return HTMLPage(DiaryViews.detail(context: context.base, user: user, entry: entry, notice: notice, details: details))
         }
         router.get(RouterPath(DiaryPaths.edit(":id"))) { request, context in
             let user = context.user
@@ -85,20 +87,20 @@ struct DiaryWebRoutes: Sendable {
             return HTMLPage(DiaryDataViews.page(context: context.base))
         }
         router.get(RouterPath(DiaryPaths.exportArchive)) { request, context in
-            let user = context.user
-            return try await DiaryDownloads.archive(transfer, userID: user.id, now: context.now)
+            try await DiaryDownloads.export(format: request.uri.formQuery.get("format"), transfer, imports.exports, user: context.user, now: context.now)
         }
         router.post(RouterPath(DiaryPaths.importArchive)) { request, context in
             let user = context.user
             var request = request
             do {
                 // Parsing a large archive is heavy: one import per person, a bounded number at once.
-                let added = try await heavyWork.exclusive(userID: user.id) {
+                let report = try await heavyWork.exclusive(userID: user.id) {
                     let form = try await request.multipart(limit: DiaryTransfer.maxImportBytes)
                     guard let file = form.file("file") else { throw RequestError.missingField("file") }
-                    return try await transfer.importExport(file.data, userID: user.id, now: context.now)
+                    return try await imports.importFile(file.data, userID: user.id, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt, now: context.now)
                 }
-                return try HTMLPage(DiaryDataViews.page(context: context.base, notice: (DiaryStrings.imported(context.language, added), .success)))
+                let notice = report.format == .hibi ? DiaryStrings.imported(context.language, report.added) : report.lines(context.language).joined(separator: "\n")
+                return try HTMLPage(DiaryDataViews.page(context: context.base, notice: (notice, .success), report: report.format == .hibi ? nil : report))
                     .response(from: request, context: context.base)
             } catch let error as DiaryError {
                 return try HTMLPage(DiaryDataViews.page(context: context.base, notice: (error.message(context.language), .error)), status: error.status)

@@ -220,7 +220,33 @@ enum DiaryViews {
         }
     }
 
-    static func detail(context: HibiRequestContext, user: User, entry: DiaryEntry, notice: (String, Layout.NoticeKind)? = nil) -> Node {
+    /// What an imported entry brought with it (Day One's star, journal, own time zone, place and weather).
+    static func importedDetails(_ details: ForeignDetails, entry: DiaryEntry, language l: Language) -> Node {
+        el("ul", .class("entry-details muted"), .id("entry-details")) {
+            if details.starred == true { el("li", .id("entry-starred")) { "★ " + Text(en: "Starred", ja: "スター付き")(l) } }
+            if let journal = details.journal { el("li") { Text(en: "Journal: ", ja: "ジャーナル: ")(l) + journal } }
+            if let zone = details.timeZone.flatMap(TimeZone.init(identifier:)) {
+                el("li", .id("entry-time-zone")) { Text(en: "Written ", ja: "記入 ")(l) + localTime(entry.date, zone) + " (\(zone.identifier))" }
+            }
+            if let location = details.location {
+                el("li", .id("entry-location")) {
+                    if let visit = details.visitID { el("a", .href(VisitPaths.visit(visit))) { "📍 " + location.label } } else { "📍 " + location.label }
+                }
+            }
+            if let weather = details.weather, !weather.summary.isEmpty { el("li", .id("entry-weather")) { Text(en: "Weather: ", ja: "天気: ")(l) + weather.summary } }
+        }
+    }
+
+    static func localTime(_ date: Date, _ zone: TimeZone) -> String {
+        let formatter = DateFormatter()
+        formatter.timeZone = zone
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+
+    static func detail(context: HibiRequestContext, user: User, entry: DiaryEntry, notice: (String, Layout.NoticeKind)? = nil,
+                       details: ForeignDetails? = nil) -> Node {
         let l = context.language
         return Layout.page(title: formatDate(entry.date, user: user, language: l), context: context, current: DiaryPaths.list) {
             head(context)
@@ -252,6 +278,7 @@ enum DiaryViews {
                 if !entry.tags.isEmpty {
                     el("p", .class("tags")) { for tag in entry.tags { el("a", .href(DiaryPaths.list(tag: tag)), .class("tag")) { "#" + tag } } }
                 }
+                if let details, !details.isEmpty { importedDetails(details, entry: entry, language: l) }
                 if !entry.photos.isEmpty { moodConfirmation(context: context, entry: entry) }
                 el("footer", .class("form-actions")) {
                     el("a", .href(DiaryPaths.edit(entry.id)), .role("button"), .class("secondary")) { DiaryStrings.edit(l) }
