@@ -26,7 +26,7 @@ public struct DiaryFeature: Feature {
         let photos = PhotoStore(dataDirectory: platform.config.mediaDirectory, box: platform.box)
         let moods = platform.moodEstimator.map { [faces] in BaselineMoodEstimator(estimator: $0, baselines: faces.moodBaselines, jobs: faces.jobs) }
         service = DiaryService(store: store, photos: photos, search: DiarySearchIndex(), moods: moods, logger: platform.logger,
-                               thumbnails: PhotoThumbnails(photos: photos, ffmpegPath: platform.config.videos.ffmpegPath))
+                               thumbnails: PhotoThumbnails(photos: photos, ffmpegPath: platform.config.videos.ffmpegPath, database: platform.database))
         transfer = DiaryTransfer(store: store, photos: photos)
         accounts = platform.accounts
         heavyWork = platform.heavyWork

@@ -8,7 +8,8 @@ public enum Schema {
                                              HealthSchema.importAttempts, tokenScopes, acknowledgedHead, BackupSchema.migration,
                                              InstanceSecretsSchema.migration, JobLeaseSchema.heartbeat, HealthSchema.goalsWithoutDeadline,
                                              IntegritySchema.migration, faceLiveness, JournalSchema.dayRatings,
-                                             HealthSchema.workoutsAndReports, locations, DiaryPhotoSchema.migration] }
+                                             HealthSchema.workoutsAndReports, locations, DiaryPhotoSchema.migration,
+                                             DiaryPhotoSchema.thumbnailFailures] }
 
     static let accounts = Migration(version: 1, name: "accounts") { sql, _ in
         try await sql.create(table: "settings")
