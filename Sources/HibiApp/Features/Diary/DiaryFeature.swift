@@ -29,7 +29,7 @@ public struct DiaryFeature: Feature {
         let photos = PhotoStore(dataDirectory: platform.config.mediaDirectory, box: platform.box)
         let moods = platform.moodEstimator.map { [faces] in BaselineMoodEstimator(estimator: $0, baselines: faces.moodBaselines, jobs: faces.jobs) }
         service = DiaryService(store: store, photos: photos, search: DiarySearchIndex(), moods: moods, logger: platform.logger,
-                               thumbnails: PhotoThumbnails(photos: photos, ffmpegPath: platform.config.videos.ffmpegPath))
+                               thumbnails: PhotoThumbnails(photos: photos, ffmpegPath: platform.config.videos.ffmpegPath, database: platform.database))
         transfer = DiaryTransfer(store: store, photos: photos)
         details = DiaryDetailsStore(database: platform.database, box: platform.box)
         imports = DiaryForeignImport(transfer: transfer, store: store, photos: photos, details: details,

@@ -9,7 +9,8 @@ public enum Schema {
                                              InstanceSecretsSchema.migration, JobLeaseSchema.heartbeat, HealthSchema.goalsWithoutDeadline,
                                              IntegritySchema.migration, faceLiveness, JournalSchema.dayRatings,
                                              HealthSchema.workoutsAndReports, locations, DiaryPhotoSchema.migration,
-                                             DiaryDetailsSchema.migration] }
+                                             DiaryDetailsSchema.migration,
+                                             DiaryPhotoSchema.thumbnailFailures] }
 
     static let accounts = Migration(version: 1, name: "accounts") { sql, _ in
         try await sql.create(table: "settings")

@@ -95,6 +95,8 @@ public struct DiaryService: Sendable {
         var analysed = try await analyse(change.addPhotos, userID: userID, existing: kept, currentScores: keptScores)
         if analysed.scores == nil, let earlier = kept.first(where: \.hasFace),
            let data = try photos.load(userID: userID, photoID: earlier.id),
+           // A photo stored before the pixel cap may be above it: not decoded again, and the edit still goes in.
+           (try? DiaryRules.validatePhoto(data)) != nil,
            let scores = try await checkAndEstimate(data, userID: userID) {
             analysed.scores = scores
             analysed.photos = analysed.photos.map { DiaryPhoto(id: $0.id, hasFace: $0.hasFace, moodSource: $0.id == earlier.id) }
@@ -243,7 +245,7 @@ public struct DiaryService: Sendable {
     func checkAndEstimate(_ photo: Data?, userID: String) async throws -> MoodScores? {
         guard let photo else { return nil }
         guard photo.count <= DiaryRules.maxPhotoBytes else { throw DiaryError.photoTooLarge(limitMB: DiaryRules.maxPhotoBytes / 1_048_576) }
-        guard DiaryRules.isSupportedImage(photo) else { throw DiaryError.photoNotAnImage }
+        try DiaryRules.validatePhoto(photo)
         guard let moods else { return nil }
         return try await moods.estimateMood(imageData: photo, userID: userID)
     }

@@ -270,11 +270,10 @@ public struct DiaryTransfer: Sendable {
         return file
     }
 
-    /// The spooled photo is an image Hibi shows (read mapped: only its header is touched).
+    /// The spooled photo is an image Hibi shows, within the pixel cap (read mapped: only its header is decoded).
     static func checkImage(at file: String) throws {
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped), DiaryRules.isSupportedImage(data) else {
-            throw DiaryError.photoNotAnImage
-        }
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped) else { throw DiaryError.photoNotAnImage }
+        try DiaryRules.validatePhoto(data)
     }
 
     static func describe(_ error: any Error) -> String {

@@ -40,7 +40,7 @@ public struct FaceAuthService: Sendable {
 
     /// Checks one candidate photo; the page calls this per shot so the user learns at once why one is refused.
     public func checkEnrollmentPhoto(userID: String, _ data: Data) async throws {
-        guard DiaryRules.isSupportedImage(data) else { throw DiaryError.photoNotAnImage }
+        try DiaryRules.validatePhoto(data)
         let engine = try requireEngine()
         _ = try await jobs.run(userID: userID) { try await engine.enrollmentObservation(imageData: data) }
     }
@@ -53,7 +53,7 @@ public struct FaceAuthService: Sendable {
         var embeddings: [[Float]] = []
         var moods: [[Mood: Double]] = []
         for photo in photos {
-            guard DiaryRules.isSupportedImage(photo) else { throw DiaryError.photoNotAnImage }
+            try DiaryRules.validatePhoto(photo)
             let observation = try await jobs.run(userID: userID) { try await engine.enrollmentObservation(imageData: photo) }
             embeddings.append(observation.embedding)
             if observation.moods.count == Mood.allCases.count { moods.append(observation.moods) }
@@ -111,7 +111,7 @@ public struct FaceAuthService: Sendable {
     /// burst, and ends the challenge. Returns the step to perform now, or `done` once passed.
     public func frame(userID: String, challengeID: String, frame: Data, arrivedAt: Date) async throws -> FaceChallenge {
         let engine = try requireEngine()
-        guard DiaryRules.isSupportedImage(frame) else { throw DiaryError.photoNotAnImage }
+        try DiaryRules.validatePhoto(frame)
         try await refuseIfPaused(userID: userID, now: arrivedAt)
         let arrived = Self.milliseconds(arrivedAt)
         let (state, revision, expiresAt) = try await claim(userID: userID, challengeID: challengeID, arrivedAt: arrivedAt)
