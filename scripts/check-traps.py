@@ -6,7 +6,22 @@ in Sources/HibiApp and Sources/hibi, outside comments and string literals (but i
 interpolations, where `"\\(entry!.id)"` hides a trap just as well). A line that is provably safe
 says why with a `// trap-check: <reason>` comment; the reason is required.
 
+Also two traps that need a little reading of the code:
+
+- A floating value made an integer with `Int(…)`, `Int64(…)`, `UInt32(…)` and the rest, which traps
+  on NaN, infinity or anything past the type's ends (one imported step count of 1e19 stopped every
+  page). Use `Int(saturating:)` (Shared/Numbers/WholeNumber.swift). The argument counts as floating
+  when it contains `.rounded(`, `timeIntervalSince…`, `Double(`/`Float(`/`CGFloat`/`TimeInterval(`,
+  a literal with a decimal point, `ceil`/`floor`/`sqrt`/`pow`/`.squareRoot()`, or a name this file
+  declares as `Double`/`Float`/`CGFloat`/`TimeInterval` (or `= 0.0`) and nowhere as anything else.
+  That last rule is deliberately conservative: a name declared with two types in one file is not
+  guessed at, and a floating value reached through a property of another file is not seen.
+- Unchecked `+`, `-` or `*` applied directly to an integer read from a database row
+  (`row.decode(column: …, as: Int64.self) + 1`): a stored value can be anything a restore or
+  another version wrote. Use `&+` or `addingReportingOverflow` and say what happens at the end.
+
 Usage: scripts/check-traps.py [DIR ...]   exit 1 and a list when anything is found.
+       scripts/check-traps.py --self-test   checks that planted traps are found and safe lines are not.
 """
 import os
 import re
@@ -85,7 +100,159 @@ def code_only(text):
     return "".join(out)
 
 
+INTEGER_INIT = re.compile(r"(?<![\w.])(U?Int(?:8|16|32|64)?)\(")
+# Labels that make the conversion checked (or that take an integer, a string or bytes).
+SAFE_LABEL = re.compile(r"\s*(exactly|clamping|truncatingIfNeeded|bitPattern|saturating|littleEndian|bigEndian)\s*:")
+FLOATING_SIGN = re.compile(
+    r"\.rounded\(|timeIntervalSince|\b(?:Double|Float|Float32|Float64|CGFloat|TimeInterval)\(|\bCGFloat\b|"
+    r"(?<![\w.])\d[\d_]*\.\d|\b(?:ceil|floor|round|trunc|sqrt|pow|exp|log|log2|log10)\(|\.squareRoot\(")
+FLOAT_TYPES = r"(?:Double|Float|Float32|Float64|CGFloat|TimeInterval)"
+DECLARED = re.compile(r"\b(?:let|var)\s+(\w+)\s*(?::\s*([\w.<>\[\]?]+)|=\s*([^,;\n]+))")
+PARAMETER = re.compile(r"[(,]\s*(?:\w+\s+)?(\w+)\s*:\s*([\w.<>\[\]]+\??)")
+STORED_ARITHMETIC = re.compile(
+    r"decode\(column:[^()]*,\s*as:\s*U?Int(?:8|16|32|64)?\??\.self\)\s*[-+*](?![=&])|"
+    r"[^&\s=!<>]\s*[-+*]\s*(?:try\s+)?\w+\.decode\(column:[^()]*,\s*as:\s*U?Int(?:8|16|32|64)?\??\.self\)")
+
+
+def floating_names(code):
+    """Names this file declares only as floating values (see the module comment for why only these)."""
+    floating, other = set(), set()
+    for name, annotated, assigned in DECLARED.findall(code):
+        if annotated:
+            (floating if re.fullmatch(FLOAT_TYPES + r"\??", annotated) else other).add(name)
+        elif assigned:
+            value = assigned.strip()
+            if re.match(r"-?\d[\d_]*\.\d[\d_]*\b", value) or re.match(FLOAT_TYPES + r"\(", value):
+                floating.add(name)
+            else:
+                other.add(name)
+    for name, annotated in PARAMETER.findall(code):
+        (floating if re.fullmatch(FLOAT_TYPES + r"\??", annotated) else other).add(name)
+    return floating - other
+
+
+def argument(line, start):
+    """The text between the parenthesis at `start` and its match (or the line's end)."""
+    depth = 0
+    for i in range(start, len(line)):
+        if line[i] == "(":
+            depth += 1
+        elif line[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return line[start + 1:i]
+    return line[start + 1:]
+
+
+TYPE_KEEPING = {"max", "min", "abs"}
+
+
+def outer(text):
+    """`text` with the arguments of calls blanked (they do not decide the type: `Int64(zone.secondsFromGMT(
+    for: Date(timeIntervalSince1970: t)))` converts an Int), except inside grouping parentheses and
+    `max`/`min`/`abs`, whose result has their arguments' type."""
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "(":
+            inner = argument(text, i)
+            callee = re.search(r"(\w+)\s*$", text[:i])
+            if callee is None or callee.group(1) in TYPE_KEEPING:
+                out.append("(" + outer(inner) + ")")
+            else:
+                out.append("()")
+            i += len(inner) + 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def conversions_of_floating(line, names):
+    """Start offsets of the integer conversions in `line` whose argument is a floating value."""
+    found = []
+    for match in INTEGER_INIT.finditer(line):
+        inside = argument(line, match.end() - 1)
+        if SAFE_LABEL.match(inside):
+            continue
+        # Calls whose name says floating (`Double(…)`, `floor(…)`) are signs even with their arguments blanked.
+        shown = outer(inside)
+        if FLOATING_SIGN.search(shown):
+            found.append(match.end())
+            continue
+        tokens = set(re.findall(r"(?<![.\w])([A-Za-z_]\w*)\b(?!\s*\()", shown))
+        if tokens & names:
+            found.append(match.end())
+    return found
+
+
+def integer_conversion_of_floating(line, names):
+    return bool(conversions_of_floating(line, names))
+
+
+def problems(text):
+    """(line number, kind) of every unexplained trap in one file's text."""
+    code = code_only(text)
+    names = floating_names(code)
+    original = text.split("\n")
+    out = []
+    for number, line in enumerate(code.split("\n"), 1):
+        kind = None
+        if TRAP.search(line):
+            kind = "trap"
+        elif integer_conversion_of_floating(line, names):
+            kind = "floating to integer (use Int(saturating:))"
+        elif STORED_ARITHMETIC.search(line):
+            kind = "unchecked arithmetic on a stored integer"
+        if kind is None:
+            continue
+        if re.search(r"//\s*trap-check:\s*\S", original[number - 1]):
+            continue
+        out.append((number, kind))
+    return out
+
+
+PLANTED = [
+    "let n = Int(value.rounded())",
+    "func f(steps: Double) -> Int { Int(steps) }",
+    "let t = Int64(now.timeIntervalSince1970)",
+    "let w = Int(Double(count) / Double(total) * 250)",
+    "let x = Int(2.5 * factor)",
+    "var hours = 0.0\nlet m = Int(hours * 60)",
+    "let width: CGFloat = 3\nlet i = Int32(width)",
+    "let later = try row.decode(column: \"seq\", as: Int64.self) + 1",
+    "let a = base * row.decode(column: \"n\", as: Int.self)",
+    "let s = \"\\(Int(ratio.rounded()))%\"",
+    "let every = Duration.milliseconds(Int64(max(lease / 3, 0.2) * 1000))",
+]
+SAFE = [
+    "let n = Int(saturating: value.rounded())",
+    "let n = Int(raw)",
+    "let n = Int(exactly: value)",
+    "let n = Int64(count) * 2",
+    "let s = \"Int(value.rounded())\"",
+    "// Int(value.rounded()) in a comment",
+    "let n = Int(text, radix: 16)",
+    "let raw: String = \"\"\nlet n = Int(raw)",
+    "let later = try row.decode(column: \"seq\", as: Int64.self) &+ 1",
+    "let n = Int(value.rounded()) // trap-check: value is in 0...100 (checked above)",
+    "let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(t))))",
+]
+
+
+def self_test():
+    failures = [f"not flagged: {c!r}" for c in PLANTED if not problems(c)]
+    failures += [f"flagged but safe: {c!r} {problems(c)}" for c in SAFE if problems(c)]
+    if failures:
+        print("check-traps self-test failed:\n" + "\n".join(failures))
+        return 1
+    print(f"check-traps self-test: {len(PLANTED)} planted traps found, {len(SAFE)} safe lines passed")
+    return 0
+
+
 def main():
+    if ROOTS == ["--self-test"]:
+        return self_test()
     found = []
     for root in ROOTS:
         for folder, _, files in os.walk(root):
@@ -96,12 +263,8 @@ def main():
                 with open(path, encoding="utf-8") as f:
                     text = f.read()
                 original = text.split("\n")
-                for number, line in enumerate(code_only(text).split("\n"), 1):
-                    if TRAP.search(line):
-                        source = original[number - 1]
-                        if re.search(r"//\s*trap-check:\s*\S", source):
-                            continue
-                        found.append(f"{path}:{number}: {source.strip()}")
+                for number, kind in problems(text):
+                    found.append(f"{path}:{number}: [{kind}] {original[number - 1].strip()}")
     if found:
         print("Lines that can trap on input (handle the nil or error, or explain with '// trap-check: why'):")
         print("\n".join(found))

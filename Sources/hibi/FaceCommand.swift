@@ -159,7 +159,7 @@ private func runSync<T>(_ body: () throws -> T) throws -> T {
 private func percentile(_ sorted: [Double], _ p: Double) -> Double {
     guard !sorted.isEmpty else { return 0 }
     let rank = p * Double(sorted.count - 1)
-    let lo = Int(rank.rounded(.down)), hi = Int(rank.rounded(.up))
+    let lo = Int(saturating: rank.rounded(.down)), hi = Int(saturating: rank.rounded(.up))
     return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - Double(lo))
 }
 

@@ -76,7 +76,7 @@ final class ProgressBar: @unchecked Sendable {
         guard percent != lastPercent else { return }
         lastPercent = percent
         let width = 30
-        let filled = Int(fraction * Double(width))
+        let filled = Int(saturating: fraction * Double(width))
         let elapsed = Date().timeIntervalSince(started)
         let rate = elapsed > 0 ? Double(job.inserted + job.duplicates) / elapsed : 0
         let line = "\r[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "

@@ -77,7 +77,7 @@ enum BackupViews {
     }
 
     static func every(_ interval: TimeInterval) -> String {
-        let seconds = Int(interval)
+        let seconds = Int(saturating: interval)
         if seconds % 86400 == 0 { return "\(seconds / 86400)d" }
         if seconds % 3600 == 0 { return "\(seconds / 3600)h" }
         if seconds % 60 == 0 { return "\(seconds / 60)m" }

@@ -67,7 +67,7 @@ extension BackupSnapshot {
         let applied = try await source.raw("SELECT version FROM hibi_schema ORDER BY version").all()
             .map { try $0.decode(column: "version", as: Int.self) }
         try await Migrator.createTable(file)
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = Int64(saturating: Date().timeIntervalSince1970)
         for version in applied {
             guard let migration = byVersion[version] else {
                 throw BackupError.newerSchema(backup: applied.max() ?? version, binary: byVersion.keys.max() ?? 0)

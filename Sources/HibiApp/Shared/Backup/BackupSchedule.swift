@@ -119,12 +119,12 @@ public struct BackupRunStore: Sendable {
 
     func start(id: String, fileName: String, now: Date) async throws {
         try await database.sql.insert(into: "backup_runs").columns("id", "started_at", "file_name", "verified")
-            .values(SQLBind(id), SQLBind(Int64(now.timeIntervalSince1970)), SQLBind(fileName), SQLBind(false)).run()
+            .values(SQLBind(id), SQLBind(Int64(saturating: now.timeIntervalSince1970)), SQLBind(fileName), SQLBind(false)).run()
     }
 
     func finish(id: String, now: Date, bytes: Int64?, verified: Bool, error: String?) async throws {
         try await database.sql.update("backup_runs")
-            .set("finished_at", to: SQLBind(Int64(now.timeIntervalSince1970)))
+            .set("finished_at", to: SQLBind(Int64(saturating: now.timeIntervalSince1970)))
             .set("bytes", to: bytes.map { SQLBind($0) as any SQLExpression } ?? SQLLiteral.null)
             .set("verified", to: SQLBind(verified))
             .set("error", to: error.map { SQLBind($0) as any SQLExpression } ?? SQLLiteral.null)

@@ -67,7 +67,7 @@ extension RestoreService {
         for table in TableCatalog.emptiedTables.sorted() where manifest.tables.contains(where: { $0.name == table }) {
             try await file.raw("DELETE FROM \(unsafeRaw: TableCatalog.quoted(table))").run()
         }
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = Int64(saturating: Date().timeIntervalSince1970)
         for migration in after {
             try await naming("hibi_schema") { try await Migrator.apply(migration, sql: file, engine: .sqlite, now: now) }
         }

@@ -331,7 +331,7 @@ public struct RestoreService: Sendable {
             try await sql.raw("DROP TABLE IF EXISTS \(unsafeRaw: TableCatalog.quoted(table.name))\(unsafeRaw: engine == .postgres ? " CASCADE" : "")").run()
         }
         try await Migrator.createTable(sql)
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = Int64(saturating: Date().timeIntervalSince1970)
         for migration in before { try await Migrator.apply(migration, sql: sql, engine: engine, now: now) }
         let target = Dictionary(try await TableCatalog.read(sql, engine: engine).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         let listed = Dictionary(manifest.tables.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })

@@ -182,7 +182,7 @@ public struct AppConfig: Sendable {
             guard let gb = Double(raw), gb.isFinite, gb > 0, gb <= 1_000_000 else {
                 throw ConfigError(setting: "HIBI_USER_QUOTA_GB", reason: "\"\(raw)\" is not a size in gigabytes (more than 0, e.g. 20 or 0.5)")
             }
-            config.userQuotaBytes = Int64(gb * 1_073_741_824)
+            config.userQuotaBytes = Int64(saturating: gb * 1_073_741_824)
         }
         if let raw = environment["HIBI_TRUSTED_PROXIES"], !raw.isEmpty {
             config.trustedProxies = try raw.split(separator: ",").map { item throws(ConfigError) in

@@ -55,7 +55,7 @@ public struct Migrator: Sendable {
                 let recorded = try await sql.select().column("version").from("hibi_schema")
                     .where("version", .equal, SQLBind(migration.version)).first()
                 guard recorded == nil else { return false }
-                try await Self.apply(migration, sql: sql, engine: engine, now: Int64(now.timeIntervalSince1970))
+                try await Self.apply(migration, sql: sql, engine: engine, now: Int64(saturating: now.timeIntervalSince1970))
                 return true
             }
             guard didApply else { continue }

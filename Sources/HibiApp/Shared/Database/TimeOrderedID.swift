@@ -6,7 +6,7 @@ import Foundation
 public enum TimeOrderedID {
     public static func make(now: Date = Date()) -> String {
         var generator = SystemRandomNumberGenerator()
-        return make(milliseconds: UInt64(max(0, now.timeIntervalSince1970 * 1000)), using: &generator)
+        return make(milliseconds: UInt64(saturating: max(0, now.timeIntervalSince1970 * 1000)), using: &generator)
     }
 
     static func make(milliseconds: UInt64, using generator: inout some RandomNumberGenerator) -> String {

@@ -13,8 +13,7 @@ public struct UnixTime: Sendable, Hashable, Comparable {
     /// Rounds down to the second. A date too far out for 64 bits (or not a number) is clamped rather than
     /// trapping: such a date can only come from bad input, and validation names it before it is stored.
     public init(_ date: Date) {
-        let value = date.timeIntervalSince1970.rounded(.down)
-        seconds = value.isNaN ? 0 : value >= 9.2e18 ? Int64.max : value <= -9.2e18 ? Int64.min : Int64(value)
+        seconds = Int64(saturating: date.timeIntervalSince1970, rounding: .down)
     }
 
     public var date: Date { Date(timeIntervalSince1970: Double(seconds)) }

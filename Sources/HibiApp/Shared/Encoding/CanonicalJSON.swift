@@ -48,7 +48,7 @@ public indirect enum CanonicalJSON: Sendable, Equatable {
     static func number(_ value: Double, into out: inout [UInt8]) {
         // Whole numbers print without ".0" so other languages' serialisers agree on them.
         if value == value.rounded(), abs(value) < 1e15 {
-            out.append(contentsOf: String(Int64(value)).utf8)
+            out.append(contentsOf: String(Int64(saturating: value)).utf8)
         } else {
             out.append(contentsOf: "\(value)".utf8)
         }

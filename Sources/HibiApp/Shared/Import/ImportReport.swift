@@ -13,6 +13,9 @@ public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
     case missingFile
     /// More of one kind inside one element than Hibi keeps (route points of one workout).
     case tooMany
+    /// A value outside the range Hibi accepts for its kind, the same range as manual entry
+    /// (`HealthRules.plausibleRange`): 1e19 steps would stop every page that sums them.
+    case implausibleValue
 
     public var text: Text {
         switch self {
@@ -23,6 +26,8 @@ public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
         case .unsupported: Text(en: "kind of element Hibi does not keep", ja: "Hibi が保存しない種類の要素")
         case .missingFile: Text(en: "file named in the export but not in the upload", ja: "エクスポートに記載されているがアップロードに含まれないファイル")
         case .tooMany: Text(en: "more than Hibi keeps for one element", ja: "1 つの要素に対して保存できる上限を超えた分")
+        case .implausibleValue: Text(en: "value outside the range accepted for its kind (the same as for manual entry)",
+                                     ja: "種類ごとに受け付ける範囲外の値(手入力と同じ範囲)")
         }
     }
 }

@@ -26,7 +26,7 @@ public struct JobLeases: Sendable {
         self.holder = holder
     }
 
-    static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
+    static func seconds(_ date: Date) -> Int64 { Int64(saturating: date.timeIntervalSince1970.rounded(.down)) }
 
     /// Takes `name` if it is free, expired or already ours; true when this holder has it afterwards.
     /// Insert-if-absent, then one conditional UPDATE: two instances asking at once cannot both get it.
@@ -69,7 +69,7 @@ public struct JobLeases: Sendable {
                                  _ work: @escaping @Sendable () async throws -> T) async throws -> T? {
         guard try await claim(name, lease: lease) else { return nil }
         let heartbeat = Task {
-            let every = Duration.milliseconds(Int64(max(lease / 3, 0.2) * 1000))
+            let every = Duration.milliseconds(Int64(saturating: max(lease / 3, 0.2) * 1000))
             while !Task.isCancelled {
                 try? await Task.sleep(for: every)
                 if Task.isCancelled { break }

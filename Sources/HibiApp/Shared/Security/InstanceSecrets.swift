@@ -41,7 +41,7 @@ public struct InstanceSecretStore: Sendable {
         if let existing = try await read(name) { return existing }
         let sealed = try box.seal(try candidate(), context: Self.context(name))
         try await database.sql.raw("""
-            INSERT INTO instance_secrets (name, sealed, created_at) VALUES (\(bind: name), \(bind: sealed), \(bind: Int64(now.timeIntervalSince1970)))
+            INSERT INTO instance_secrets (name, sealed, created_at) VALUES (\(bind: name), \(bind: sealed), \(bind: Int64(saturating: now.timeIntervalSince1970)))
             ON CONFLICT (name) DO NOTHING
             """).run()
         guard let stored = try await read(name) else { throw EncryptionError.corrupted }

@@ -28,20 +28,33 @@ public enum Secrets {
     }
 }
 
-/// bcrypt runs for a quarter second at cost 12; it goes to NIO's thread pool so the event loops keep serving.
+/// bcrypt runs for a quarter second at cost 12; it goes to NIO's thread pool so the event loops keep serving,
+/// through one `BcryptGate` per instance so a flood of sign-ins queues instead of taking every core.
 public struct PasswordHasher: Sendable {
     public let cost: UInt8
+    public let gate: BcryptGate
 
-    public init(cost: UInt8) {
+    /// The gate refused: its queue is full. Sign-in answers 429 (`AccountError.busy`).
+    public struct Busy: Error {}
+
+    public init(cost: UInt8, gate: BcryptGate = BcryptGate()) {
         self.cost = cost
+        self.gate = gate
     }
 
     public func hash(_ password: String) async throws -> String {
         let cost = self.cost
-        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+        guard let hash = try await gate.run(.account, { try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) } }) else {
+            throw Busy()
+        }
+        return hash
     }
 
-    public func verify(_ password: String, hash: String) async throws -> Bool {
-        try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+    /// `priority` is `.decoy` for the hash spent on a name that does not exist, `.account` otherwise.
+    public func verify(_ password: String, hash: String, priority: BcryptGate.Priority = .account) async throws -> Bool {
+        guard let valid = try await gate.run(priority, { try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) } }) else {
+            throw Busy()
+        }
+        return valid
     }
 }

@@ -238,7 +238,7 @@ struct ErrorMiddleware: RouterMiddleware {
             }
             var response = ErrorRenderer.render(status: error.status, code: error.code, message: error.message(context.language),
                                                 path: request.uri.path, context: context)
-            if case let AccountError.locked(retryAfter) = error {
+            if let retryAfter = (error as? AccountError)?.retryAfter {
                 response.headers[.retryAfter] = String(retryAfter)
             }
             // A browser without a session asking for a page goes to sign-in instead of a bare 401 page.

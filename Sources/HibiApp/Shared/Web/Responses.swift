@@ -44,6 +44,9 @@ public enum JSONCoding {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // The last line against a stored value that sums or averages past the largest double (ranges at import and
+        // `finiteSum` are the first): JSON has no infinity, and the default refused the whole answer with a 500.
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         return encoder
     }
 

@@ -2,12 +2,23 @@ import Foundation
 
 public enum AccountRules {
     public static let minimumPasswordLength = 10
+    /// The longest username an account can have (`normalizeUsername`); sign-in refuses longer ones first.
+    public static let maximumUsernameLength = 32
+
+    /// The name a sign-in form carries, normalized, or nil when no account can have it (longer than any
+    /// username). Checked before anything else: 60 kB names used to be stored as throttle subjects.
+    public static func signInName(_ raw: String) -> String? {
+        // Bytes first: a 60 kB value is refused without trimming or lowercasing it.
+        guard raw.utf8.count <= 4 * maximumUsernameLength + 64 else { return nil }
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        return name.count <= maximumUsernameLength ? name : nil
+    }
 
     /// Usernames compare case-insensitively, so "Aiko" and "aiko" cannot both exist.
     public static func normalizeUsername(_ raw: String) throws(AccountError) -> String {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789._-")
-        guard (3...32).contains(name.count), name.allSatisfy({ allowed.contains($0) }),
+        guard (3...maximumUsernameLength).contains(name.count), name.allSatisfy({ allowed.contains($0) }),
               let first = name.first, first.isLetter || first.isNumber else {
             throw .invalidUsername
         }
@@ -65,6 +76,11 @@ public struct LoginThrottlePolicy: Sendable, Equatable {
     public var window: TimeInterval
     public var delayPerFailure: TimeInterval
     public var maxDelay: TimeInterval
+    /// Attempts on names that do not exist, per client address: a token bucket holding `unknownNameBurst`
+    /// attempts, refilled by one every `unknownNameInterval` seconds (10 at once, then 10 a minute). Each
+    /// such attempt costs a decoy bcrypt; a person mistyping their name a few times never meets it.
+    public var unknownNameBurst: Int = 10
+    public var unknownNameInterval: Int = 6
 
     public static let standard = LoginThrottlePolicy(
         slowAfter: 3, lockAfter: 5, lockDuration: 15 * 60, window: 15 * 60, delayPerFailure: 0.5, maxDelay: 2
@@ -78,6 +94,14 @@ public struct LoginThrottlePolicy: Sendable, Equatable {
         self.window = window
         self.delayPerFailure = delayPerFailure
         self.maxDelay = maxDelay
+    }
+
+    /// The address bucket's verdict from the time its next attempt is allowed (`allowedAt`, Unix seconds, as
+    /// `LoginThrottleStore.takeToken` keeps it): nil to go ahead, else the seconds to wait. Pure, for tests.
+    public func unknownNameWait(allowedAt: Int64, refused: Bool, now: Int64) -> Int? {
+        guard refused else { return nil }
+        let tolerance = Int64(unknownNameInterval) &* Int64(max(0, unknownNameBurst - 1))
+        return Int(clamping: max(1, allowedAt &- now &- tolerance))
     }
 
     public struct State: Sendable, Equatable {
@@ -95,7 +119,7 @@ public struct LoginThrottlePolicy: Sendable, Equatable {
     /// Seconds until the subject may try again, or nil when it may try now.
     public func lockRemaining(_ state: State?, now: Date) -> Int? {
         guard let until = state?.lockedUntil, until > now else { return nil }
-        return Int(until.timeIntervalSince(now).rounded(.up))
+        return Int(saturating: until.timeIntervalSince(now).rounded(.up))
     }
 
     /// The state after one more failure at `now`.

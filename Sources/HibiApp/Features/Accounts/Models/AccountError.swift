@@ -11,6 +11,9 @@ public enum AccountError: UserFacingError, Equatable {
     case invalidCredentials
     /// Too many failures for this account or address; `retryAfter` seconds until it opens again.
     case locked(retryAfter: Int)
+    /// Too many attempts on names that do not exist from this address, or too many sign-ins waiting for
+    /// their password check: `retryAfter` seconds. Nothing was checked.
+    case busy(retryAfter: Int)
     case accountDisabled
     case setupAlreadyDone
     case setupRequired
@@ -40,7 +43,7 @@ public enum AccountError: UserFacingError, Equatable {
         case .tokenScopeMissing, .reauthenticationRequired, .tokenScopeEscalation: .forbidden
         case .usernameTaken, .setupAlreadyDone: .conflict
         case .invalidCredentials, .deviceNotRemembered: .unauthorized
-        case .locked: .tooManyRequests
+        case .locked, .busy: .tooManyRequests
         case .accountDisabled: .forbidden
         case .setupRequired: .serviceUnavailable
         case .userNotFound, .tokenNotFound, .deviceNotFound: .notFound
@@ -57,6 +60,7 @@ public enum AccountError: UserFacingError, Equatable {
         case .displayNameInvalid: "invalid_display_name"
         case .invalidCredentials: "invalid_credentials"
         case .locked: "locked"
+        case .busy: "too_many_attempts"
         case .accountDisabled: "account_disabled"
         case .setupAlreadyDone: "setup_done"
         case .setupRequired: "setup_required"
@@ -96,6 +100,9 @@ public enum AccountError: UserFacingError, Equatable {
         case let .locked(retryAfter):
             Text(en: "Too many failed sign-ins. Try again in \(Self.minutes(retryAfter)) minutes.",
                  ja: "サインインの失敗が多すぎます。\(Self.minutes(retryAfter))分後にもう一度お試しください。")
+        case let .busy(retryAfter):
+            Text(en: "Too many sign-in attempts from your network. Try again in \(retryAfter) seconds.",
+                 ja: "お使いのネットワークからのサインインの試行が多すぎます。\(retryAfter)秒後にもう一度お試しください。")
         case .accountDisabled:
             Text(en: "This account is disabled. Ask the administrator.", ja: "このアカウントは無効です。管理者に連絡してください。")
         case .setupAlreadyDone:
@@ -134,6 +141,14 @@ public enum AccountError: UserFacingError, Equatable {
             Text(en: "A token can only create tokens with scopes it has itself.", ja: "トークンは自分が持つ権限のトークンしか作れません。")
         }
         return text(language)
+    }
+
+    /// Seconds a refused sign-in should wait, for the Retry-After header.
+    public var retryAfter: Int? {
+        switch self {
+        case let .locked(seconds), let .busy(seconds): seconds
+        default: nil
+        }
     }
 
     static func minutes(_ seconds: Int) -> Int { max(1, (seconds + 59) / 60) }

@@ -110,7 +110,7 @@ struct AccountWebRoutes: Sendable {
             var response = try HTMLPage(AccountViews.login(context: context, error: error.message(context.language), username: username, next: next,
                                                            face: try await faceBox(request, context, next: next)),
                                         status: error.status).response(from: request, context: context)
-            if case let .locked(retryAfter) = error { response.headers[.retryAfter] = String(retryAfter) }
+            if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
             return response
         }
     }

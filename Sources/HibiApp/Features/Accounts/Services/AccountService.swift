@@ -63,7 +63,8 @@ public struct AccountService: Sendable {
     /// behind one proxy, everybody). Each attempt is counted in one statement before bcrypt runs, so
     /// parallel guesses beyond the allowance are refused without costing a hash.
     public func authenticate(username rawName: String, password: String, clientAddress: String, now: Date) async throws -> User {
-        let username = rawName.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        // A name no account can have is refused before it is stored anywhere or costs a hash.
+        guard let username = AccountRules.signInName(rawName) else { throw AccountError.invalidCredentials }
         let pair = LoginSubjects.pair(username, clientAddress)
         if let remaining = policy.lockRemaining(try await throttle.state(subject: pair), now: now) {
             logger.warning("sign-in refused while locked", metadata: ["client_hash": "\(Self.pseudonym(clientAddress))"])
@@ -74,7 +75,7 @@ public struct AccountService: Sendable {
             // A parallel attempt beyond the allowance: the lock may not be written yet, so write it.
             let until = attempt.lockedUntil ?? now.addingTimeInterval(policy.lockDuration)
             if attempt.lockedUntil == nil { try await throttle.lock(subject: pair, until: until) }
-            throw AccountError.locked(retryAfter: max(1, Int(until.timeIntervalSince(now).rounded(.up))))
+            throw AccountError.locked(retryAfter: max(1, Int(saturating: until.timeIntervalSince(now).rounded(.up))))
         }
         // The account as a whole, from every address, is only slowed, before the hash is checked.
         let account = try await throttle.reserve(subject: LoginSubjects.account(username), policy: policy, now: now)
@@ -82,19 +83,30 @@ public struct AccountService: Sendable {
         if delay > 0 { await pause(delay) }
         let user = try await users.find(username: username)
         let valid: Bool
-        if let user {
-            valid = try await hasher.verify(password, hash: user.passwordHash)
-        } else {
-            // Spend the same time on unknown names so response times do not reveal which accounts exist.
-            _ = try await hasher.verify(password, hash: try await decoyHash.value())
-            valid = false
+        do {
+            if let user {
+                valid = try await hasher.verify(password, hash: user.passwordHash)
+            } else {
+                // Each unknown name costs a decoy hash, so each takes a token from its address's bucket first (a
+                // flood of fresh names is refused, not hashed). That a refusal names no account is the price: an
+                // address that has spent its bucket learns which names exist only at 10 a minute, as before.
+                if let wait = try await throttle.takeToken(address: clientAddress, policy: policy, now: now) {
+                    logger.warning("sign-in refused: unknown names from one address", metadata: ["client_hash": "\(Self.pseudonym(clientAddress))"])
+                    throw AccountError.busy(retryAfter: wait)
+                }
+                // Spend the same time on unknown names so response times do not reveal which accounts exist.
+                _ = try await hasher.verify(password, hash: try await decoyHash.value(), priority: .decoy)
+                valid = false
+            }
+        } catch is PasswordHasher.Busy {
+            throw AccountError.busy(retryAfter: 5)
         }
         guard valid, let user else {
             logger.warning("sign-in failed", metadata: ["failures": "\(attempt.failures)", "client_hash": "\(Self.pseudonym(clientAddress))",
                                                         "locked": "\(attempt.failures >= policy.lockAfter)"])
             if attempt.failures >= policy.lockAfter {
                 try await throttle.lock(subject: pair, until: now.addingTimeInterval(policy.lockDuration))
-                throw AccountError.locked(retryAfter: Int(policy.lockDuration))
+                throw AccountError.locked(retryAfter: Int(saturating: policy.lockDuration))
             }
             throw AccountError.invalidCredentials
         }

@@ -22,11 +22,11 @@ public struct DeviceStore: Sendable {
 
     public func create(userID: String, label: String, now: Date) async throws -> String {
         let token = Secrets.randomToken()
-        try await database.sql.delete(from: "remembered_devices").where("expires_at", .lessThan, Int64(now.timeIntervalSince1970)).run()
+        try await database.sql.delete(from: "remembered_devices").where("expires_at", .lessThan, Int64(saturating: now.timeIntervalSince1970)).run()
         try await database.sql.insert(into: "remembered_devices")
             .columns("id", "user_id", "token_hash", "label", "created_at", "expires_at")
             .values(SQLBind(UUID().uuidString.lowercased()), SQLBind(userID), SQLBind(Secrets.digest(token)), SQLBind(label),
-                    SQLBind(Int64(now.timeIntervalSince1970)), SQLBind(Int64(now.addingTimeInterval(Self.lifetime).timeIntervalSince1970)))
+                    SQLBind(Int64(saturating: now.timeIntervalSince1970)), SQLBind(Int64(saturating: now.addingTimeInterval(Self.lifetime).timeIntervalSince1970)))
             .run()
         return token
     }
@@ -49,12 +49,12 @@ public struct DeviceStore: Sendable {
     }
 
     public func markUsed(id: String, now: Date) async throws {
-        try await database.sql.update("remembered_devices").set("last_used_at", to: Int64(now.timeIntervalSince1970)).where("id", .equal, id).run()
+        try await database.sql.update("remembered_devices").set("last_used_at", to: Int64(saturating: now.timeIntervalSince1970)).where("id", .equal, id).run()
     }
 
     public func list(userID: String, now: Date) async throws -> [RememberedDevice] {
         try await database.sql.select().columns("id", "user_id", "label", "created_at", "last_used_at").from("remembered_devices")
-            .where("user_id", .equal, userID).where("expires_at", .greaterThan, Int64(now.timeIntervalSince1970))
+            .where("user_id", .equal, userID).where("expires_at", .greaterThan, Int64(saturating: now.timeIntervalSince1970))
             .orderBy("created_at", .descending).all().map { row in
                 RememberedDevice(id: try row.decode(column: "id", as: String.self), userID: try row.decode(column: "user_id", as: String.self),
                                  label: try row.decode(column: "label", as: String.self),

@@ -29,8 +29,8 @@ public struct SessionStore: Sendable {
         try await database.sql.insert(into: "sessions")
             .columns("token_hash", "user_id", "csrf_token", "created_at", "last_seen_at", "expires_at")
             .values(SQLBind(record.tokenHash), SQLBind(userID), SQLBind(record.csrfToken),
-                    SQLBind(Int64(now.timeIntervalSince1970)), SQLBind(Int64(now.timeIntervalSince1970)),
-                    SQLBind(Int64(record.expiresAt.timeIntervalSince1970)))
+                    SQLBind(Int64(saturating: now.timeIntervalSince1970)), SQLBind(Int64(saturating: now.timeIntervalSince1970)),
+                    SQLBind(Int64(saturating: record.expiresAt.timeIntervalSince1970)))
             .run()
         return (token, record)
     }
@@ -59,8 +59,8 @@ public struct SessionStore: Sendable {
                                    expiresAt: expires, lastSeenAt: lastSeen)
         if now.timeIntervalSince(lastSeen) > 60 {
             try await database.sql.update("sessions")
-                .set("last_seen_at", to: Int64(now.timeIntervalSince1970))
-                .set("expires_at", to: Int64(now.addingTimeInterval(lifetime).timeIntervalSince1970))
+                .set("last_seen_at", to: Int64(saturating: now.timeIntervalSince1970))
+                .set("expires_at", to: Int64(saturating: now.addingTimeInterval(lifetime).timeIntervalSince1970))
                 .where("token_hash", .equal, hash).run()
         }
         return record
@@ -75,7 +75,7 @@ public struct SessionStore: Sendable {
 
     /// Marks the session unlocked at `date`, or locked with nil.
     public func setUnlocked(tokenHash: String, at date: Date?) async throws {
-        try await database.sql.update("sessions").set("unlocked_at", to: date.map { Int64($0.timeIntervalSince1970) })
+        try await database.sql.update("sessions").set("unlocked_at", to: date.map { Int64(saturating: $0.timeIntervalSince1970) })
             .where("token_hash", .equal, tokenHash).run()
     }
 
@@ -95,6 +95,6 @@ public struct SessionStore: Sendable {
     }
 
     public func deleteExpired(now: Date) async throws {
-        try await database.sql.delete(from: "sessions").where("expires_at", .lessThan, Int64(now.timeIntervalSince1970)).run()
+        try await database.sql.delete(from: "sessions").where("expires_at", .lessThan, Int64(saturating: now.timeIntervalSince1970)).run()
     }
 }

@@ -18,7 +18,7 @@ public struct TokenStore: Sendable {
         try await database.sql.insert(into: "api_tokens")
             .columns("id", "user_id", "name", "token_hash", "prefix", "created_at", "scopes")
             .values(SQLBind(record.id), SQLBind(userID), SQLBind(name), SQLBind(Secrets.digest(secret)),
-                    SQLBind(record.prefix), SQLBind(Int64(now.timeIntervalSince1970)), SQLBind(scopes.text))
+                    SQLBind(record.prefix), SQLBind(Int64(saturating: now.timeIntervalSince1970)), SQLBind(scopes.text))
             .run()
         return (secret, record)
     }
@@ -50,7 +50,7 @@ public struct TokenStore: Sendable {
         let lastUsed = try row.decode(column: "token_last_used_at", as: Int64?.self)
         // Hourly precision is enough for "last used" and keeps authenticated reads from writing every time.
         if lastUsed.map({ now.timeIntervalSince1970 - Double($0) > 3600 }) ?? true {
-            try await database.sql.update("api_tokens").set("last_used_at", to: Int64(now.timeIntervalSince1970))
+            try await database.sql.update("api_tokens").set("last_used_at", to: Int64(saturating: now.timeIntervalSince1970))
                 .where("id", .equal, tokenID).run()
         }
         return (tokenID, TokenScopes(stored: try row.decode(column: "token_scopes", as: String.self)), try UserStore.decode(row))

@@ -28,8 +28,8 @@ public struct UserStore: Sendable {
                 .values(
                     SQLBind(user.id), SQLBind(user.username), SQLBind(user.displayName), SQLBind(user.passwordHash),
                     SQLBind(user.isAdmin), SQLBind(user.disabled), SQLBind(user.language?.rawValue),
-                    SQLBind(user.timeZone), SQLBind(Int64(user.createdAt.timeIntervalSince1970)),
-                    SQLBind(Int64(user.passwordChangedAt.timeIntervalSince1970))
+                    SQLBind(user.timeZone), SQLBind(Int64(saturating: user.createdAt.timeIntervalSince1970)),
+                    SQLBind(Int64(saturating: user.passwordChangedAt.timeIntervalSince1970))
                 )
                 .run()
         } catch where DatabaseErrors.isUniqueViolation(error) {
@@ -60,7 +60,7 @@ public struct UserStore: Sendable {
             .set("disabled", to: user.disabled)
             .set("language", to: user.language?.rawValue)
             .set("time_zone", to: user.timeZone)
-            .set("password_changed_at", to: Int64(user.passwordChangedAt.timeIntervalSince1970))
+            .set("password_changed_at", to: Int64(saturating: user.passwordChangedAt.timeIntervalSince1970))
             .where("id", .equal, user.id)
             .run()
     }

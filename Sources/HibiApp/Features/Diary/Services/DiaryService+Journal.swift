@@ -21,7 +21,7 @@ extension DiaryService {
     public func moodPointsOverYears(userID: String, from: Date, to: Date) async throws -> [MoodPoint] {
         try await store.database.sql.raw("""
             SELECT entry_at, confirmed_mood FROM diary_entries WHERE user_id = \(bind: userID) \
-            AND +entry_at >= \(bind: Int64(from.timeIntervalSince1970)) AND +entry_at <= \(bind: Int64(to.timeIntervalSince1970))
+            AND +entry_at >= \(bind: Int64(saturating: from.timeIntervalSince1970)) AND +entry_at <= \(bind: Int64(saturating: to.timeIntervalSince1970))
             """).all().map { row in
             // An optional decodes through sqlite-kit's generic path, several times slower: ask for NULL first.
             MoodPoint(date: try row.date("entry_at"),

@@ -253,7 +253,7 @@ public struct DiaryService: Sendable {
 
 extension DiaryEntry {
     var searchRecord: DiarySearchIndex.Record {
-        .init(id: id, date: date, text: DiarySearch.normalize(text), updatedAt: Int64(updatedAt.timeIntervalSince1970))
+        .init(id: id, date: date, text: DiarySearch.normalize(text), updatedAt: Int64(saturating: updatedAt.timeIntervalSince1970))
     }
 }
 

@@ -46,9 +46,9 @@ public struct DiaryStore: Sendable {
             for (entry, sealed, scores) in rows {
                 try await sql.insert(into: "diary_entries")
                     .columns("id", "user_id", "entry_at", "text_sealed", "mood_scores", "confirmed_mood", "has_photo", "created_at", "updated_at")
-                    .values(SQLBind(entry.id), SQLBind(entry.userID), SQLBind(Int64(entry.date.timeIntervalSince1970)), SQLBind(sealed),
+                    .values(SQLBind(entry.id), SQLBind(entry.userID), SQLBind(Int64(saturating: entry.date.timeIntervalSince1970)), SQLBind(sealed),
                             SQLBind(scores), SQLBind(entry.confirmedMood?.rawValue), SQLBind(!entry.photos.isEmpty),
-                            SQLBind(Int64(entry.createdAt.timeIntervalSince1970)), SQLBind(Int64(entry.updatedAt.timeIntervalSince1970)))
+                            SQLBind(Int64(saturating: entry.createdAt.timeIntervalSince1970)), SQLBind(Int64(saturating: entry.updatedAt.timeIntervalSince1970)))
                     .run()
                 try await Self.writeTags(sql, entryID: entry.id, userID: entry.userID, tags: entry.tags)
                 try await Self.writePhotos(sql, entry: entry)
@@ -62,12 +62,12 @@ public struct DiaryStore: Sendable {
         let scores = try entry.moodScores.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         try await database.transaction { sql in
             try await sql.update("diary_entries")
-                .set("entry_at", to: Int64(entry.date.timeIntervalSince1970))
+                .set("entry_at", to: Int64(saturating: entry.date.timeIntervalSince1970))
                 .set("text_sealed", to: sealed)
                 .set("mood_scores", to: scores)
                 .set("confirmed_mood", to: entry.confirmedMood?.rawValue)
                 .set("has_photo", to: !entry.photos.isEmpty)
-                .set("updated_at", to: Int64(entry.updatedAt.timeIntervalSince1970))
+                .set("updated_at", to: Int64(saturating: entry.updatedAt.timeIntervalSince1970))
                 .where("id", .equal, entry.id).where("user_id", .equal, entry.userID)
                 .run()
             try await sql.delete(from: "diary_tags").where("entry_id", .equal, entry.id).run()
@@ -86,7 +86,7 @@ public struct DiaryStore: Sendable {
             try await sql.insert(into: "diary_photos")
                 .columns("id", "entry_id", "user_id", "position", "has_face", "mood_source", "created_at")
                 .values(SQLBind(photo.id), SQLBind(entry.id), SQLBind(entry.userID), SQLBind(Int64(position)), SQLBind(photo.hasFace),
-                        SQLBind(photo.moodSource), SQLBind(Int64(entry.updatedAt.timeIntervalSince1970)))
+                        SQLBind(photo.moodSource), SQLBind(Int64(saturating: entry.updatedAt.timeIntervalSince1970)))
                 .onConflict(with: ["id"]) { $0.set(excludedValueOf: "position").set(excludedValueOf: "has_face").set(excludedValueOf: "mood_source") }
                 .run()
         }
@@ -150,8 +150,8 @@ public struct DiaryStore: Sendable {
         let rows = try await baseSelect(userID: userID).where(group: { group in
             for window in windows {
                 group.orWhere(group: { inner in
-                    inner.where("entry_at", .greaterThanOrEqual, Int64(window.lowerBound.timeIntervalSince1970))
-                        .where("entry_at", .lessThanOrEqual, Int64(window.upperBound.timeIntervalSince1970))
+                    inner.where("entry_at", .greaterThanOrEqual, Int64(saturating: window.lowerBound.timeIntervalSince1970))
+                        .where("entry_at", .lessThanOrEqual, Int64(saturating: window.upperBound.timeIntervalSince1970))
                 })
             }
             return group
@@ -162,8 +162,8 @@ public struct DiaryStore: Sendable {
     /// Dates and confirmed moods only: what statistics, trends and the calendar need.
     public func moodPoints(userID: String, from: Date? = nil, to: Date? = nil) async throws -> [MoodPoint] {
         var query = database.sql.select().columns("entry_at", "confirmed_mood").from("diary_entries").where("user_id", .equal, userID)
-        if let from { query = query.where("entry_at", .greaterThanOrEqual, Int64(from.timeIntervalSince1970)) }
-        if let to { query = query.where("entry_at", .lessThanOrEqual, Int64(to.timeIntervalSince1970)) }
+        if let from { query = query.where("entry_at", .greaterThanOrEqual, Int64(saturating: from.timeIntervalSince1970)) }
+        if let to { query = query.where("entry_at", .lessThanOrEqual, Int64(saturating: to.timeIntervalSince1970)) }
         return try await query.all().map { row in
             MoodPoint(date: try row.date("entry_at"),
                       mood: try row.decode(column: "confirmed_mood", as: String?.self).flatMap(Mood.init(rawValue:)))
@@ -178,8 +178,8 @@ public struct DiaryStore: Sendable {
             .column(SQLFunction("MIN", args: SQLColumn("entry_at")), as: "first")
             .column(SQLFunction("MAX", args: SQLColumn("entry_at")), as: "last")
             .from("diary_entries").where("user_id", .equal, userID)
-        if let from { query = query.where("entry_at", .greaterThanOrEqual, Int64(from.timeIntervalSince1970)) }
-        if let to { query = query.where("entry_at", .lessThanOrEqual, Int64(to.timeIntervalSince1970)) }
+        if let from { query = query.where("entry_at", .greaterThanOrEqual, Int64(saturating: from.timeIntervalSince1970)) }
+        if let to { query = query.where("entry_at", .lessThanOrEqual, Int64(saturating: to.timeIntervalSince1970)) }
         var tally = MoodTally()
         for row in try await query.groupBy("confirmed_mood").all() {
             let count = try row.decode(column: "n", as: Int.self)
@@ -244,8 +244,8 @@ public struct DiaryStore: Sendable {
     func apply(_ filter: Filter, to query: SQLSelectBuilder, userID: String) -> SQLSelectBuilder {
         var query = query
         if let mood = filter.mood { query = query.where("confirmed_mood", .equal, mood.rawValue) }
-        if let from = filter.from { query = query.where("entry_at", .greaterThanOrEqual, Int64(from.timeIntervalSince1970)) }
-        if let to = filter.to { query = query.where("entry_at", .lessThanOrEqual, Int64(to.timeIntervalSince1970)) }
+        if let from = filter.from { query = query.where("entry_at", .greaterThanOrEqual, Int64(saturating: from.timeIntervalSince1970)) }
+        if let to = filter.to { query = query.where("entry_at", .lessThanOrEqual, Int64(saturating: to.timeIntervalSince1970)) }
         if let tag = filter.tag {
             query = query.where(SQLIdentifier("id"), .in, SQLGroupExpression(
                 SQLQueryString("SELECT entry_id FROM diary_tags WHERE user_id = \(bind: userID) AND tag_key = \(bind: tag.lowercased())")))

@@ -90,18 +90,18 @@ public struct FaceAuthService: Sendable {
         if attempt.failures > policy.lockAfter {
             let until = attempt.lockedUntil ?? now.addingTimeInterval(policy.lockDuration)
             if attempt.lockedUntil == nil { try await throttle.lock(subject: Self.subject(userID), until: until) }
-            throw FaceAuthError.faceUnlockPaused(retryAfter: max(1, Int(until.timeIntervalSince(now).rounded(.up))))
+            throw FaceAuthError.faceUnlockPaused(retryAfter: max(1, Int(saturating: until.timeIntervalSince(now).rounded(.up))))
         }
         var generator = SystemRandomNumberGenerator()
         let id = Secrets.randomToken(bytes: 18)
         let state = Liveness.State(steps: Liveness.makeSteps(using: &generator), createdAt: Self.milliseconds(now))
         let expiresAt = now.addingTimeInterval(Self.challengeLifetime)
-        let seconds = Int64(now.timeIntervalSince1970)
+        let seconds = Int64(saturating: now.timeIntervalSince1970)
         try await database.sql.delete(from: "face_liveness_challenges").where("expires_at", .lessThan, seconds - 3600).run()
         try await database.sql.delete(from: "face_frame_digests").where("seen_at", .lessThan, seconds - Self.digestMemory).run()
         try await database.sql.insert(into: "face_liveness_challenges")
             .columns("id", "user_id", "state_sealed", "revision", "expires_at")
-            .values(SQLBind(id), SQLBind(userID), SQLBind(try seal(state, userID: userID, id: id)), SQLBind(Int64(0)), SQLBind(Int64(expiresAt.timeIntervalSince1970)))
+            .values(SQLBind(id), SQLBind(userID), SQLBind(try seal(state, userID: userID, id: id)), SQLBind(Int64(0)), SQLBind(Int64(saturating: expiresAt.timeIntervalSince1970)))
             .run()
         return FaceChallenge(id: id, state: state, expiresAt: expiresAt)
     }
@@ -119,7 +119,7 @@ public struct FaceAuthService: Sendable {
         // A byte-identical frame was sent before: a recording of an earlier attempt, not a camera.
         let digest = Hex.string(SHA256.hash(data: frame))
         let fresh = try await database.sql.insert(into: "face_frame_digests").columns("user_id", "digest", "seen_at")
-            .values(SQLBind(userID), SQLBind(digest), SQLBind(Int64(arrivedAt.timeIntervalSince1970)))
+            .values(SQLBind(userID), SQLBind(digest), SQLBind(Int64(saturating: arrivedAt.timeIntervalSince1970)))
             .ignoringConflicts(with: ["user_id", "digest"]).returning("digest").all().count
         if fresh == 0 { try await fail(userID: userID, challengeID: challengeID, reason: .replayedFrame, now: arrivedAt) }
 
@@ -159,7 +159,7 @@ public struct FaceAuthService: Sendable {
 
     /// Marks the challenge as having a frame in flight, or says why it cannot take one.
     func claim(userID: String, challengeID: String, arrivedAt: Date) async throws -> (Liveness.State, Int64, Date) {
-        let seconds = Int64(arrivedAt.timeIntervalSince1970)
+        let seconds = Int64(saturating: arrivedAt.timeIntervalSince1970)
         let claimed = try await database.sql.update("face_liveness_challenges")
             .set("in_flight_since", to: SQLBind(Self.milliseconds(arrivedAt)))
             .where("id", .equal, challengeID).where("user_id", .equal, userID)
@@ -186,7 +186,7 @@ public struct FaceAuthService: Sendable {
             .set("state_sealed", to: SQLBind(try seal(state, userID: userID, id: challengeID)))
             .set("revision", to: SQLBind(revision + 1))
             .set("in_flight_since", to: SQLLiteral.null)
-            .set("finished_at", to: finished.map { SQLBind(Int64($0.timeIntervalSince1970)) as any SQLExpression } ?? SQLLiteral.null)
+            .set("finished_at", to: finished.map { SQLBind(Int64(saturating: $0.timeIntervalSince1970)) as any SQLExpression } ?? SQLLiteral.null)
             .where("id", .equal, challengeID).where("revision", .equal, revision).where("finished_at", .is, SQLLiteral.null)
             .returning("id").all()
         // Ended meanwhile by a frame that arrived while this one was analysed.
@@ -200,7 +200,7 @@ public struct FaceAuthService: Sendable {
 
     /// Ends the challenge for good; at the allowance of failed attempts (counted as challenges start) face unlock pauses.
     func fail(userID: String, challengeID: String, reason: FaceAuthError, now: Date, countsAsFailure: Bool = true) async throws -> Never {
-        try await database.sql.update("face_liveness_challenges").set("finished_at", to: SQLBind(Int64(now.timeIntervalSince1970)))
+        try await database.sql.update("face_liveness_challenges").set("finished_at", to: SQLBind(Int64(saturating: now.timeIntervalSince1970)))
             .set("in_flight_since", to: SQLLiteral.null)
             .where("id", .equal, challengeID).where("user_id", .equal, userID).where("finished_at", .is, SQLLiteral.null).run()
         if countsAsFailure {
@@ -221,7 +221,7 @@ public struct FaceAuthService: Sendable {
         try JSONDecoder().decode(Liveness.State.self, from: try templates.box.open(sealed, context: "face-challenge:\(userID):\(id)"))
     }
 
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func milliseconds(_ date: Date) -> Int64 { Int64(saturating: (date.timeIntervalSince1970 * 1000).rounded()) }
 
     func refuseIfPaused(userID: String, now: Date) async throws {
         if let remaining = policy.lockRemaining(try await throttle.state(subject: Self.subject(userID)), now: now) {

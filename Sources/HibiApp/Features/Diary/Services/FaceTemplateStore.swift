@@ -30,7 +30,7 @@ public struct FaceTemplateStore: Sendable {
             try await sql.delete(from: "face_templates").where("user_id", .equal, userID).run()
             for (id, sealed) in rows {
                 try await sql.insert(into: "face_templates").columns("id", "user_id", "embedding_sealed", "created_at")
-                    .values(SQLBind(id), SQLBind(userID), SQLBind(sealed), SQLBind(Int64(now.timeIntervalSince1970))).run()
+                    .values(SQLBind(id), SQLBind(userID), SQLBind(sealed), SQLBind(Int64(saturating: now.timeIntervalSince1970))).run()
             }
         }
     }

@@ -57,7 +57,7 @@ enum DiaryStatsViews {
         var svg = #"<svg class="chart" id="distribution-chart" viewBox="0 0 400 \#(Mood.allCases.count * rowHeight)" role="img" aria-label="\#(escapeHTML(DiaryStrings.distribution(l)))">"#
         for (index, mood) in Mood.allCases.enumerated() {
             let count = statistics.count(mood)
-            let width = Int(Double(count) / Double(maximum) * 250)
+            let width = Int(saturating: Double(count) / Double(maximum) * 250)
             let y = index * rowHeight
             svg += #"<g data-mood="\#(mood.rawValue)" data-count="\#(count)"><title>\#(escapeHTML(mood.label(l))): \#(count)</title>"#
             svg += #"<text x="0" y="\#(y + 20)" font-size="14">\#(mood.emoji) \#(escapeHTML(mood.label(l)))</text>"#

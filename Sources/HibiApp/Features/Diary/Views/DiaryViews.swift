@@ -346,8 +346,8 @@ enum DiaryViews {
                 el("li") {
                     el("span", .class("bar-label")) { "\(mood.emoji) \(mood.label(l))" }
                     el("span", .class("bar"), .init("style", "--value: \(String(format: "%.3f", value)); --mood: \(mood.color)"), .role("img"),
-                       .aria("label", "\(mood.label(l)) \(Int((value * 100).rounded()))%")) { "" }
-                    el("span", .class("bar-value")) { "\(Int((value * 100).rounded()))%" }
+                       .aria("label", "\(mood.label(l)) \(Int(saturating: (value * 100).rounded()))%")) { "" }
+                    el("span", .class("bar-value")) { "\(Int(saturating: (value * 100).rounded()))%" }
                 }
             }
         }

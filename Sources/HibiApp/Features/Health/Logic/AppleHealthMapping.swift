@@ -248,6 +248,8 @@ public enum AppleHealthMapping {
                 }
             }
         }
+        // The same ranges as manual entry (a 1e19 step count once stopped every page that showed it).
+        guard HealthRules.isPlausible(type: draft.type, value: draft.value) else { return .skipped(.implausibleValue) }
         return .kept(draft)
     }
 
@@ -563,7 +565,10 @@ public final class AppleHealthExportParser {
             }
         case "ActivitySummary" where depth == 2:
             let attributes = tag.materialized
-            if let draft = AppleHealthMapping.activitySummary(attributes, timeZone: timeZone) { return .record(draft, kind: name) }
+            if let draft = AppleHealthMapping.activitySummary(attributes, timeZone: timeZone) {
+                guard HealthRules.isPlausible(type: draft.type, value: draft.value) else { return skip(name, .implausibleValue) }
+                return .record(draft, kind: name)
+            }
             let day = attributes.first { $0.name == "dateComponents" }?.value
             return skip(name, day == nil ? .missingValue : .unparseableDate)
         case "Me" where depth == 2:
@@ -616,6 +621,7 @@ public final class AppleHealthExportParser {
                 return skip(name, open.attributes.contains { $0.name == "startDate" } ? .unparseableDate : .missingValue)
             }
             guard AppleHealthMapping.plausible(draft.start) else { return skip(name, .outOfRange) }
+            guard HealthRules.isPlausible(type: draft.type, value: draft.value) else { return skip(name, .implausibleValue) }
             let stats = AppleHealthMapping.workoutStatistics(attributes: open.attributes, statistics: open.statistics)
             return .workout(AppleHealthWorkout(record: draft, activity: draft.category, durationMinutes: draft.value,
                                                distanceKm: stats.distanceKm, energyKcal: stats.energyKcal, routeFiles: open.routeFiles,

@@ -31,7 +31,7 @@ public enum StreakCalculator {
     }
 
     public static func today(now: Date, timeZone: TimeZone) -> Int {
-        let instant = Int64(now.timeIntervalSince1970.rounded(.down))
+        let instant = Int64(saturating: now.timeIntervalSince1970.rounded(.down))
         return Int(floorDiv(instant + Int64(timeZone.secondsFromGMT(for: now)), 86400))
     }
 
@@ -248,10 +248,10 @@ public enum TrendAnalyzer {
         let days = max(1, days)
         if days < 14 { return Text(en: days == 1 ? "1 day" : "\(days) days", ja: "\(days)日間") }
         if days < 90 {
-            let weeks = Int((Double(days) / 7).rounded())
+            let weeks = Int(saturating: (Double(days) / 7).rounded())
             return Text(en: "\(weeks) weeks", ja: "\(weeks)週間")
         }
-        let months = Int((Double(days) / 30.44).rounded())
+        let months = Int(saturating: (Double(days) / 30.44).rounded())
         return Text(en: months == 1 ? "1 month" : "\(months) months", ja: "\(months)か月")
     }
 
@@ -280,7 +280,7 @@ public enum TrendAnalyzer {
                 var better = type.higherIsBetter
                 if type == .weight, let targetBelowCurrent { better = !targetBelowCurrent }
                 let kind: InsightType = better.map { $0 == rising ? .positive : .warning } ?? .neutral
-                let percent = max(1, Int((abs(relative) * 100).rounded()))
+                let percent = max(1, Int(saturating: (abs(relative) * 100).rounded()))
                 result.append(HealthInsight(
                     title: rising ? Text(en: "\(name.en) is rising", ja: "\(name.ja)が増えています")
                                   : Text(en: "\(name.en) is falling", ja: "\(name.ja)が減っています"),
@@ -314,7 +314,7 @@ public enum ReminderSchedule {
             components.hour = minuteOfDay / 60
             components.minute = minuteOfDay % 60
             guard let slot = calendar.date(from: components), slot <= now else { continue }
-            return now.timeIntervalSince(slot) <= grace ? Int64(slot.timeIntervalSince1970) : nil
+            return now.timeIntervalSince(slot) <= grace ? Int64(saturating: slot.timeIntervalSince1970) : nil
         }
         return nil
     }

@@ -61,7 +61,7 @@ public enum HealthCSV {
                 do {
                     let entry = try HealthRules.validate(type: f[0], value: try HealthRules.number(f[1], .file), unit: f[2], start: start, end: end, now: now)
                     drafts.append(HealthRecordDraft(type: entry.type.rawValue, value: entry.value, category: category, unit: entry.unit,
-                                                    start: Int64(entry.start.timeIntervalSince1970), end: Int64(entry.end.timeIntervalSince1970),
+                                                    start: Int64(saturating: entry.start.timeIntervalSince1970), end: Int64(saturating: entry.end.timeIntervalSince1970),
                                                     device: device))
                 } catch {
                     throw .invalidCSV(line: lineNumber, reason: error.text)
@@ -73,8 +73,11 @@ public enum HealthCSV {
                 guard !f[0].isEmpty, f[0].count <= 200, let value, value.isFinite else {
                     throw .invalidCSV(line: lineNumber, reason: Text(en: "the type or value is missing", ja: "種類または値がありません"))
                 }
+                guard HealthRules.isPlausible(type: f[0], value: value) else {
+                    throw .invalidCSV(line: lineNumber, reason: ImportSkipReason.implausibleValue.text)
+                }
                 drafts.append(HealthRecordDraft(type: f[0], value: value, category: category, unit: f[2],
-                                                start: Int64(start.timeIntervalSince1970), end: Int64(end.timeIntervalSince1970), device: device))
+                                                start: Int64(saturating: start.timeIntervalSince1970), end: Int64(saturating: end.timeIntervalSince1970), device: device))
             }
         }
         return drafts

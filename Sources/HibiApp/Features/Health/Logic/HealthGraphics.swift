@@ -58,7 +58,7 @@ public enum HealthGraphics {
         let t0 = firstPoint.date.timeIntervalSince1970, t1 = max(lastPoint.date.timeIntervalSince1970, t0 + 1)
         func x(_ date: Date) -> Double { points.count == 1 ? left + (width - left - right) / 2 : left + (date.timeIntervalSince1970 - t0) / (t1 - t0) * (width - left - right) }
         func y(_ v: Double) -> Double { top + (1 - (v - low) / (high - low)) * (height - top - bottom) }
-        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" class=\"trend-chart\" role=\"img\" aria-label=\"\(escapeHTML(title))\">"
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(saturating: width)) \(Int(height))\" class=\"trend-chart\" role=\"img\" aria-label=\"\(escapeHTML(title))\">"
         for tick in tickLabels {
             let yy = y(tick.value)
             svg += "<line x1=\"\(f(left))\" x2=\"\(width - right)\" y1=\"\(f(yy))\" y2=\"\(f(yy))\" stroke=\"#e5e7eb\"/>"

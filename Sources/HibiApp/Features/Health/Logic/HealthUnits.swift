@@ -149,10 +149,7 @@ public enum HealthRules {
         }
         let unit = unit.flatMap { $0.isEmpty ? nil : $0 } ?? type.canonicalUnit
         let canonical = try HealthUnits.normalize(value, unit: unit, type: type)
-        let range = HealthUnits.plausibleRange(for: type)
-        guard range.contains(canonical) else {
-            throw .outOfRange(type: type.rawValue, min: range.lowerBound, max: range.upperBound, unit: type.canonicalUnit)
-        }
+        try checkRange(type, canonical)
         let end = end ?? start
         guard end >= start else { throw .endBeforeStart }
         // A few minutes of clock skew between a phone and the server is not the future.
@@ -163,5 +160,25 @@ public enum HealthRules {
     /// A number typed into a form or written in a CSV, read by `NumberInput` (nil when empty).
     public static func number(_ text: String?, _ source: NumberInput.Source) throws(HealthError) -> Double? {
         do { return try NumberInput.parse(text, source) } catch { throw .unreadableNumber(error) }
+    }
+
+    /// The one range check every path applies (manual entry, the API, the CSV, Apple Health, takeout).
+    public static func checkRange(_ type: HealthDataType, _ canonical: Double) throws(HealthError) {
+        let range = HealthUnits.plausibleRange(for: type)
+        guard range.contains(canonical) else {
+            throw .outOfRange(type: type.rawValue, min: range.lowerBound, max: range.upperBound, unit: type.canonicalUnit)
+        }
+    }
+
+    /// Kinds Hibi keeps as an import wrote them (FlightsClimbed, a unit it cannot convert, correlations) have no
+    /// manual-entry range; this bound is far past any real measurement of any of them and keeps 1e19 out of sums.
+    static let keptAsImported: ClosedRange<Double> = -1e9...1e9
+
+    /// Whether an imported record's value (already in Hibi's unit when its kind is known) may be stored: the
+    /// manual-entry range for the kinds a person can type, `keptAsImported` for the rest. Pure, for every import.
+    public static func isPlausible(type: String, value: Double) -> Bool {
+        guard value.isFinite else { return false }
+        guard let known = HealthDataType(rawValue: type) else { return keptAsImported.contains(value) }
+        return (try? checkRange(known, value)) != nil
     }
 }

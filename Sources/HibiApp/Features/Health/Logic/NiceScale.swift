@@ -25,7 +25,7 @@ public struct NiceScale: Sendable, Equatable {
     }
 
     public var ticks: [Double] {
-        let count = Int(((high - low) / step).rounded())
+        let count = Int(saturating: ((high - low) / step).rounded())
         // Computed from the index and rounded to the step's digits, so 3 × 0.2 is 0.6, not 0.6000000000000001.
         let power = pow(10, Double(fractionDigits))
         return (0...max(0, min(count, 50))).map { index in

@@ -46,7 +46,7 @@ public enum WorkoutTracks {
     static func thin<T>(_ items: [T], limit: Int) -> [T] {
         guard items.count > limit, limit >= 2 else { return items }
         let step = Double(items.count - 1) / Double(limit - 1)
-        return (0..<limit).map { items[min(items.count - 1, Int((Double($0) * step).rounded()))] }
+        return (0..<limit).map { items[min(items.count - 1, Int(saturating: (Double($0) * step).rounded()))] }
     }
 
     static func segmentDistance(_ p: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {

@@ -171,7 +171,7 @@ struct HealthWebRoutes: Sendable {
         if options.contains("steps") {
             let (first, _) = TrendAnalyzer.window(.week, now: now, timeZone: zone)
             let total = try await health.records.sum(userID: user.id, type: HealthDataType.steps.rawValue,
-                                                     from: Int64(first) * 86400 - Int64(zone.secondsFromGMT(for: now)), to: Int64(now.timeIntervalSince1970))
+                                                     from: Int64(first) * 86400 - Int64(zone.secondsFromGMT(for: now)), to: Int64(saturating: now.timeIntervalSince1970))
             lines.append((HealthStrings.weekSteps(l), HealthFormat.number(total, maxFractionDigits: 0)))
         }
         if options.contains("streak") {
@@ -180,7 +180,7 @@ struct HealthWebRoutes: Sendable {
         }
         if options.contains("weight") {
             let samples = try await health.records.samples(userID: user.id, type: HealthDataType.weight.rawValue,
-                                                           from: Int64(now.timeIntervalSince1970) - 30 * 86400, to: Int64(now.timeIntervalSince1970))
+                                                           from: Int64(saturating: now.timeIntervalSince1970) - 30 * 86400, to: Int64(saturating: now.timeIntervalSince1970))
             if let first = samples.first, let last = samples.last {
                 let change = HealthUnits.display(last.value - first.value, type: .weight, preferences: profile.units)
                 lines.append((HealthStrings.weightChange(l), (change > 0 ? "+" : "") + HealthFormat.number(change) + " " + profile.units.weight.rawValue))

@@ -17,7 +17,7 @@ struct HealthRecordIDs {
     private static let hex = Array("0123456789ABCDEF".utf8)
 
     init(now: Date) {
-        milliseconds = UInt64(max(0, now.timeIntervalSince1970 * 1000))
+        milliseconds = UInt64(saturating: max(0, now.timeIntervalSince1970 * 1000))
         var system = SystemRandomNumberGenerator()
         state = system.next()
         counterHigh = 0

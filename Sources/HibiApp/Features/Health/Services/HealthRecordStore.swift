@@ -15,7 +15,7 @@ public struct HealthRecordStore: Sendable {
     static func insert(_ drafts: some Collection<HealthRecordDraft>, userID: String, source: DataSource, now: Date,
                        on sql: any SQLDatabase) async throws -> Int {
         guard !drafts.isEmpty else { return 0 }
-        let created = Int64(now.timeIntervalSince1970)
+        let created = Int64(saturating: now.timeIntervalSince1970)
         if let session = sql as? SQLiteSession, let handle = session.rawHandle {
             return try await HealthRecordSQLite.insert(Array(drafts), userID: userID, source: source.rawValue, created: created,
                                                        ids: HealthRecordIDs(now: now), handle: handle)
@@ -109,8 +109,8 @@ public struct HealthRecordStore: Sendable {
         let query = database.sql.select().columns(Self.columns.map { SQLIdentifier($0) }).from("health_records")
             .where("user_id", .equal, userID)
         if let type = filter.type { query.where("type", .equal, type) }
-        if let from = filter.from { query.where("start_at", .greaterThanOrEqual, Int64(from.timeIntervalSince1970)) }
-        if let to = filter.to { query.where("start_at", .lessThanOrEqual, Int64(to.timeIntervalSince1970)) }
+        if let from = filter.from { query.where("start_at", .greaterThanOrEqual, Int64(saturating: from.timeIntervalSince1970)) }
+        if let to = filter.to { query.where("start_at", .lessThanOrEqual, Int64(saturating: to.timeIntervalSince1970)) }
         return try await query.orderBy("start_at", .descending).orderBy("id").limit(filter.limit).offset(filter.offset)
             .all().map(Self.decode)
     }
@@ -124,7 +124,7 @@ public struct HealthRecordStore: Sendable {
         do {
             try await database.sql.update("health_records")
                 .set("type", to: record.type).set("value", to: record.value).set("unit", to: record.unit)
-                .set("start_at", to: Int64(record.start.timeIntervalSince1970)).set("end_at", to: Int64(record.end.timeIntervalSince1970))
+                .set("start_at", to: Int64(saturating: record.start.timeIntervalSince1970)).set("end_at", to: Int64(saturating: record.end.timeIntervalSince1970))
                 .where("id", .equal, record.id).where("user_id", .equal, userID).run()
         } catch where DatabaseErrors.isUniqueViolation(error) {
             throw HealthError.duplicate
@@ -146,8 +146,14 @@ public struct HealthRecordStore: Sendable {
             .map { TrendAnalyzer.Sample(instant: try $0.decode(column: "start_at", as: Int64.self), value: try $0.decode(column: "value", as: Double.self)) }
     }
 
+    /// What sums add up instead of `value`: a stored value beyond ±1e15 (which no import or form accepts, so only an old
+    /// import or a hand edit can have left it) counts as nothing. PostgreSQL refuses a SUM that passes the largest double
+    /// ("value out of range: overflow", every page with the sum answered 500) and SQLite returns infinity, which JSON cannot
+    /// carry; terms of at most 1e15 cannot reach either in any table that fits on a disk.
+    static let summableValue = "(CASE WHEN value BETWEEN -1e15 AND 1e15 THEN value ELSE 0 END)"
+
     public func sum(userID: String, type: String, from: Int64, to: Int64) async throws -> Double {
-        let row = try await database.sql.select().column(SQLFunction("SUM", args: SQLIdentifier("value")), as: "total").from("health_records")
+        let row = try await database.sql.select().column(SQLFunction("SUM", args: SQLRaw(Self.summableValue)), as: "total").from("health_records")
             .where("user_id", .equal, userID).where("type", .equal, type)
             .where("start_at", .greaterThanOrEqual, from).where("start_at", .lessThanOrEqual, to).first()
         return (try row?.decode(column: "total", as: Double?.self)) ?? 0

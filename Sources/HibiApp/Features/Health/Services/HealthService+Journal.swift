@@ -50,7 +50,7 @@ extension HealthService {
               SELECT q + 1, (q + 1) * \(bind: day) - \(bind: shift),
                 CASE WHEN (q + 2) * \(bind: day) - \(bind: shift) < \(bind: upper) THEN (q + 2) * \(bind: day) - \(bind: shift) ELSE \(bind: upper) END
               FROM days WHERE q < \(bind: lastDay))
-            SELECT lo, (SELECT SUM(value) FROM health_records WHERE user_id = \(bind: userID) AND type = \(bind: type) \
+            SELECT lo, (SELECT SUM(\(unsafeRaw: HealthRecordStore.summableValue)) FROM health_records WHERE user_id = \(bind: userID) AND type = \(bind: type) \
             AND start_at >= days.lo AND start_at < days.hi) AS total FROM days
             """).run { row in
             guard let lo = try? row.decode(column: "lo", as: Int64.self), let total = try? row.decode(column: "total", as: Double?.self) else { return }

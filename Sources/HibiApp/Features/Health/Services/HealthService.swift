@@ -52,11 +52,11 @@ public struct HealthService: Sendable {
     public func add(_ input: NewRecord, user: User, now: Date) async throws -> (HealthRecord, [BadgeDefinition]) {
         let entry = try HealthRules.validate(type: input.type, value: input.value, unit: input.unit, start: input.start, end: input.end, now: now)
         let draft = HealthRecordDraft(type: entry.type.rawValue, value: entry.value, unit: entry.unit,
-                                      start: Int64(entry.start.timeIntervalSince1970), end: Int64(entry.end.timeIntervalSince1970))
+                                      start: Int64(saturating: entry.start.timeIntervalSince1970), end: Int64(saturating: entry.end.timeIntervalSince1970))
         guard try await records.insert([draft], userID: user.id, source: .manual, now: now) == 1 else { throw HealthError.duplicate }
         let at = Date(timeIntervalSince1970: TimeInterval(draft.start))
         guard let stored = try await records.list(userID: user.id, filter: .init(type: draft.type, from: at, to: at, limit: 50))
-            .first(where: { $0.value == draft.value && Int64($0.end.timeIntervalSince1970) == draft.end && $0.device.isEmpty }) else {
+            .first(where: { $0.value == draft.value && Int64(saturating: $0.end.timeIntervalSince1970) == draft.end && $0.device.isEmpty }) else {
             throw HealthError.recordNotFound
         }
         let earned = try await awardBadges(user: user, now: now)
@@ -82,7 +82,7 @@ public struct HealthService: Sendable {
         let days = StreakCalculator.localDays(try await records.activeQuarterHours(userID: user.id), timeZone: zone)
         let first = try await records.latest(userID: user.id, type: HealthDataType.weight.rawValue, ascending: true)
         let last = try await records.latest(userID: user.id, type: HealthDataType.weight.rawValue)
-        let nowSeconds = Int64(now.timeIntervalSince1970) + 86400
+        let nowSeconds = Int64(saturating: now.timeIntervalSince1970) + 86400
         _ = try await goalProgress(user: user, now: now)
         return BadgeFacts(
             totalRecords: try await records.count(userID: user.id),
@@ -151,8 +151,8 @@ public struct HealthService: Sendable {
     public func goalProgress(user: User, now: Date) async throws -> [(Goal, GoalProgress)] {
         var result: [(Goal, GoalProgress)] = []
         for var goal in try await goals.list(userID: user.id) {
-            var from = Int64(goal.createdAt.timeIntervalSince1970) - 86400
-            let to = Int64(min(goal.deadline ?? now, now).timeIntervalSince1970)
+            var from = Int64(saturating: goal.createdAt.timeIntervalSince1970) - 86400
+            let to = Int64(saturating: min(goal.deadline ?? now, now).timeIntervalSince1970)
             if GoalRules.isDaily(goal) {
                 let zone = TimeZone(identifier: user.timeZone) ?? .gmt
                 from = Int64(StreakCalculator.today(now: now, timeZone: zone)) * 86400 - Int64(zone.secondsFromGMT(for: now))
@@ -173,7 +173,7 @@ public struct HealthService: Sendable {
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let (firstDay, _) = TrendAnalyzer.window(range, now: now, timeZone: zone)
         let samples = try await records.samples(userID: user.id, type: type.rawValue, from: Int64(firstDay - 1) * 86400,
-                                                to: Int64(now.timeIntervalSince1970) + 86400)
+                                                to: Int64(saturating: now.timeIntervalSince1970) + 86400)
         var targetBelow: Bool?
         if type == .weight, let target = try await profiles.get(userID: user.id).targetWeightKg, let last = samples.last {
             targetBelow = target < last.value
@@ -234,7 +234,7 @@ extension HealthService {
         }
         if let birth = body.birthDate {
             if birth.isEmpty { profile.birthDate = nil } else {
-                guard let seconds = AppleHealthMapping.parseDate(birth), birth.count == 10, seconds < Int64(now.timeIntervalSince1970), seconds > -5_000_000_000 else {
+                guard let seconds = AppleHealthMapping.parseDate(birth), birth.count == 10, seconds < Int64(saturating: now.timeIntervalSince1970), seconds > -5_000_000_000 else {
                     throw HealthError.invalidField("birthDate", Text(en: "use a past date as YYYY-MM-DD", ja: "過去の日付を YYYY-MM-DD で入力してください"))
                 }
                 profile.birthDate = birth
@@ -282,11 +282,11 @@ extension HealthService {
     /// before belongs to the morning), and time in bed or awake is not sleep. `types` nil means every type.
     public func bucketTotals(userID: String, types: [String]?, from: Date, to: Date, bucket: Int64, shift: Int64) async throws -> [BucketTotal] {
         let bucket = max(60, bucket)
-        let lower = Int64(from.timeIntervalSince1970) - 86400  // a night's sleep starts the day before it ends
-        let upper = Int64(to.timeIntervalSince1970)
+        let lower = Int64(saturating: from.timeIntervalSince1970) - 86400  // a night's sleep starts the day before it ends
+        let upper = Int64(saturating: to.timeIntervalSince1970)
         var query: SQLQueryString = """
             SELECT type, ((CASE WHEN type = 'sleep' THEN end_at ELSE start_at END) + \(bind: shift)) / \(bind: bucket) AS q, \
-            SUM(value) AS total, COUNT(*) AS n FROM health_records \
+            SUM(\(unsafeRaw: HealthRecordStore.summableValue)) AS total, COUNT(*) AS n FROM health_records \
             WHERE user_id = \(bind: userID) AND start_at >= \(bind: lower) AND start_at < \(bind: upper) \
             AND NOT (type = 'sleep' AND category IN ('InBed', 'Awake'))
             """
@@ -300,7 +300,7 @@ extension HealthService {
             query.appendInterpolation(unsafeRaw: ")")
         }
         query.appendInterpolation(unsafeRaw: " GROUP BY type, q")
-        let fromSeconds = Int64(from.timeIntervalSince1970)
+        let fromSeconds = Int64(saturating: from.timeIntervalSince1970)
         let totals = Mutex<[BucketTotal]>([])
         try await database.sql.raw(query).run { row in
             guard let type = try? row.decode(column: "type", as: String.self), let q = try? row.decode(column: "q", as: Int64.self),

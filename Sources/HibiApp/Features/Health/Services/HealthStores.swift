@@ -30,7 +30,7 @@ public struct HealthProfileStore: Sendable {
                 .columns("user_id", "name_sealed", "birth_date", "height_cm", "target_weight_kg", "weight_unit", "distance_unit", "energy_unit", "updated_at")
                 .values(SQLBind(userID), SQLBind(sealed), SQLBind(profile.birthDate), SQLBind(profile.heightCm), SQLBind(profile.targetWeightKg),
                         SQLBind(profile.units.weight.rawValue), SQLBind(profile.units.distance.rawValue), SQLBind(profile.units.energy.rawValue),
-                        SQLBind(Int64(now.timeIntervalSince1970)))
+                        SQLBind(Int64(saturating: now.timeIntervalSince1970)))
                 .onConflict(with: ["user_id"]) { conflict in
                     ["name_sealed", "birth_date", "height_cm", "target_weight_kg", "weight_unit", "distance_unit", "energy_unit", "updated_at"]
                         .reduce(conflict) { $0.set(excludedValueOf: $1) }
@@ -56,13 +56,13 @@ public struct HealthGoalStore: Sendable {
         try await database.sql.insert(into: "health_goals")
             .columns("id", "user_id", "type", "target_value", "deadline", "created_at", "start_value", "achieved_at")
             .values(SQLBind(goal.id), SQLBind(userID), SQLBind(goal.type.rawValue), SQLBind(goal.targetValue),
-                    SQLBind(goal.deadline.map { Int64($0.timeIntervalSince1970) }), SQLBind(Int64(goal.createdAt.timeIntervalSince1970)),
-                    SQLBind(goal.startValue), SQLBind(goal.achievedAt.map { Int64($0.timeIntervalSince1970) }))
+                    SQLBind(goal.deadline.map { Int64(saturating: $0.timeIntervalSince1970) }), SQLBind(Int64(saturating: goal.createdAt.timeIntervalSince1970)),
+                    SQLBind(goal.startValue), SQLBind(goal.achievedAt.map { Int64(saturating: $0.timeIntervalSince1970) }))
             .run()
     }
 
     public func markAchieved(id: String, userID: String, at: Date) async throws {
-        try await database.sql.update("health_goals").set("achieved_at", to: Int64(at.timeIntervalSince1970))
+        try await database.sql.update("health_goals").set("achieved_at", to: Int64(saturating: at.timeIntervalSince1970))
             .where("id", .equal, id).where("user_id", .equal, userID).where("achieved_at", .is, SQLLiteral.null).run()
     }
 
@@ -105,7 +105,7 @@ public struct HealthBadgeStore: Sendable {
     public func award(_ keys: [String], userID: String, at: Date) async throws {
         guard !keys.isEmpty else { return }
         let builder = database.sql.insert(into: "health_badges").columns("user_id", "badge_key", "earned_at")
-        for key in keys { builder.values(SQLBind(userID), SQLBind(key), SQLBind(Int64(at.timeIntervalSince1970))) }
+        for key in keys { builder.values(SQLBind(userID), SQLBind(key), SQLBind(Int64(saturating: at.timeIntervalSince1970))) }
         try await builder.ignoringConflicts(with: ["user_id", "badge_key"]).run()
     }
 }
@@ -131,7 +131,7 @@ public struct HealthReminderStore: Sendable {
             .columns("id", "user_id", "minute_of_day", "weekdays", "message", "webhook_url", "last_sent_slot", "created_at")
             .values(SQLBind(reminder.id), SQLBind(userID), SQLBind(Int64(reminder.minuteOfDay)),
                     SQLBind(reminder.weekdays.sorted().map(String.init).joined(separator: ",")), SQLBind(reminder.message),
-                    SQLBind(reminder.webhookURL), SQLBind(reminder.lastSentSlot), SQLBind(Int64(reminder.createdAt.timeIntervalSince1970)))
+                    SQLBind(reminder.webhookURL), SQLBind(reminder.lastSentSlot), SQLBind(Int64(saturating: reminder.createdAt.timeIntervalSince1970)))
             .run()
     }
 
@@ -171,7 +171,7 @@ public struct ImportJobStore: Sendable {
                      "duplicates", "upload_path", "created_at")
             .values(SQLBind(id), SQLBind(userID), SQLBind(kind), SQLBind(ImportState.queued.rawValue), SQLBind(fileName), SQLBind(fingerprint),
                     SQLBind(totalBytes), SQLBind(Int64(0)), SQLBind(Int64(0)), SQLBind(Int64(0)), SQLBind(Int64(0)), SQLBind(uploadPath),
-                    SQLBind(Int64(now.timeIntervalSince1970)))
+                    SQLBind(Int64(saturating: now.timeIntervalSince1970)))
             .run()
         guard let job = try await find(id: id, userID: userID) else { throw HealthError.jobNotFound }
         return job
@@ -224,7 +224,7 @@ public struct ImportJobStore: Sendable {
     public func setState(_ id: String, _ state: ImportState, error: Text? = nil, now: Date) async throws {
         let update = database.sql.update("health_import_jobs").set("state", to: state.rawValue)
             .set("error_en", to: error?.en).set("error_ja", to: error?.ja)
-        if state == .done || state == .failed { update.set("finished_at", to: Int64(now.timeIntervalSince1970)) }
+        if state == .done || state == .failed { update.set("finished_at", to: Int64(saturating: now.timeIntervalSince1970)) }
         try await update.where("id", .equal, id).run()
     }
 

@@ -30,7 +30,7 @@ extension HealthService {
                 try await body(workout, try await workoutStore.route(workoutID: workout.id, userID: userID))
             }
             guard page.count == 500, let last = page.last else { return }
-            after = (Int64(last.start.timeIntervalSince1970), last.id)
+            after = (Int64(saturating: last.start.timeIntervalSince1970), last.id)
         }
     }
 }

@@ -29,7 +29,7 @@ public struct HealthWorkoutStore: Sendable {
             for w in workouts[start..<min(start + 500, workouts.count)] {
                 builder.values(SQLBind(w.id(userID: userID)), SQLBind(userID), SQLBind(w.activity), SQLBind(w.record.start), SQLBind(w.record.end),
                                SQLBind(w.durationMinutes), SQLBind(w.distanceKm), SQLBind(w.energyKcal), SQLBind(w.record.device),
-                               SQLBind(w.record.details), SQLBind(Int64(now.timeIntervalSince1970)))
+                               SQLBind(w.record.details), SQLBind(Int64(saturating: now.timeIntervalSince1970)))
             }
             added += try await builder.ignoringConflicts(with: ["id"]).returning("id").all().count
         }

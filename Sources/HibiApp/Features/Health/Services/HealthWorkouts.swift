@@ -4,8 +4,8 @@ import Foundation
 extension HealthService {
     /// The user's workouts that started within `interval`, oldest first.
     public func workouts(user: User, in interval: DateInterval, limit: Int = 500) async throws -> [HealthWorkout] {
-        try await workoutStore.list(userID: user.id, from: Int64(interval.start.timeIntervalSince1970.rounded(.down)),
-                                    to: Int64(interval.end.timeIntervalSince1970.rounded(.up)), limit: limit)
+        try await workoutStore.list(userID: user.id, from: Int64(saturating: interval.start.timeIntervalSince1970.rounded(.down)),
+                                    to: Int64(saturating: interval.end.timeIntervalSince1970.rounded(.up)), limit: limit)
     }
 
     /// One workout's route in time order; throws not found for a workout that is not the user's.
@@ -18,8 +18,8 @@ extension HealthService {
     /// workouts that have a route, each simplified (`WorkoutTracks`); another person's never.
     public func workoutTracks(user: User, from: Date?, to: Date?, limit: Int = WorkoutTracks.defaultRoutes) async throws -> WorkoutTracks.Collection {
         let limit = min(max(limit, 1), WorkoutTracks.maxRoutes)
-        let low = from.map { Int64($0.timeIntervalSince1970.rounded(.down)) } ?? Int64.min / 2
-        let high = to.map { Int64($0.timeIntervalSince1970.rounded(.up)) } ?? Int64.max / 2
+        let low = from.map { Int64(saturating: $0.timeIntervalSince1970.rounded(.down)) } ?? Int64.min / 2
+        let high = to.map { Int64(saturating: $0.timeIntervalSince1970.rounded(.up)) } ?? Int64.max / 2
         // One more than asked for says whether there are more.
         let found = try await workoutStore.listWithRoutes(userID: user.id, from: low, to: high, limit: limit + 1)
         var routes: [(workout: HealthWorkout, route: [WorkoutRoutePoint])] = []

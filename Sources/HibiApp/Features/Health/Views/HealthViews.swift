@@ -329,7 +329,7 @@ enum HealthViews {
                         el("strong") { insight.title(l) }
                         el("p") { insight.description(l) }
                         if let confidence = insight.confidence {
-                            el("small", .class("muted")) { "\(HealthStrings.confidence(l)) \(Int((confidence * 100).rounded()))%" }
+                            el("small", .class("muted")) { "\(HealthStrings.confidence(l)) \(Int(saturating: (confidence * 100).rounded()))%" }
                         }
                     }
                 }
@@ -354,9 +354,9 @@ enum HealthViews {
                                 switch progress.status { case .active: HealthStrings.active(l); case .achieved: HealthStrings.achieved(l); case .missed: HealthStrings.missed(l) }
                             }
                         }
-                        el("progress", [.value(String(Int((progress.fraction * 100).rounded()))), .init("max", "100"), .aria("label", goal.type.title(l))]) { "\(Int((progress.fraction * 100).rounded()))%" }
+                        el("progress", [.value(String(Int(saturating: (progress.fraction * 100).rounded()))), .init("max", "100"), .aria("label", goal.type.title(l))]) { "\(Int(saturating: (progress.fraction * 100).rounded()))%" }
                         el("small", .class("muted")) {
-                            "\(Int((progress.fraction * 100).rounded()))% · " + (goal.deadline.map { "\(HealthStrings.deadline(l)) \($0.formatted(formatter(l, zone, time: .omitted)))" }
+                            "\(Int(saturating: (progress.fraction * 100).rounded()))% · " + (goal.deadline.map { "\(HealthStrings.deadline(l)) \($0.formatted(formatter(l, zone, time: .omitted)))" }
                                                                      ?? (GoalRules.isDaily(goal) ? HealthStrings.everyDay(l) : HealthStrings.noDeadline(l)))
                             if let current = progress.currentValue { " · \(HealthFormat.value(current, type: goal.type.rawValue, preferences: units))" }
                         }
@@ -430,7 +430,7 @@ enum HealthViews {
                         if let got {
                             el("small", .class("earned-date")) { HealthStrings.earnedOn(l, got.earnedAt.formatted(formatter(l, zone, time: .omitted))) }
                         } else {
-                            el("progress", [.value(String(Int((BadgeRules.progress(d.requirement, facts: facts) * 100).rounded()))), .init("max", "100"), .aria("label", d.name(l))]) { "" }
+                            el("progress", [.value(String(Int(saturating: (BadgeRules.progress(d.requirement, facts: facts) * 100).rounded()))), .init("max", "100"), .aria("label", d.name(l))]) { "" }
                             el("small", .class("muted")) { HealthStrings.locked(l) }
                         }
                     }

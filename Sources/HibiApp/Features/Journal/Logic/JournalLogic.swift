@@ -26,7 +26,7 @@ public struct DayKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// place hundreds of thousands of instants on their days.
     public init(_ date: Date, timeZone: TimeZone) {
         let seconds = date.timeIntervalSince1970
-        let whole = seconds.isFinite ? Int64(max(-1e15, min(1e15, seconds)).rounded(.down)) : 0
+        let whole = seconds.isFinite ? Int64(saturating: max(-1e15, min(1e15, seconds)).rounded(.down)) : 0
         let local = whole + Int64(timeZone.secondsFromGMT(for: date))
         let days = local >= 0 ? local / 86400 : (local - 86399) / 86400
         self.init(daysSince1970: days)
@@ -102,16 +102,16 @@ public enum HealthDay {
         let order = HealthDataType.allCases.map(\.rawValue)
         return byType.keys.sorted { (order.firstIndex(of: $0) ?? order.count, $0) < (order.firstIndex(of: $1) ?? order.count, $1) }
             .compactMap { type -> HealthDayLine? in
-                guard let group = byType[type], let newest = group.max(by: { $0.start < $1.start }) else { return nil }
+                guard let group = byType[type], let newest = group.filter(\.value.isFinite).max(by: { $0.start < $1.start }) else { return nil }
                 let known = HealthDataType(rawValue: type)
                 let unit = known?.canonicalUnit ?? newest.unit
                 let values = group.map(\.value).filter(\.isFinite)
                 guard !values.isEmpty else { return nil }
                 if known?.isCumulative == true {
-                    return HealthDayLine(type: type, kind: .total, value: values.reduce(0, +), unit: unit, records: group.count)
+                    return HealthDayLine(type: type, kind: .total, value: values.finiteSum, unit: unit, records: group.count)
                 }
                 if known == .heartRate || known == .restingHeartRate {
-                    return HealthDayLine(type: type, kind: .average, value: values.reduce(0, +) / Double(values.count), unit: unit, records: group.count)
+                    return HealthDayLine(type: type, kind: .average, value: values.finiteMean ?? 0, unit: unit, records: group.count)
                 }
                 return HealthDayLine(type: type, kind: .latest, value: newest.value, unit: unit, records: group.count)
             }
@@ -178,6 +178,6 @@ public enum DayRating: Int, Sendable, Codable, CaseIterable, Comparable {
             }
         }
         let average = Double(values.reduce(0, +)) / Double(values.count)
-        return DayRating(rawValue: Int((average + 0.5).rounded(.down)))
+        return DayRating(rawValue: Int(saturating: (average + 0.5).rounded(.down)))
     }
 }

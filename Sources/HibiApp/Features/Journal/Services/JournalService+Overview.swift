@@ -56,7 +56,7 @@ extension JournalService {
         let grouped = types.filter { !options.summedTypes.contains($0) || $0 == HealthDataType.sleep.rawValue }
         let (bucket, shift) = DaySummaries.bucketing(zone, from: start, to: end)
         var totals = grouped.isEmpty ? [] : try await health.bucketTotals(userID: user.id, types: grouped, from: start, to: end, bucket: bucket, shift: shift)
-        let spans = DaySummaries.offsetSpans(zone, from: Int64(start.timeIntervalSince1970), to: Int64(end.timeIntervalSince1970))
+        let spans = DaySummaries.offsetSpans(zone, from: Int64(saturating: start.timeIntervalSince1970), to: Int64(saturating: end.timeIntervalSince1970))
         for type in types where !grouped.contains(type) {
             for span in spans {
                 totals += try await health.daySums(userID: user.id, type: type, from: span.from, to: span.to, shift: span.shift)

@@ -18,7 +18,7 @@ enum TimelineStrings {
     static func visits(_ l: Language, _ n: Int) -> String { l == .ja ? "訪問\(n)件" : (n == 1 ? "1 visit" : "\(n) visits") }
     static func videos(_ l: Language, _ n: Int) -> String { l == .ja ? "動画\(n)本" : (n == 1 ? "1 video" : "\(n) videos") }
     static func steps(_ l: Language, _ n: Double) -> String {
-        let text = Int(n.rounded()).formatted(.number.locale(Locale(identifier: l == .ja ? "ja_JP" : "en_US")))
+        let text = Int(saturating: n.rounded()).formatted(.number.locale(Locale(identifier: l == .ja ? "ja_JP" : "en_US")))
         return l == .ja ? "\(text)歩" : "\(text) steps"
     }
     static func sleep(_ l: Language, _ hours: Double) -> String {

@@ -65,7 +65,7 @@ extension JournalViews {
     static func watchTime(hours: Double, language l: Language) -> String {
         let locale = Locale(identifier: l == .ja ? "ja_JP" : "en_US")
         guard hours.isFinite, hours >= 0 else { return "—" }
-        if hours < 1 { return Int((hours * 60).rounded()).formatted(.number.locale(locale)) + (l == .ja ? "分" : " min") }
+        if hours < 1 { return Int(saturating: (hours * 60).rounded()).formatted(.number.locale(locale)) + (l == .ja ? "分" : " min") }
         return hours.formatted(.number.precision(.fractionLength(0...1)).locale(locale)) + (l == .ja ? "時間" : " h")
     }
 

@@ -7,7 +7,7 @@ extension VideoService {
     /// When each video the person can see was last played in `[from, to)`, and its length in seconds (nil when unknown):
     /// the two numbers the journal's summaries take from `played`, without decoding whole items (years of plays).
     public func playTimes(userID: String, from: Date, to: Date) async throws -> [(at: Date, seconds: Double?)] {
-        let lower = Int64(from.timeIntervalSince1970), upper = Int64(to.timeIntervalSince1970)
+        let lower = Int64(saturating: from.timeIntervalSince1970), upper = Int64(saturating: to.timeIntervalSince1970)
         // The same videos as `played`: the person's own and the library's, with the person's last play in the range.
         let rows = try await store.database.sql.raw("""
             SELECT d.last_played_at AS at, v.duration_ms AS ms FROM video_user_data d JOIN videos v ON v.id = d.video_id \

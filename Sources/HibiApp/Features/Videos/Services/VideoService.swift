@@ -399,7 +399,7 @@ struct VideoLibraryScanService: Service {
 extension VideoService {
     /// Videos last played in `[from, to)`, most recent first (the journal's "videos watched" on a day).
     public func played(userID: String, from: Date, to: Date) async throws -> [VideoItem] {
-        let lower = Int64(from.timeIntervalSince1970), upper = Int64(to.timeIntervalSince1970)
+        let lower = Int64(saturating: from.timeIntervalSince1970), upper = Int64(saturating: to.timeIntervalSince1970)
         return try await store.visible(userID: userID)
             .where(("d.last_played_at >= \(bind: lower) AND d.last_played_at < \(bind: upper)" as SQLQueryString))
             .orderBy(SQLRaw("d.last_played_at DESC")).all().map(VideoStore.decodeItem)

@@ -35,7 +35,7 @@ public struct VideoStore: Sendable {
             .set("original_name", to: video.originalName)
             .set("size_bytes", to: video.sizeBytes)
             .set("modified_ms", to: video.modifiedMillis)
-            .set("duration_ms", to: video.media.durationSeconds.map { Int64(($0 * 1000).rounded()) })
+            .set("duration_ms", to: video.media.durationSeconds.map { Int64(saturating: ($0 * 1000).rounded()) })
             .set("container", to: video.media.container)
             .set("video_codec", to: video.media.videoCodec)
             .set("audio_codec", to: video.media.audioCodec)
@@ -244,13 +244,13 @@ public struct VideoStore: Sendable {
         text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
     }
 
-    static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
+    static func seconds(_ date: Date) -> Int64 { Int64(saturating: date.timeIntervalSince1970.rounded(.down)) }
     static func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: Double(seconds)) }
 
     static func binds(_ video: Video) -> [any SQLExpression] {
         [SQLBind(video.id), SQLBind(video.ownerID), SQLBind(video.source.rawValue), SQLBind(video.filePath), SQLBind(video.originalName),
          SQLBind(video.sizeBytes), SQLBind(video.modifiedMillis),
-         SQLBind(video.media.durationSeconds.map { Int64(($0 * 1000).rounded()) }), SQLBind(video.media.container),
+         SQLBind(video.media.durationSeconds.map { Int64(saturating: ($0 * 1000).rounded()) }), SQLBind(video.media.container),
          SQLBind(video.media.videoCodec), SQLBind(video.media.audioCodec), SQLBind(video.media.width.map(Int64.init)),
          SQLBind(video.media.height.map(Int64.init)), SQLBind(video.hasThumbnail), SQLBind(video.hasCaptions),
          SQLBind(seconds(video.createdAt))]
@@ -258,7 +258,7 @@ public struct VideoStore: Sendable {
 
     static func binds(_ data: VideoUserData) -> [any SQLExpression] {
         [SQLBind(data.title), SQLBind(data.favorite), SQLBind(data.rating.map(Int64.init)), SQLBind(VideoRules.encodeTags(data.tags)),
-         SQLBind(data.lastPlayedAt.map(seconds)), SQLBind(Int64((data.positionSeconds * 1000).rounded())),
+         SQLBind(data.lastPlayedAt.map(seconds)), SQLBind(Int64(saturating: (data.positionSeconds * 1000).rounded())),
          SQLBind(Int64(data.playCount)), SQLBind(data.played), SQLBind(data.hiddenFromContinue)]
     }
 

@@ -125,7 +125,7 @@ enum VideoViews {
                 if let duration = video.media.durationSeconds { el("span", .class("duration")) { formatTime(duration) } }
                 if let resume = item.resumeAt, let duration = video.media.durationSeconds {
                     el("span", .class("resume-bar"), .aria("hidden", "true")) {
-                        el("span", .init("style", "width: \(Int((resume / duration * 100).rounded()))%")) {}
+                        el("span", .init("style", "width: \(Int(saturating: (resume / duration * 100).rounded()))%")) {}
                     }
                 }
             }
@@ -430,7 +430,7 @@ enum VideoViews {
     // MARK: formatting
 
     static func formatTime(_ seconds: Double) -> String {
-        let total = Int(seconds.rounded(.down))
+        let total = Int(saturating: seconds.rounded(.down))
         let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
         return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
     }

@@ -83,7 +83,7 @@ public enum LocationTime {
     public static func parse(_ text: String) -> Int64? {
         var text = text
         if let fast = text.withUTF8(fastParse) { return fast }
-        return VisitFormats.parseTime(text).map { Int64($0.timeIntervalSince1970.rounded(.down)) }
+        return VisitFormats.parseTime(text).map { Int64(saturating: $0.timeIntervalSince1970.rounded(.down)) }
     }
 
     static func fastParse(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {

@@ -86,7 +86,7 @@ public enum VisitCanonical {
         out.raw("],\"simulated\":")
         out.raw(fields.simulated ? "true" : "false")
         out.raw(",\"visitedAt\":")
-        out.int(Int64(fields.visitedAt.timeIntervalSince1970))
+        out.int(Int64(saturating: fields.visitedAt.timeIntervalSince1970))
         out.raw("}")
         return String(decoding: out.bytes, as: UTF8.self)
     }
@@ -199,7 +199,7 @@ public enum VisitChain {
     public static func append(head: ChainHead?, userID: String, visitID: String, action: VisitAction, state: String?,
                               now: Date, sign: (Data) throws -> Data) rethrows -> ChainRecord {
         let body = ChainBody(seq: (head?.seq ?? 0) + 1, prev: head?.hash ?? genesis, user: userID, visit: visitID,
-                             action: action, at: Int64(now.timeIntervalSince1970), state: state)
+                             action: action, at: Int64(saturating: now.timeIntervalSince1970), state: state)
         let text = VisitCanonical.body(body)
         let signature = try sign(Data(text.utf8)).base64EncodedString()
         return ChainRecord(seq: body.seq, visitID: visitID, action: action, body: text, hash: sha256Hex(text), signature: signature)

@@ -97,10 +97,10 @@ struct LocationPointStore: Sendable {
 
     static func insertStay(_ stay: DetectedStay, userID: String, now: Date, on sql: any SQLDatabase) async throws -> Bool {
         try await sql.insert(into: "location_stays").columns(stayColumns).values(
-            SQLBind(stay.id), SQLBind(userID), SQLBind(Int64(stay.arrival.timeIntervalSince1970)), SQLBind(Int64(stay.departure.timeIntervalSince1970)),
+            SQLBind(stay.id), SQLBind(userID), SQLBind(Int64(saturating: stay.arrival.timeIntervalSince1970)), SQLBind(Int64(saturating: stay.departure.timeIntervalSince1970)),
             SQLBind(stay.latitude), SQLBind(stay.longitude), SQLBind(Int64(stay.pointCount)), SQLBind(stay.name), SQLBind(stay.status.rawValue),
-            SQLBind(stay.visitId), SQLBind(stay.source), SQLBind(Int64(now.timeIntervalSince1970)),
-            SQLBind(stay.status == .merged ? Int64(now.timeIntervalSince1970) : Int64?.none)
+            SQLBind(stay.visitId), SQLBind(stay.source), SQLBind(Int64(saturating: now.timeIntervalSince1970)),
+            SQLBind(stay.status == .merged ? Int64(saturating: now.timeIntervalSince1970) : Int64?.none)
         ).ignoringConflicts(with: ["user_id", "arrival"]).returning("id").all().count == 1
     }
 
@@ -125,7 +125,7 @@ struct LocationPointStore: Sendable {
     /// Moves an open stay to `status`; false when it was no longer open (someone decided first).
     static func decide(id: String, userID: String, status: StayStatus, visitID: String?, now: Date, on sql: any SQLDatabase) async throws -> Bool {
         try await sql.update("location_stays").set("status", to: status.rawValue).set("visit_id", to: visitID)
-            .set("decided_at", to: Int64(now.timeIntervalSince1970))
+            .set("decided_at", to: Int64(saturating: now.timeIntervalSince1970))
             .where("id", .equal, id).where("user_id", .equal, userID).where("status", .equal, StayStatus.open.rawValue)
             .returning("id").all().count == 1
     }

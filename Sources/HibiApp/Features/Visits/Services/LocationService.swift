@@ -298,7 +298,7 @@ public struct LocationService: Sendable {
         let near = StayOffer.sameplace(settings)
         for stay in candidates {
             let stored = try await LocationPointStore.overlappingStays(userID: userID, from: stay.arrival, to: stay.departure, on: sql)
-                .map { (arrival: Int64($0.arrival.timeIntervalSince1970), departure: Int64($0.departure.timeIntervalSince1970), latitude: $0.latitude, longitude: $0.longitude) }
+                .map { (arrival: Int64(saturating: $0.arrival.timeIntervalSince1970), departure: Int64(saturating: $0.departure.timeIntervalSince1970), latitude: $0.latitude, longitude: $0.longitude) }
             let places = try await LocationPointStore.visitsNear(userID: userID, latitude: stay.latitude, longitude: stay.longitude, meters: near, on: sql)
                 .map { StayOffer.Place(id: $0.id, name: $0.name, latitude: $0.latitude, longitude: $0.longitude, time: $0.at) }
             let decision = StayOffer.decide(stay, settings: settings, storedStays: stored, visits: places)

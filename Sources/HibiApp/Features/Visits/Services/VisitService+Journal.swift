@@ -60,7 +60,7 @@ extension VisitService {
                 if found.count >= limit { return found }
             }
             guard rows.count == batchSize, let last = rows.last else { break }
-            cursor = (Int64(last.fields.visitedAt.timeIntervalSince1970), last.id)
+            cursor = (Int64(saturating: last.fields.visitedAt.timeIntervalSince1970), last.id)
         }
         return found
     }

@@ -170,8 +170,8 @@ public struct VisitService: Sendable {
             visit.revision += 1
             // The visit's text and photos go; the tombstone row and the chain keep that it existed.
             try await sql.delete(from: "visit_photos").where("visit_id", .equal, id).where("user_id", .equal, userID).run()
-            try await sql.update("visits").set("deleted_at", to: Int64(now.timeIntervalSince1970))
-                .set("revision", to: Int64(visit.revision)).set("updated_at", to: Int64(now.timeIntervalSince1970))
+            try await sql.update("visits").set("deleted_at", to: Int64(saturating: now.timeIntervalSince1970))
+                .set("revision", to: Int64(visit.revision)).set("updated_at", to: Int64(saturating: now.timeIntervalSince1970))
                 .where("id", .equal, id).where("user_id", .equal, userID).run()
             return try await self.record(visit, action: .delete, now: now, key: key, on: sql)
         }
@@ -214,7 +214,7 @@ public struct VisitService: Sendable {
             guard let ref = visit.photos.last else { return }
             try await sql.insert(into: "visit_photos").columns("id", "visit_id", "user_id", "content_type", "data", "created_at")
                 .values(SQLBind(photoID), SQLBind(visitID), SQLBind(userID), SQLBind(ref.contentType), SQLBind(sealed),
-                        SQLBind(Int64(now.timeIntervalSince1970))).run()
+                        SQLBind(Int64(saturating: now.timeIntervalSince1970))).run()
         })
         guard let added = visit.photos.last else { throw VisitError.notFound }
         return added
@@ -303,7 +303,7 @@ public struct VisitService: Sendable {
         let status = await webhook.send(url: url, payload: .init(user: userID, seq: head.seq, hash: head.hash,
                                                                   publicKey: try await signer.publicKeyBase64(), sentAt: now))
         let update = database.sql.update("visit_chain_heads").set("webhook_status", to: status.rawValue)
-            .set("webhook_at", to: Int64(now.timeIntervalSince1970))
+            .set("webhook_at", to: Int64(saturating: now.timeIntervalSince1970))
         // Only a head the receiver accepted counts as held outside: verify compares the log with it.
         if status == .delivered { update.set("webhook_seq", to: Int64(head.seq)).set("webhook_hash", to: head.hash) }
         try await update.where("user_id", .equal, userID).run()

@@ -62,11 +62,11 @@ struct VisitStore: Sendable {
     static func insert(_ visit: Visit, on sql: any SQLDatabase) async throws {
         let f = visit.fields
         try await sql.insert(into: "visits").columns(columns).values(
-            SQLBind(visit.id), SQLBind(visit.userID), SQLBind(Int64(f.visitedAt.timeIntervalSince1970)), SQLBind(f.latitude),
+            SQLBind(visit.id), SQLBind(visit.userID), SQLBind(Int64(saturating: f.visitedAt.timeIntervalSince1970)), SQLBind(f.latitude),
             SQLBind(f.longitude), SQLBind(f.accuracy), SQLBind(f.altitude), SQLBind(f.simulated), SQLBind(f.name),
             SQLBind(f.address.map(encodeJSON)), SQLBind(encodeJSON(f.labels)), SQLBind(f.group), SQLBind(encodeJSON(f.companions)),
             SQLBind(f.notes), SQLBind(encodeJSON(visit.photos)), SQLBind(Int64(visit.revision)),
-            SQLBind(Int64(visit.createdAt.timeIntervalSince1970)), SQLBind(Int64(visit.updatedAt.timeIntervalSince1970)),
+            SQLBind(Int64(saturating: visit.createdAt.timeIntervalSince1970)), SQLBind(Int64(saturating: visit.updatedAt.timeIntervalSince1970)),
             SQLBind(Int64?.none)
         ).run()
     }
@@ -74,7 +74,7 @@ struct VisitStore: Sendable {
     static func update(_ visit: Visit, on sql: any SQLDatabase) async throws {
         let f = visit.fields
         try await sql.update("visits")
-            .set("visited_at", to: Int64(f.visitedAt.timeIntervalSince1970))
+            .set("visited_at", to: Int64(saturating: f.visitedAt.timeIntervalSince1970))
             .set("latitude", to: f.latitude).set("longitude", to: f.longitude)
             .set("accuracy", to: f.accuracy).set("altitude", to: f.altitude)
             .set("simulated", to: f.simulated).set("name", to: f.name)
@@ -82,7 +82,7 @@ struct VisitStore: Sendable {
             .set("labels", to: encodeJSON(f.labels)).set("group_name", to: f.group)
             .set("companions", to: encodeJSON(f.companions)).set("notes", to: f.notes)
             .set("photos", to: encodeJSON(visit.photos)).set("revision", to: Int64(visit.revision))
-            .set("updated_at", to: Int64(visit.updatedAt.timeIntervalSince1970))
+            .set("updated_at", to: Int64(saturating: visit.updatedAt.timeIntervalSince1970))
             .where("id", .equal, visit.id).where("user_id", .equal, visit.userID)
             .run()
     }
@@ -127,8 +127,8 @@ struct VisitStore: Sendable {
     static func list(userID: String, from: Date?, to: Date?, on sql: any SQLDatabase) async throws -> [Visit] {
         var query = sql.select().columns(columns.map { SQLIdentifier($0) }).from("visits")
             .where("user_id", .equal, userID).where("deleted_at", .is, SQLLiteral.null)
-        if let from { query = query.where("visited_at", .greaterThanOrEqual, Int64(from.timeIntervalSince1970.rounded(.down))) }
-        if let to { query = query.where("visited_at", .lessThan, Int64(to.timeIntervalSince1970.rounded(.up))) }
+        if let from { query = query.where("visited_at", .greaterThanOrEqual, Int64(saturating: from.timeIntervalSince1970.rounded(.down))) }
+        if let to { query = query.where("visited_at", .lessThan, Int64(saturating: to.timeIntervalSince1970.rounded(.up))) }
         return try await query.orderBy("visited_at", .descending).orderBy("id").all().map { try decode($0).0 }
     }
 
