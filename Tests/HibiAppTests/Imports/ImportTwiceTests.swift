@@ -9,7 +9,7 @@ import Testing
 /// visits were reported as "added" again.
 @Suite(.serialized) struct ImportTwiceTests {
     static let locationFiles = ["records.json", "semantic-2024_MAY.json", "timeline-android.json", "timeline-ios.json", "two-stops.gpx",
-                                "cerknicko-jezero-waypoints.gpx"]
+                                "cerknicko-jezero-waypoints.gpx", "semantic-2023_APRIL.json", "zoneless-time.gpx"]
     static let visitFiles = [("two-stops.gpx", "application/gpx+xml"), ("cerknicko-jezero-waypoints.gpx", "application/gpx+xml"),
                              ("waypoints.geojson", "application/geo+json")]
 

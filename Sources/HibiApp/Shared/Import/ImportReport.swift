@@ -16,6 +16,12 @@ public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
     /// A value outside the range Hibi accepts for its kind, the same range as manual entry
     /// (`HealthRules.plausibleRange`): 1e19 steps would stop every page that sums them.
     case implausibleValue
+    /// A position dated before 1970 (a GPS without a fix, a 32-bit clock's floor): kept out of the location history.
+    case beforeEpoch
+    /// A position dated more than a day after the import: kept out of the location history.
+    case inFuture
+    /// Every timed point of the file at one second (a logger that never set its clock): kept out of the location history.
+    case sameSecond
 
     public var text: Text {
         switch self {
@@ -28,7 +34,16 @@ public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
         case .tooMany: Text(en: "more than Hibi keeps for one element", ja: "1 つの要素に対して保存できる上限を超えた分")
         case .implausibleValue: Text(en: "value outside the range accepted for its kind (the same as for manual entry)",
                                      ja: "種類ごとに受け付ける範囲外の値(手入力と同じ範囲)")
+        case .beforeEpoch: Text(en: "suspicious: a time before 1970", ja: "不審な日時(1970年より前)")
+        case .inFuture: Text(en: "suspicious: a time in the future", ja: "不審な日時(未来)")
+        case .sameSecond: Text(en: "suspicious: every point at the same second", ja: "不審な日時(すべての地点が同じ秒)")
         }
+    }
+
+    /// The reason for `count` elements, with the count where it is the point ("all 184 points at the same second").
+    public func text(count: Int) -> Text {
+        guard self == .sameSecond else { return text }
+        return Text(en: "suspicious: all \(count) points at the same second", ja: "不審な日時(\(count) 件すべてが同じ秒)")
     }
 }
 
@@ -49,6 +64,8 @@ public struct ImportReport: Codable, Sendable, Equatable {
         public var duplicates: Int = 0
         /// Added with a time that is not their own (a GPX waypoint without <time>).
         public var approximateTime: Int = 0
+        /// Read with a time that named no zone, taken as UTC as GPX 1.1 says (nil: none).
+        public var readAsUTC: Int?
         public var skipped: [Skip] = []
 
         public var skippedCount: Int { skipped.reduce(0) { $0 &+ $1.count } }
@@ -98,6 +115,7 @@ public struct ImportReport: Codable, Sendable, Equatable {
                 mine.added &+= entry.added
                 mine.duplicates &+= entry.duplicates
                 mine.approximateTime &+= entry.approximateTime
+                if let utc = entry.readAsUTC { mine.readAsUTC = (mine.readAsUTC ?? 0) &+ utc }
                 for skip in entry.skipped {
                     if let index = mine.skipped.firstIndex(where: { $0.reason == skip.reason }) {
                         mine.skipped[index].count &+= skip.count
@@ -107,6 +125,11 @@ public struct ImportReport: Codable, Sendable, Equatable {
                 }
             }
         }
+    }
+
+    /// Counts an element whose time named no zone and was read as UTC.
+    public mutating func readAsUTC(_ kind: String) {
+        update(kind) { $0.readAsUTC = ($0.readAsUTC ?? 0) &+ 1 }
     }
 
     public mutating func skip(_ kind: String, _ reason: ImportSkipReason, at position: String? = nil) {
@@ -126,17 +149,19 @@ public struct ImportReport: Codable, Sendable, Equatable {
             if language == .ja {
                 parts.append("\(entry.added) 件追加")
                 if entry.approximateTime > 0 { parts.append("うち \(entry.approximateTime) 件は時刻が推定") }
+                if let utc = entry.readAsUTC, utc > 0 { parts.append("\(utc) 件はタイムゾーンのない時刻を UTC として読み取り") }
                 if entry.duplicates > 0 { parts.append("\(entry.duplicates) 件は取り込み済み") }
                 for skip in entry.skipped {
-                    parts.append("\(skip.reason.text.ja) \(skip.count) 件をスキップ" + (skip.firstAt.map { "(最初は \($0))" } ?? ""))
+                    parts.append("\(skip.reason.text(count: skip.count).ja) \(skip.count) 件をスキップ" + (skip.firstAt.map { "(最初は \($0))" } ?? ""))
                 }
                 return "\(entry.kind): " + parts.joined(separator: "、")
             }
             parts.append("\(entry.added) added")
             if entry.approximateTime > 0 { parts.append("\(entry.approximateTime) of them with an approximate time") }
+            if let utc = entry.readAsUTC, utc > 0 { parts.append("\(utc) with a time without a zone, read as UTC") }
             if entry.duplicates > 0 { parts.append("\(entry.duplicates) already there") }
             for skip in entry.skipped {
-                parts.append("\(skip.count) skipped: \(skip.reason.text.en)" + (skip.firstAt.map { " (first at \($0))" } ?? ""))
+                parts.append("\(skip.count) skipped: \(skip.reason.text(count: skip.count).en)" + (skip.firstAt.map { " (first at \($0))" } ?? ""))
             }
             return "\(entry.kind): " + parts.joined(separator: ", ")
         }

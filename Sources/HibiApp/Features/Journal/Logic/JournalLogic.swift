@@ -2,6 +2,11 @@ import Foundation
 
 /// A calendar day in the person's own time zone, written `yyyy-MM-dd` in URLs and the API.
 public struct DayKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Why a day in an address was refused, worded to follow "The parameter "date" …" (a day before
+    /// 1970, such as 1901-12-13 from a 32-bit clock's floor, is a day Hibi keeps nothing for).
+    public static let invalidReason = Text(en: "must be a day written YYYY-MM-DD from 1970-01-01 to 9999-12-31 (Hibi keeps no days before 1970)",
+                                           ja: "1970-01-01〜9999-12-31 の日付を YYYY-MM-DD で指定してください(1970年より前の日は記録されません)")
+
     public let year: Int
     public let month: Int
     public let day: Int

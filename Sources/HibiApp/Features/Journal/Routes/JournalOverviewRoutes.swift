@@ -51,7 +51,7 @@ struct JournalOverviewRoutes: Sendable {
             var before = Self.tomorrow(user, context.base, day: day)
             if let raw = query.get("before"), !raw.isEmpty {
                 guard let key = DayKey(raw) else {
-                    throw RequestError.invalidParameter("before", Text(en: "a day as YYYY-MM-DD between 1970 and 9999", ja: "1970〜9999年の YYYY-MM-DD 形式の日付"))
+                    throw RequestError.invalidParameter("before", DayKey.invalidReason)
                 }
                 before = key
             }

@@ -89,7 +89,7 @@ struct JournalRoutes: Sendable {
     func dayKey(_ context: HibiRequestContext) throws -> DayKey {
         let raw = try context.parameters.require("date")
         guard let key = DayKey(raw) else {
-            throw RequestError.invalidParameter("date", Text(en: "a day as YYYY-MM-DD between 1970 and 9999", ja: "1970〜9999年の YYYY-MM-DD 形式の日付"))
+            throw RequestError.invalidParameter("date", DayKey.invalidReason)
         }
         return key
     }

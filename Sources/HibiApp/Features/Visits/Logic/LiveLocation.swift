@@ -129,3 +129,24 @@ public enum LocationTime {
         return days * 86400 + hour * 3600 + minute * 60 + min(second, 59) - offset
     }
 }
+
+/// Times a location history does not take: they would sit on no map and on days nobody lived
+/// ("184 track points stored" on 1901-12-13, a 32-bit clock's floor). Kept out with a reason.
+public enum LocationTimeRules {
+    /// A day of slack for a phone whose clock runs ahead.
+    public static let futureSlack: Int64 = 86_400
+    /// Fewer points than this at one second are a short burst, not a clock that was never set.
+    public static let sameSecondMinimum = 3
+
+    public static func problem(_ time: Int64, now: Date?) -> ImportSkipReason? {
+        if time < 0 { return .beforeEpoch }
+        if let now, time > Int64(now.timeIntervalSince1970.rounded(.down)) &+ futureSlack { return .inFuture }
+        return nil
+    }
+
+    /// Every timed point of one file at the same second.
+    public static func allAtOneSecond(count: Int, earliest: Int64?, latest: Int64?) -> Bool {
+        guard count >= sameSecondMinimum, let earliest, let latest else { return false }
+        return earliest == latest
+    }
+}

@@ -211,7 +211,18 @@ public struct TakeoutLocationReader: Sendable {
               time: Self.time(object, ["timestamp", "timestampMs"]), accuracy: object["accuracy"], at: at)
     }
 
+    /// The timed positions of a `simplifiedRawPath` (inside a placeVisit or an activitySegment).
+    mutating func rawPath(_ owner: [String: Any], kind: String, at: String) {
+        guard let path = (owner["simplifiedRawPath"] as? [String: Any])?["points"] as? [Any] else { return }
+        for case let raw as [String: Any] in path {
+            point(kind, lat: Self.e7(raw["latE7"] ?? raw["latitudeE7"]), lon: Self.e7(raw["lngE7"] ?? raw["longitudeE7"]),
+                  time: Self.time(raw, ["timestamp", "timestampMs"]), accuracy: raw["accuracyMeters"], at: at)
+        }
+    }
+
     mutating func placeVisit(_ visit: [String: Any], at: String) {
+        // Its raw path is read whatever becomes of the visit itself (18 timed positions in one real month).
+        rawPath(visit, kind: "simplifiedRawPath", at: at)
         let location = visit["location"] as? [String: Any] ?? [:]
         let duration = visit["duration"] as? [String: Any] ?? [:]
         guard let lat = Self.e7(location["latitudeE7"]), let lon = Self.e7(location["longitudeE7"]) else {
@@ -238,10 +249,12 @@ public struct TakeoutLocationReader: Sendable {
             point("activitySegment", lat: Self.e7(location["latitudeE7"]), lon: Self.e7(location["longitudeE7"]),
                   time: Self.time(duration, timeKeys), accuracy: location["accuracyMetres"], at: at)
         }
-        if let path = (segment["simplifiedRawPath"] as? [String: Any])?["points"] as? [Any] {
-            for case let raw as [String: Any] in path {
-                point("activitySegment", lat: Self.e7(raw["latE7"] ?? raw["latitudeE7"]), lon: Self.e7(raw["lngE7"] ?? raw["longitudeE7"]),
-                      time: Self.time(raw, ["timestamp", "timestampMs"]), accuracy: raw["accuracyMeters"], at: at)
+        rawPath(segment, kind: "activitySegment", at: at)
+        // waypointPath: the route Google drew; a waypoint with a time is a position, one without is said to have none.
+        if let waypoints = (segment["waypointPath"] as? [String: Any])?["waypoints"] as? [Any] {
+            for case let raw as [String: Any] in waypoints {
+                point("waypointPath", lat: Self.e7(raw["latE7"] ?? raw["latitudeE7"]), lon: Self.e7(raw["lngE7"] ?? raw["longitudeE7"]),
+                      time: Self.time(raw, ["timestamp", "timestampMs"]), accuracy: nil, at: at)
             }
         }
     }

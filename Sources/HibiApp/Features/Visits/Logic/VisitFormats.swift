@@ -9,6 +9,16 @@ public enum VisitFormats {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: false))
     }
 
+    /// "2013-01-01T12:00:04" (no Z, no offset) read as UTC: GPX 1.1 says its times are UTC, and gpxpy and
+    /// GPSBabel read such times so. nil for a time that names its zone or is not a time at all.
+    public static func zonelessAsUTC(_ text: String) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let bytes = Array(trimmed.utf8)
+        guard bytes.count >= 19, bytes.count <= 32, bytes[10] == UInt8(ascii: "T"),
+              bytes[19...].allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") }) else { return nil }
+        return parseTime(trimmed + "Z")
+    }
+
     static func parseTime(_ text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if let date = try? Date(trimmed, strategy: .iso8601) { return date }
@@ -287,7 +297,7 @@ struct GPXReader {
     /// The element each visit came from, filled by `finish()`.
     var visitKinds: [String] = []
     /// The track point being read: its position, its time once seen, and whether the time was unreadable.
-    private var track: (lat: Double, lon: Double, time: Int64?, badTime: Bool, line: Int)?
+    private var track: (lat: Double, lon: Double, time: Int64?, badTime: Bool, zoneless: Bool, line: Int)?
     private var pending: [Pending] = []
     private var fileTime: Date?
     private var current: Pending?
@@ -377,7 +387,7 @@ struct GPXReader {
                 track = nil
                 return
             }
-            track = (VisitRules.roundCoordinate(lat), VisitRules.roundCoordinate(lon), nil, false, line)
+            track = (VisitRules.roundCoordinate(lat), VisitRules.roundCoordinate(lon), nil, false, false, line)
         case "address" where current != nil:
             address = VisitAddress()
         default:
@@ -391,12 +401,20 @@ struct GPXReader {
             defer { text = "" }
             if name == "time", stack.count >= 2, stack[stack.count - 2] == "trkpt" {
                 let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                if let time = LocationTime.parse(value) { track?.time = time } else { track?.badTime = true }
+                if let time = LocationTime.parse(value) {
+                    track?.time = time
+                } else if let utc = VisitFormats.zonelessAsUTC(value) {
+                    track?.time = Int64(utc.timeIntervalSince1970.rounded(.down))
+                    track?.zoneless = true
+                } else {
+                    track?.badTime = true
+                }
             } else if name == "trkpt", let point = track {
                 track = nil
                 // A position without a time cannot be placed in the history: said, not stored.
                 if let time = point.time, !point.badTime {
                     trackPoints.append(LocationPoint(time: time, latitude: point.lat, longitude: point.lon))
+                    if point.zoneless { report.readAsUTC("trkpt") }
                 } else {
                     report.skip("trkpt", point.badTime ? .unparseableDate : .missingValue, at: "line \(point.line)")
                 }
@@ -435,7 +453,9 @@ struct GPXReader {
             let altitude = try number()
             current?.fields.altitude = altitude
         case "time" where ownChild:
-            guard let date = VisitFormats.parseTime(value) else {
+            let zoneless = VisitFormats.parseTime(value) == nil ? VisitFormats.zonelessAsUTC(value) : nil
+            if zoneless != nil { report.readAsUTC(current?.kind ?? name) }
+            guard let date = VisitFormats.parseTime(value) ?? zoneless else {
                 throw fail(line, "<time> must be an ISO-8601 time such as 2024-05-01T09:30:00Z",
                            "<time> は 2024-05-01T09:30:00Z のような ISO-8601 の日時にしてください")
             }

@@ -55,7 +55,9 @@ struct LocationWebRoutes: Sendable {
         let open = try await locations.stays(userID: user.id, status: .open)
         let decided = try await locations.stays(userID: user.id, status: nil, limit: 50).filter { $0.status != .open }
         let settings = try await locations.settings(userID: user.id)
-        return HTMLPage(LocationViews.stays(context: context, user: user, open: open, decided: decided, settings: settings, notice: notice), status: status)
+        let hasHistory = try await locations.hasPoints(userID: user.id)
+        return HTMLPage(LocationViews.stays(context: context, user: user, open: open, decided: decided, settings: settings, hasHistory: hasHistory,
+                                            notice: notice), status: status)
     }
 }
 

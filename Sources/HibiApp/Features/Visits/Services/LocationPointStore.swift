@@ -77,6 +77,11 @@ struct LocationPointStore: Sendable {
         }
     }
 
+    /// Whether any point is stored (one index probe, not a count of millions).
+    static func hasPoints(userID: String, on sql: any SQLDatabase) async throws -> Bool {
+        try await sql.select().column("user_id").from("location_points").where("user_id", .equal, userID).limit(1).first() != nil
+    }
+
     static func pointCount(userID: String, on sql: any SQLDatabase) async throws -> Int {
         try await sql.raw("SELECT COUNT(*) AS n FROM location_points WHERE user_id = \(bind: userID)").first()
             .map { Int(try $0.decode(column: "n", as: Int64.self)) } ?? 0
@@ -93,6 +98,11 @@ struct LocationPointStore: Sendable {
                      pointCount: Int(try row.decode(column: "point_count", as: Int64.self)), name: try row.decode(column: "name", as: String.self),
                      status: StayStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .open,
                      visitId: try row.decode(column: "visit_id", as: String?.self), source: try row.decode(column: "source", as: String.self))
+    }
+
+    /// Takes back what one import stored (every point at one second: kept out of the history).
+    static func deleteImport(_ importID: String, userID: String, on sql: any SQLDatabase) async throws {
+        try await sql.delete(from: "location_points").where("user_id", .equal, userID).where("import_id", .equal, importID).run()
     }
 
     static func insertStay(_ stay: DetectedStay, userID: String, now: Date, on sql: any SQLDatabase) async throws -> Bool {

@@ -60,6 +60,12 @@ public struct LocationService: Sendable {
         var source: String
         let importID: String?
         var report = ImportReport()
+        /// The import's time, for points dated in the future (nil: not checked).
+        var now: Date?
+        /// Points of this import whose time passed the checks (stored or already there), for the one-second check.
+        var timed = 0
+        /// The kinds of element that gave points (not visits or stays).
+        var pointKinds = Set<String>()
         var stored = 0
         var duplicates = 0
         var earliest: Int64?
@@ -68,7 +74,26 @@ public struct LocationService: Sendable {
         /// Points with the kind of element each came from (runs of one kind go in one statement, so
         /// what was new and what was known is reported per kind).
         mutating func store(_ points: [LocationPoint], kinds: [String], on database: Database) async throws {
+            var points = points
+            var kinds = kinds
+            if points.contains(where: { LocationTimeRules.problem($0.time, now: now) != nil }) {
+                var keptPoints: [LocationPoint] = []
+                var keptKinds: [String] = []
+                for (index, point) in points.enumerated() {
+                    let kind = index < kinds.count ? kinds[index] : (kinds.last ?? "point")
+                    if let reason = LocationTimeRules.problem(point.time, now: now) {
+                        report.skip(kind, reason, at: Date(timeIntervalSince1970: Double(point.time)).formatted(.iso8601))
+                    } else {
+                        keptPoints.append(point)
+                        keptKinds.append(kind)
+                    }
+                }
+                points = keptPoints
+                kinds = keptKinds
+            }
             guard !points.isEmpty else { return }
+            timed += points.count
+            pointKinds.formUnion(kinds)
             var runStart = 0
             while runStart < points.count {
                 let kind = runStart < kinds.count ? kinds[runStart] : (kinds.last ?? "point")
@@ -100,6 +125,7 @@ public struct LocationService: Sendable {
                           now: Date) async throws -> LocationImportResult {
         let outcome = try await visits.importAll(userID: userID, visits: fields, now: now)
         var batch = Batch(userID: userID, source: "gpx", importID: UUID().uuidString.lowercased())
+        batch.now = now
         batch.report = report
         outcome.settle(&batch.report, kinds: kinds)
         let imported = outcome.added
@@ -124,6 +150,7 @@ public struct LocationService: Sendable {
         if first == UInt8(ascii: "<") {
             let parser = GPXStreamParser(stream: sniffing, importedAt: now)
             var batch = Batch(userID: userID, source: "gpx", importID: UUID().uuidString.lowercased())
+            batch.now = now
             do {
                 while try parser.next(maxPoints: Self.batchSize) {
                     try await batch.store(parser.takePoints(), kinds: ["trkpt"], on: database)
@@ -135,7 +162,7 @@ public struct LocationService: Sendable {
                 let trackReport = batch.report
                 batch.report = report
                 outcome.settle(&batch.report, kinds: parser.visitKinds)
-                for kind in trackReport.kinds { batch.report.kinds.append(kind) }
+                batch.report.merge(trackReport)
                 return try await finish(batch, visitsImported: imported, placeVisits: [], shape: "gpx", now: now)
             } catch let error as VisitError {
                 if case let .importInvalid(position, reason) = error {
@@ -152,6 +179,7 @@ public struct LocationService: Sendable {
         var reader = TakeoutLocationReader()
         var positions: [String: Int] = [:]
         var batch = Batch(userID: userID, source: "takeout", importID: UUID().uuidString.lowercased())
+        batch.now = now
         var placeVisits: [StayCandidate] = []
         var placeKinds: [String] = []
         let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 20)
@@ -213,6 +241,20 @@ public struct LocationService: Sendable {
     func finish(_ batch: Batch, visitsImported: Int, placeVisits: [StayCandidate], placeKinds: [String] = [], shape: String,
                 now: Date) async throws -> LocationImportResult {
         var batch = batch
+        // A file whose every point is at one second: a clock never set, not a place in time. Taken back out.
+        if let importID = batch.importID, batch.stored > 0,
+           LocationTimeRules.allAtOneSecond(count: batch.timed, earliest: batch.earliest, latest: batch.latest) {
+            try await LocationPointStore.deleteImport(importID, userID: batch.userID, on: database.sql)
+            let at = batch.earliest.map { Date(timeIntervalSince1970: Double($0)).formatted(.iso8601) }
+            for index in batch.report.kinds.indices where batch.pointKinds.contains(batch.report.kinds[index].kind) && batch.report.kinds[index].added > 0 {
+                let added = batch.report.kinds[index].added
+                batch.report.kinds[index].added = 0
+                batch.report.kinds[index].skipped.append(.init(reason: .sameSecond, count: added, firstAt: at))
+            }
+            batch.stored = 0
+            batch.earliest = nil
+            batch.latest = nil
+        }
         let settings = try await settings(userID: batch.userID)
         let outcomes = try await offerEach(userID: batch.userID, placeVisits, source: "takeout", settings: settings, now: now)
         for (index, outcome) in outcomes.enumerated() {
@@ -233,6 +275,7 @@ public struct LocationService: Sendable {
     @discardableResult
     public func receive(userID: String, points: [LocationPoint], report: ImportReport, source: String, now: Date) async throws -> Int {
         var batch = Batch(userID: userID, source: source, importID: nil)
+        batch.now = now
         batch.report = report
         try await batch.store(points, kinds: ["location"], on: database)
         guard let earliest = batch.earliest, let latest = batch.latest else { return 0 }
@@ -378,6 +421,10 @@ public struct LocationService: Sendable {
         }
         stay.status = .dismissed
         return stay
+    }
+
+    public func hasPoints(userID: String) async throws -> Bool {
+        try await LocationPointStore.hasPoints(userID: userID, on: database.sql)
     }
 
     public func pointCount(userID: String) async throws -> Int {

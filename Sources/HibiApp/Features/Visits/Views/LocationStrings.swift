@@ -7,6 +7,8 @@ enum LocationStrings {
                                  ja: "位置履歴が一定時間ほぼ同じ場所にとどまっていた所です。確定すると署名付きの訪問になります。不要なら却下してください。")
     static let noStays = Text(en: "No stays waiting. Import a GPX track or a Google location history file, or connect OwnTracks or Overland.",
                               ja: "確認待ちの滞在はありません。GPX のトラックや Google の位置履歴を取り込むか、OwnTracks・Overland を接続してください。")
+    static let noStaysInHistory = Text(en: "No stays waiting: your location history holds no stay still to decide.",
+                                       ja: "確認待ちの滞在はありません。位置履歴に、まだ判断していない滞在はありません。")
     static let confirm = Text(en: "Confirm", ja: "確定")
     static let dismiss = Text(en: "Dismiss", ja: "却下")
     static let confirmed = Text(en: "The stay is now a signed visit.", ja: "滞在を署名付きの訪問にしました。")

@@ -4,7 +4,7 @@ import Foundation
 /// and how to connect a phone.
 enum LocationViews {
     static func stays(context: HibiRequestContext, user: User, open: [DetectedStay], decided: [DetectedStay], settings: StaySettings,
-                      notice: (String, Layout.NoticeKind)?) -> Node {
+                      hasHistory: Bool = false, notice: (String, Layout.NoticeKind)?) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         return Layout.page(title: LocationStrings.staysTitle(l), context: context, current: VisitPaths.list) {
@@ -17,7 +17,10 @@ enum LocationViews {
             if let notice { Layout.notice(notice.0, kind: notice.1) }
             el("section", .class("card"), .id("open-stays")) {
                 if open.isEmpty {
-                    el("p", .class("muted"), .id("no-stays")) { LocationStrings.noStays(l) }
+                    // With a history already here, asking to import one would be wrong: none of it is a stay to decide.
+                    el("p", .class("muted"), .id("no-stays")) {
+                        hasHistory ? LocationStrings.noStaysInHistory(l) : LocationStrings.noStays(l)
+                    }
                 } else {
                     el("ul", .class("stay-list")) {
                         for stay in open {
