@@ -12,7 +12,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import csp_violations, make_browser, shot
 from test_accounts import fill, settle, submit, wait_text
-from test_visits import TOKYO, fake_position, go, set_up
+from test_visits import add_visit_here, go, set_up
 from test_workout_routes import export_with_route
 
 # A 1×1 PNG: what the stand-in tile server answers for every tile.
@@ -69,15 +69,8 @@ def test_no_map_page_asks_another_host_until_an_administrator_chooses_a_tile_ser
     driver = make_browser(width=1366, height=768, network_log=True)
     try:
         set_up(driver, base)
-        fake_position(driver, base, TOKYO)
-        # A visit (from the faked GPS fix) and a workout with a route, so every map has something to draw.
-        go(driver, base + "/visits/new")
-        driver.find_element(By.ID, "use-location").click()
-        WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "latitude").get_attribute("value") == "35.6812360")
-        fill(driver, name="Tokyo Station")
-        submit(driver, "visit-form")
-        wait_text(driver, "#visit-title", "Tokyo Station")
-        visit_path = urllib.parse.urlsplit(driver.current_url).path
+        # A visit (from a faked GPS fix) and a workout with a route, so every map has something to draw.
+        visit_path = add_visit_here(driver, base, "Tokyo Station")
         go(driver, base + "/health/import")
         driver.find_element(By.ID, "apple-file").send_keys(export_with_route())
         driver.find_element(By.ID, "apple-submit").click()

@@ -25,6 +25,41 @@ document.addEventListener("DOMContentLoaded", () => {
   }
 });
 
+// A file sent as the request body (no multipart, so the server can stream it) with the upload's progress
+// on a <progress> bar; once the bytes are sent the bar turns indeterminate while the server works.
+// ui: { bar, button, say(text, error), uploading, working, aborted }; done(xhr) runs when the answer came.
+window.hibiSendFile = (url, file, contentType, ui, done) => {
+  const xhr = new XMLHttpRequest();
+  xhr.open("POST", url);
+  xhr.setRequestHeader("X-CSRF-Token", document.querySelector('meta[name="csrf-token"]')?.content ?? "");
+  xhr.setRequestHeader("Content-Type", contentType);
+  xhr.responseType = "json";
+  ui.bar.hidden = false;
+  ui.bar.value = 0;
+  ui.button.disabled = true;
+  ui.button.setAttribute("aria-busy", "true");
+  ui.say(ui.uploading);
+  xhr.upload.addEventListener("progress", (e) => {
+    if (!e.lengthComputable) return;
+    const percent = Math.round((e.loaded / e.total) * 100);
+    ui.bar.value = percent;
+    ui.say(`${ui.uploading} ${percent}%`);
+  });
+  xhr.upload.addEventListener("load", () => {
+    ui.bar.removeAttribute("value");
+    ui.say(ui.working);
+  });
+  const finish = () => {
+    ui.button.disabled = false;
+    ui.button.removeAttribute("aria-busy");
+  };
+  xhr.addEventListener("load", () => { finish(); done(xhr); });
+  for (const name of ["error", "abort", "timeout"]) {
+    xhr.addEventListener(name, () => { finish(); ui.bar.hidden = true; ui.say(ui.aborted, true); });
+  }
+  xhr.send(file);
+};
+
 // Scripts call the JSON API with the session cookie; this header proves the call comes from Hibi's page.
 window.hibiFetch = (url, options = {}) => {
   const token = document.querySelector('meta[name="csrf-token"]')?.content ?? "";

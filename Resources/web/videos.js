@@ -30,33 +30,8 @@ function setUpUpload() {
       say(form.dataset.msgTooLarge, true);
       return;
     }
-    // The file is the request body (no multipart), so the server can stream it straight to disk.
-    const xhr = new XMLHttpRequest();
-    xhr.open("POST", "/api/v1/videos?filename=" + encodeURIComponent(file.name));
-    xhr.setRequestHeader("X-CSRF-Token", document.querySelector('meta[name="csrf-token"]').content);
-    xhr.setRequestHeader("Content-Type", file.type || "application/octet-stream");
-    xhr.responseType = "json";
-    bar.hidden = false;
-    bar.value = 0;
-    button.disabled = true;
-    button.setAttribute("aria-busy", "true");
-    say(form.dataset.msgUploading);
-    xhr.upload.addEventListener("progress", (e) => {
-      if (!e.lengthComputable) return;
-      const percent = Math.round((e.loaded / e.total) * 100);
-      bar.value = percent;
-      say(`${form.dataset.msgUploading} ${percent}%`);
-    });
-    xhr.upload.addEventListener("load", () => {
-      bar.removeAttribute("value"); // indeterminate while ffprobe and ffmpeg run
-      say(form.dataset.msgProcessing);
-    });
-    const finish = () => {
-      button.disabled = false;
-      button.removeAttribute("aria-busy");
-    };
-    xhr.addEventListener("load", () => {
-      finish();
+    const ui = { bar, button, say, uploading: form.dataset.msgUploading, working: form.dataset.msgProcessing, aborted: form.dataset.msgAborted };
+    window.hibiSendFile("/api/v1/videos?filename=" + encodeURIComponent(file.name), file, file.type || "application/octet-stream", ui, (xhr) => {
       if (xhr.status === 201 && xhr.response && xhr.response.id) {
         bar.value = 100;
         say(form.dataset.msgDone);
@@ -67,14 +42,6 @@ function setUpUpload() {
         say(`${form.dataset.msgFailed} ${message}`, true);
       }
     });
-    for (const name of ["error", "abort", "timeout"]) {
-      xhr.addEventListener(name, () => {
-        finish();
-        bar.hidden = true;
-        say(form.dataset.msgAborted, true);
-      });
-    }
-    xhr.send(file);
   });
 }
 

@@ -29,6 +29,40 @@ import Testing
         }
     }
 
+    /// The takeout carries the videos a person uploaded, byte for byte, and the settings page gives their
+    /// number and size before the download starts; Settings → Import (named in the README) answers.
+    @Test func theTakeoutCarriesUploadedVideoFilesAndTheirSizeIsShownFirst() async throws {
+        try await TestApp.run { browser in
+            try await browser.setUp()
+            #expect(try await browser.get("/settings").body.contains("No uploaded videos to include."))
+            let video = try await browser.uploaded(VideoFixtures.other, name: "Garden walk.MP4")
+            let original = try Data(contentsOf: URL(fileURLWithPath: VideoFixtures.other))
+            let settings = try await browser.get("/settings")
+            let size = ByteCountFormatter.string(fromByteCount: Int64(original.count), countStyle: .file)
+            #expect(settings.body.contains("Includes 1 uploaded video file (\(size))"), "\(settings.body)")
+            #expect(settings.body.contains(#"href="/settings/import""#))
+
+            let api = APIClient(browser: browser, token: try await browser.createToken(scopes: .all))
+            let page = try await api.call(.get, "/api/v1/me/export")
+            #expect(page.status == .ok)
+            let archive = try ZipReader(data: page.data, maxTotalBytes: 1 << 30)
+            let member = "videos/files/\(video.id).mp4"
+            #expect(try archive.contents(of: member) == original)
+            let libraryData = try #require(try archive.contents(of: "videos/library.json"))
+            let library = try #require(try JSONSerialization.jsonObject(with: libraryData) as? [[String: Any]])
+            #expect(library.first?["file"] as? String == member)
+            let readme = String(decoding: try #require(try archive.contents(of: "README.txt")), as: UTF8.self)
+            #expect(readme.contains("/settings/import") && readme.contains("videos/files/"))
+
+            // The import writes into the diary: it asks for the diary open, like the download.
+            #expect(try await browser.get("/settings/import").location?.hasPrefix("/diary/unlock") == true)
+            try await browser.unlockDiary()
+            let importPage = try await browser.get("/settings/import")
+            #expect(importPage.status == .ok)
+            #expect(importPage.body.contains("takeout-import-form"))
+        }
+    }
+
     /// A person downloads everything from one Hibi and imports it into a fresh account on another:
     /// the diary (text and photo), health records and visits come back, and the archive is readable as it is.
     @Test func aTakeoutFromOneInstanceRestoresIntoAFreshAccountOnAnother() async throws {

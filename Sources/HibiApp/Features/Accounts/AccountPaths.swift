@@ -14,6 +14,8 @@ public enum AccountPaths {
     public static let password = "/settings/password"
     public static let tokens = "/settings/tokens"
     public static let takeout = "/settings/export.zip"
+    /// Settings → Import: a takeout read back into this account (the takeout's README names it).
+    public static let takeoutImport = "/settings/import"
     public static let adminUsers = "/admin/users"
     public static let adminBackups = "/admin/backups"
     public static let adminMap = "/admin/map"

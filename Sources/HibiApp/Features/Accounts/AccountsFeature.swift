@@ -34,7 +34,8 @@ public struct AccountsFeature: Feature {
         return .build { web, api in
             AccountWebRoutes(accounts: platform.accounts, sessions: platform.sessions, tokens: platform.tokens, devices: devices,
                              faceSignIn: faceSignIn, setupState: SetupState(users: platform.users), secureCookies: config.usesSecureCookies,
-                             sessionLifetime: config.sessionLifetime, diaryUnlocked: diaryUnlocked)
+                             sessionLifetime: config.sessionLifetime, diaryUnlocked: diaryUnlocked,
+                             takeoutVideos: { [takeout] in try await takeout.videoFiles(userID: $0) })
                 .register(on: web, signedIn: web.signedIn())
             AdminWebRoutes(accounts: platform.accounts, users: platform.users, mapTiles: platform.mapTiles).register(on: web.admin())
             AccountAPIRoutes(accounts: platform.accounts, tokens: platform.tokens, bodyLimit: config.maxRequestBodyBytes,

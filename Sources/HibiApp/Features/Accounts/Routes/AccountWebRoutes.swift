@@ -16,6 +16,8 @@ struct AccountWebRoutes: Sendable {
     let sessionLifetime: TimeInterval
     /// Whether this session's diary is open: then a token may be made without the password again.
     let diaryUnlocked: @Sendable (HibiRequestContext) async throws -> Bool
+    /// The uploaded video files a takeout would carry, so the settings page gives the size before the download.
+    let takeoutVideos: @Sendable (String) async throws -> (count: Int, bytes: Int64)
 
     /// `router` serves everyone (sign-in, setup); `signedIn` is a group whose handlers get their user from it.
     /// `/` is the journal's: today's page (JournalOverviewRoutes).
@@ -81,7 +83,8 @@ struct AccountWebRoutes: Sendable {
 
     func settingsView(_ context: HibiRequestContext, user: User, notices: AccountViews.SettingsNotices = .init()) async throws -> Node {
         AccountViews.settings(context: context, user: user, tokens: try await tokens.list(userID: user.id),
-                              devices: try await devices.list(userID: user.id, now: context.now), notices: notices)
+                              devices: try await devices.list(userID: user.id, now: context.now), notices: notices,
+                              takeoutVideos: try await takeoutVideos(user.id))
     }
 
     func login(_ request: Request, _ context: HibiRequestContext) async throws -> Response {

@@ -67,6 +67,8 @@ public struct TakeoutService: Sendable {
         let positionSeconds: Double
         let playCount: Int
         let played: Bool
+        /// The uploaded file inside the takeout (`videos/files/…`); nil for a file of the shared library.
+        var file: String?
 
         init(_ item: VideoItem) {
             id = item.video.id
@@ -193,9 +195,29 @@ public struct TakeoutService: Sendable {
         try await add("visits/location-points.csv", try Data(contentsOf: URL(fileURLWithPath: pointsPath), options: .alwaysMapped))
         try await add("visits/stays.json", try encoder.encode(try await locations.stays(userID: user.id, status: nil, limit: 100_000)))
 
-        // Videos: what this person sees and what they made of it; the video files stay in the library.
+        // Videos: what this person sees and what they made of it, and the files they uploaded (the shared
+        // library's files are the administrator's, not theirs). A file goes out in slices of its mapping,
+        // so a long video never sits in memory.
         let library = try await videos.store.list(userID: user.id)
-        try await add("videos/library.json", try encoder.encode(library.map(VideoExport.init)))
+        var exports: [VideoExport] = []
+        for item in library {
+            var export = VideoExport(item)
+            if let (member, path) = videoFile(item.video) {
+                let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+                let parts = try zip.add(name: member, data: data, modified: now)
+                for part in parts {
+                    var start = part.startIndex
+                    while start < part.endIndex {
+                        let end = part.index(start, offsetBy: Self.sliceBytes, limitedBy: part.endIndex) ?? part.endIndex
+                        try await write(part[start..<end])
+                        start = end
+                    }
+                }
+                export.file = member
+            }
+            exports.append(export)
+        }
+        try await add("videos/library.json", try encoder.encode(exports))
         try await add("videos/playlists.json", try encoder.encode(try await videos.store.playlists(userID: user.id).map {
             PlaylistExport(name: $0.name, videoIDs: $0.videoIDs, createdAt: $0.createdAt, updatedAt: $0.updatedAt)
         }))
@@ -206,6 +228,26 @@ public struct TakeoutService: Sendable {
                                message: $0.message, webhookURL: $0.webhookURL)
             })))
         try await write(zip.finish())
+    }
+
+    static let sliceBytes = 1 << 20
+
+    /// An uploaded video's member name and file on disk; nil for the shared library's files or a missing file.
+    func videoFile(_ video: Video) -> (member: String, path: String)? {
+        guard video.source == .upload, let path = videos.files.resolve(video) else { return nil }
+        let ext = (video.originalName as NSString).pathExtension.lowercased()
+        let safe = ext.count <= 8 && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } ? ext : ""
+        return ("videos/files/\(video.id)" + (safe.isEmpty ? "" : ".\(safe)"), path)
+    }
+
+    /// How many uploaded video files a takeout carries and their bytes, shown before the download starts.
+    public func videoFiles(userID: String) async throws -> (count: Int, bytes: Int64) {
+        var count = 0, bytes: Int64 = 0
+        for item in try await videos.store.list(userID: userID) where videoFile(item.video) != nil {
+            count += 1
+            bytes = bytes.addingReportingOverflow(max(0, item.video.sizeBytes)).partialValue
+        }
+        return (count, bytes)
     }
 
     private func spoolHealth(userID: String, csv: String, json: String) async throws {
@@ -269,6 +311,7 @@ public struct TakeoutService: Sendable {
         }
         var visitCount = 0
         if let geoJSON = try reader.contents(of: "visits/visits.geojson") {
+            // importAll finds a visit already there by its content key, so the same takeout twice adds nothing.
             let parsed = try VisitFormats.parseGeoJSON(geoJSON)
             if !parsed.isEmpty { visitCount = try await visits.importAll(userID: user.id, visits: parsed, now: now).added }
         }
@@ -283,7 +326,8 @@ public struct TakeoutService: Sendable {
         Hibi takeout / 日々のデータ書き出し
 
         Everything here is yours, decrypted, in open formats. Import it into an account on any Hibi
-        (Settings → Import, POST /api/v1/me/import, or `hibi import all --user NAME FILE`) to carry on there.
+        (Settings → Import, the page /settings/import; POST /api/v1/me/import; or `hibi import all --user NAME FILE`)
+        to carry on there.
 
         profile.json               your account (user name, display name, language, time zone) and health profile
         diary.json                 every diary entry: date, text, tags, mood scores, confirmed mood (Hibi diary export, version 3)
@@ -302,13 +346,15 @@ public struct TakeoutService: Sendable {
         visits/location-points.csv  your location history as stored (time in UTC, latitude, longitude), oldest first;
                                    Visits → Import & export on any Hibi reads it back
         visits/stays.json          the stays found in it: arrival, departure, place, and whether you confirmed or dismissed each
-        videos/library.json        the videos you see, with your titles, ratings, tags, favourites and viewing history
-                                   (the video files themselves stay in the library; they are not in this archive)
+        videos/library.json        the videos you see, with your titles, ratings, tags, favourites and viewing history;
+                                   "file" names the file of each video you uploaded (shared library videos have none)
+        videos/files/VIDEO-ID.EXT  each video you uploaded, as you uploaded it
         videos/playlists.json      your playlists, each a list of ids from library.json in play order
         settings.json              your diary lock time and health reminders
 
         日記・健康記録・訪問記録を復号済みのオープンな形式で収めています。別の Hibi のアカウントで
-        読み込むと(設定 → 読み込み、POST /api/v1/me/import、`hibi import all --user NAME FILE`)そのまま続きを使えます。
+        読み込むと(設定 → 読み込み(ページ /settings/import)、POST /api/v1/me/import、`hibi import all --user NAME FILE`)
+        そのまま続きを使えます。
         """
 }
 
@@ -322,6 +368,9 @@ struct TakeoutRoutes: Sendable {
     func register(web: some RouterMethods<DiaryContext>, api: some RouterMethods<DiaryContext>) {
         api.get("me/export") { _, context in response(context.user, now: context.now) }
         web.get(RouterPath(AccountPaths.takeout)) { _, context in response(context.user, now: context.now) }
+        web.get(RouterPath(AccountPaths.takeoutImport)) { _, context in
+            HTMLPage(AccountViews.takeoutImport(context: context.base, maxBytes: DiaryTransfer.maxImportBytes))
+        }
         api.post("me/import") { request, context in
             // One import per person, as the diary's: two at once raced on the same entry ids (a 500). The second
             // is refused (409) before a byte of its upload is stored; the body goes to disk, not memory.
@@ -345,4 +394,13 @@ enum TakeoutStrings {
     static let intro = Text(en: "One ZIP file with your diary (text and photos), health records, visits with their signed chain, and your profile, decrypted, in open formats. Another Hibi can import it.",
                             ja: "日記(本文と写真)・健康記録・署名付きの訪問記録・プロフィールを、復号済みのオープンな形式で 1 つの ZIP にまとめます。別の Hibi で読み込めます。")
     static let download = Text(en: "Download all my data", ja: "すべてのデータをダウンロード")
+    static func videos(_ l: Language, count: Int, bytes: Int64) -> String {
+        let size = ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
+        if count == 0 { return Text(en: "No uploaded videos to include.", ja: "含める動画のアップロードはありません。")(l) }
+        return Text(en: "Includes %@ (\(size)): the download is at least that large.",
+                    ja: "%@(\(size))を含みます。ダウンロードはそれ以上の大きさになります。")(l, videoFiles(l, count))
+    }
+    static let videoFiles = CountText(one: Text(en: "%@ uploaded video file", ja: "アップロードした動画 %@ 本"),
+                                      other: Text(en: "%@ uploaded video files", ja: "アップロードした動画 %@ 本"))
+    static let importLink = Text(en: "Import a takeout", ja: "データ書き出しを読み込む")
 }

@@ -99,12 +99,13 @@ enum AccountViews {
     }
 
     static func settings(context: HibiRequestContext, user: User, tokens: [APIToken], devices: [RememberedDevice],
-                         notices: SettingsNotices = .init()) -> Node {
+                         notices: SettingsNotices = .init(), takeoutVideos: (count: Int, bytes: Int64) = (0, 0)) -> Node {
         let l = context.language
         // Foundation's list lacks "UTC", the default for accounts made from the shell.
         let zones = Set(TimeZone.knownTimeZoneIdentifiers + ["UTC", user.timeZone]).sorted()
         return Layout.page(title: CommonStrings.settings(l), context: context) {
             el("h1") { CommonStrings.settings(l) }
+            settingsNav(l, current: AccountPaths.settings)
             el("section", .class("card"), .id("profile")) {
                 el("h2") { CommonStrings.profile(l) }
                 if let (text, kind) = notices.profile { Layout.notice(text, kind: kind) }
@@ -149,7 +150,12 @@ enum AccountViews {
             el("section", .class("card"), .id("takeout")) {
                 el("h2") { TakeoutStrings.title(l) }
                 el("p", .class("muted")) { TakeoutStrings.intro(l) }
-                el("a", .href(AccountPaths.takeout), .role("button"), .id("download-all"), .init("download", nil)) { TakeoutStrings.download(l) }
+                el("p", .id("takeout-videos")) { TakeoutStrings.videos(l, count: takeoutVideos.count, bytes: takeoutVideos.bytes) }
+                el("p", .class("button-row")) {
+                    el("a", .href(AccountPaths.takeout), .role("button"), .id("download-all"), .init("download", nil)) { TakeoutStrings.download(l) }
+                    " "
+                    el("a", .href(AccountPaths.takeoutImport), .role("button"), .class("secondary outline"), .id("import-takeout")) { TakeoutStrings.importLink(l) }
+                }
             }
             el("section", .class("card"), .id("tokens")) {
                 el("h2") { CommonStrings.apiTokens(l) }
