@@ -13,6 +13,20 @@ struct ChildProcessTests {
         #expect(failed.exitCode == 3)
     }
 
+    /// ffmpeg giving up on a damaged photo stops reading its input; the runner used to trap (the whole
+    /// server with it) when the unread input's pipe was left open. Several in a row, since the trap came
+    /// from a descriptor's deinit and not from every run.
+    @Test func aChildThatStopsReadingItsInputIsNotACrash() async throws {
+        for _ in 0..<5 {
+            let result = try await ChildProcess.run("/bin/sh", ["-c", "head -c 10 >/dev/null; echo done"],
+                                                    input: Data(count: 4 << 20), outputLimit: 1024, timeout: .seconds(20))
+            #expect(result.succeeded)
+            #expect(String(decoding: result.output, as: UTF8.self) == "done\n")
+        }
+        let refused = try await ChildProcess.run("/bin/true", [], input: Data(count: 4 << 20), outputLimit: 1024, timeout: .seconds(20))
+        #expect(refused.succeeded)
+    }
+
     @Test func aChildThatRunsTooLongIsKilledAtItsLimit() async throws {
         let started = ContinuousClock.now
         await #expect(throws: ChildProcess.Failure.timedOut) {

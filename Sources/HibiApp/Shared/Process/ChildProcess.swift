@@ -23,16 +23,33 @@ enum ChildProcess {
         case outputTooLarge
     }
 
+    /// A child that exits before reading all its input makes the next write raise SIGPIPE, whose default
+    /// action ends the whole process (the server, for one damaged photo). Ignored once, process-wide: the
+    /// write then fails with EPIPE, which `run` answers. NIO's sockets already avoid the signal per write.
+    private static let pipeSignalIgnored: Bool = {
+        signal(SIGPIPE, SIG_IGN)
+        return true
+    }()
+
     static func run(_ executable: String, _ arguments: [String], input: Data? = nil, outputLimit: Int,
                     timeout: Duration) async throws(Failure) -> Result {
+        _ = pipeSignalIgnored
         do {
             return try await withThrowingTaskGroup(of: Result?.self) { group in
                 group.addTask {
                     let program = Executable.path(FilePath(executable))
                     // Two calls because the input's type is part of `run`'s signature.
                     let result = if let input {
-                        try await Subprocess.run(program, arguments: Arguments(arguments), input: .data(input),
-                                                 output: .data(limit: outputLimit), error: .discarded)
+                        // The input is written here, not through `input: .data(…)`: when the child exits before
+                        // reading all of it (ffmpeg giving up on a damaged photo), swift-subprocess 1.0.2's own
+                        // writer throws without closing the pipe and then traps in its deinit ("FileDescriptor
+                        // was not closed"), which stopped the whole server. The pipe is closed on every path.
+                        try await Subprocess.run(program, arguments: Arguments(arguments), input: .inputWriter,
+                                                 output: .data(limit: outputLimit), error: .discarded) { execution in
+                            let writer = execution.standardInputWriter
+                            do { _ = try await writer.write(Array(input)) } catch {}  // the child stopped reading
+                            try? await writer.finish()
+                        }
                     } else {
                         try await Subprocess.run(program, arguments: Arguments(arguments), input: .none,
                                                  output: .data(limit: outputLimit), error: .discarded)
