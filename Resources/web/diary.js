@@ -75,10 +75,11 @@ document.addEventListener("DOMContentLoaded", () => {
         if (!body.faceFound) continue;
         const option = document.getElementById("mood-" + body.suggestedMood);
         if (option) {
-          option.checked = true;
+          // Only a guess of at least "leaning" is ticked for the person; an unsure one is shown, never chosen for them.
+          if (body.preselect) option.checked = true;
           option.closest(".mood-option").classList.add("suggested");
-          const label = option.nextElementSibling.textContent;
-          note.textContent = `${label} · ${Math.round(body.confidence * 100)}%`;
+          const emoji = option.nextElementSibling.textContent.trim().split(" ")[0];
+          note.textContent = `${emoji} ${body.wording}`;
         }
         return;
       }

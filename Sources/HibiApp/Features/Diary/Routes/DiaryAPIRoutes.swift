@@ -79,7 +79,13 @@ struct DiaryAPIRoutes: Sendable {
             let input = try await request.json(PhotoPayload.self, limit: maxUpload)
             let scores = try await diary.checkAndEstimate(try PhotoPayload.decode(input.photo), userID: user.id)
             let top = scores?.top
-            return JSONBody(MoodEstimateResponse(faceFound: scores != nil, moodScores: scores, suggestedMood: top?.mood, confidence: top?.confidence))
+            // Words, not a percentage; and only a guess of at least "leaning" is preselected on the form, so
+            // saving without touching an unsure one stores no mood the person did not choose (issue 29).
+            let strength = top.map { MoodCalibration.strength($0.confidence) }
+            return JSONBody(MoodEstimateResponse(faceFound: scores != nil, moodScores: scores, suggestedMood: top?.mood, confidence: top?.confidence,
+                                                 strength: strength?.rawValue,
+                                                 wording: top.map { MoodCalibration.wording($0.mood, confidence: $0.confidence, language: context.language) },
+                                                 preselect: strength.map { $0 != .unsure } ?? false))
         }
         api.get("diary/export") { request, context in
             try await DiaryDownloads.export(format: request.uri.formQuery.get("format"), transfer, imports.exports, user: context.user, now: context.now)
@@ -104,6 +110,12 @@ struct DiaryAPIRoutes: Sendable {
         let moodScores: MoodScores?
         let suggestedMood: Mood?
         let confidence: Double?
+        /// clearly, leaning or unsure (MoodCalibration's bands).
+        let strength: String?
+        /// "perhaps surprised, unsure", in the reader's language: what the form shows.
+        let wording: String?
+        /// Whether the form may tick the suggested mood for the person: not below "leaning".
+        let preselect: Bool
     }
 
     static func int(_ raw: String?, name: String, range: ClosedRange<Int>) throws -> Int? {

@@ -64,11 +64,19 @@ public enum DayMap {
         return (0..<limit).map { points[$0 * (points.count - 1) / (limit - 1)] }
     }
 
-    /// The SVG, or nil when there is nothing to draw.
+    /// A route is a line only with two distinct positions: a one-point workout route drew an empty box (issue 29).
+    static func isLine(_ track: [(lat: Double, lon: Double)]) -> Bool {
+        let finite = track.filter { $0.lat.isFinite && $0.lon.isFinite }
+        guard let first = finite.first else { return false }
+        return finite.contains { $0.lat != first.lat || $0.lon != first.lon }
+    }
+
+    /// The SVG, or nil when there is nothing to draw: at least one visit, or a route with two distinct points.
     public static func svg(places: [Place], tracks: [[(lat: Double, lon: Double)]], label: String) -> String? {
-        let thinned = tracks.map { thin($0, limit: maxTrackPoints) }.filter { !$0.isEmpty }
+        let thinned = tracks.map { thin($0, limit: maxTrackPoints) }.filter(isLine)
         // Numbered in order among the places that can be drawn, so numbers and names stay paired.
         let places = places.filter { $0.latitude.isFinite && $0.longitude.isFinite }
+        guard !places.isEmpty || !thinned.isEmpty else { return nil }
         let coordinates = places.map { (lat: $0.latitude, lon: $0.longitude) }
         guard let frame = Frame(fitting: coordinates + thinned.flatMap { $0 }) else { return nil }
         func f(_ value: Double) -> String { String(format: "%.1f", value) }

@@ -203,8 +203,7 @@ enum JournalViews {
                 }
             }
             if let map = DayMap.svg(places: day.visits.map { DayMap.Place(latitude: $0.fields.latitude, longitude: $0.fields.longitude, name: $0.fields.name) },
-                                    tracks: day.workouts.map { $0.route.map { (lat: $0.lat, lon: $0.lon) } }, label: S.dayMapLabel(l)),
-               day.visits.count > 1 || !day.workouts.filter({ !$0.route.isEmpty }).isEmpty {
+                                    tracks: day.workouts.map { $0.route.map { (lat: $0.lat, lon: $0.lon) } }, label: S.dayMapLabel(l)) {
                 el("section", .id("day-map")) {
                     el("h2") { S.dayMap(l) }
                     // Built by DayMap from numbers, with every name escaped: markup Hibi wrote, like the health charts.
