@@ -75,6 +75,15 @@ struct AddressTests {
                          "::ffff:127.0.0.1", "0.0.0.0", "100.64.0.1", "224.0.0.1", "[::1]"] {
             #expect(IPAddress(inside)?.isInternal == true, "\(inside)")
         }
+        // Issue 28, item 10: an internal IPv4 address inside IPv6 (IPv4-compatible ::/96, NAT64, 6to4) is internal.
+        for embedded in ["::7f00:1", "::127.0.0.1", "::a9fe:a9fe", "::a00:1", "64:ff9b::7f00:1", "64:ff9b::10.0.0.1", "64:ff9b:1::a9fe:a9fe",
+                         "2002:7f00:1::", "2002:a9fe:a9fe::1", "2002:c0a8:101::5"] {
+            #expect(IPAddress(embedded)?.isInternal == true, "\(embedded)")
+        }
+        #expect(IPAddress("::7f00:1")?.embeddedIPv4?.description == "127.0.0.1")
+        #expect(IPAddress("2002:a9fe:a9fe::1")?.embeddedIPv4?.description == "169.254.169.254")
+        // 6to4 of a public address stays public.
+        #expect(IPAddress("2002:5db8:d822::1")?.isInternal == false)
         for external in ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "8.8.8.8"] {
             #expect(IPAddress(external)?.isInternal == false, "\(external)")
         }
