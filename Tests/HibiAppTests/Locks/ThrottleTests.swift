@@ -44,16 +44,7 @@ import Testing
     }
 
     @Test func guessesFromOneAddressNeverLockTheOwnerOutElsewhere() async throws {
-        let config = try await Self.fileConfig()
-        let core = try await AppCore.open(config, logger: TestApp.quietLogger)
-        let app = await buildApplication(core: core)
-        try await app.test(.live) { client in
-            let browser = Browser(client: client)
-            try await browser.setUp()
-            try await browser.signOut()
-            try await browser.get("/login")
-            let csrf = try #require(browser.csrf)
-            let cookie = browser.cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")
+        try await AnonymousWorkTests.withSignedOutBrowser { _, client, csrf, cookie in
             for _ in 1...6 { _ = try await Self.signIn(client, csrf: csrf, cookie: cookie, password: "wrong guess", from: "198.51.100.7") }
             #expect(try await Self.signIn(client, csrf: csrf, cookie: cookie, password: Browser.password, from: "198.51.100.7") == .tooManyRequests)
             // The owner, at home: another address behind the same proxy.
@@ -61,7 +52,6 @@ import Testing
             // A client that sends the header itself without a trusted proxy in between is not believed:
             // here the header is believed only because the test's peer (loopback) is configured as the proxy.
         }
-        await core.database.shutdown()
     }
 }
 
