@@ -38,7 +38,7 @@ public func buildApplication(core: AppCore) async -> some ApplicationProtocol {
         cacheControl: assetCache(maxAge: 86400), logger: core.logger))
     router.add(middleware: CSRFMiddleware(formLimit: 64 * 1024))
 
-    OperationsRoutes(database: core.database, metrics: metrics, openAPIDocument: core.openAPIDocument).register(on: router)
+    OperationsRoutes(database: core.database, metrics: metrics, openAPIDocument: core.openAPIDocument, metricsToken: config.metricsToken).register(on: router)
     AppShellRoutes(resourcesDirectory: config.resourcesDirectory).register(on: router)
     var services: [any Service] = [DatabaseService(database: core.database)]
     for feature in core.features.all {

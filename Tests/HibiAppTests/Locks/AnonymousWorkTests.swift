@@ -29,6 +29,7 @@ import Testing
             let csrf = try #require(browser.csrf)
             try await body(core, client, csrf, browser.cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
         }
+        await core.database.shutdown()
     }
 
     static func rows(_ core: AppCore) async throws -> (count: Int, longest: Int) {

@@ -10,7 +10,9 @@ import Testing
 @Suite(.serialized) struct OutboundTests {
     static let forbidden = ["http://127.0.0.1:8080/x", "http://[::1]/x", "http://169.254.169.254/latest/meta-data/", "http://10.0.0.5/",
                             "http://192.168.1.20:9000/", "http://172.16.0.1/", "http://[fd00::1]/", "http://localhost:8080/", "http://0.0.0.0/",
-                            "http://[::ffff:127.0.0.1]/", "http://100.64.1.1/"]
+                            "http://[::ffff:127.0.0.1]/", "http://100.64.1.1/",
+                            // Issue 28, item 10: IPv4-compatible, NAT64 and 6to4 forms of loopback and metadata addresses.
+                            "http://[::7f00:1]/", "http://[64:ff9b::a9fe:a9fe]/", "http://[2002:7f00:1::]/", "http://[2002:a9fe:a9fe::1]/"]
 
     @Test func everyInternalRangeIsRefusedWhenSavedAndWhenSent() async throws {
         try await VisitTestApp.run { browser, _ in

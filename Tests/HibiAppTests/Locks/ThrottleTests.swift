@@ -44,16 +44,7 @@ import Testing
     }
 
     @Test func guessesFromOneAddressNeverLockTheOwnerOutElsewhere() async throws {
-        let config = try await Self.fileConfig()
-        let core = try await AppCore.open(config, logger: TestApp.quietLogger)
-        let app = await buildApplication(core: core)
-        try await app.test(.live) { client in
-            let browser = Browser(client: client)
-            try await browser.setUp()
-            try await browser.signOut()
-            try await browser.get("/login")
-            let csrf = try #require(browser.csrf)
-            let cookie = browser.cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")
+        try await AnonymousWorkTests.withSignedOutBrowser { _, client, csrf, cookie in
             for _ in 1...6 { _ = try await Self.signIn(client, csrf: csrf, cookie: cookie, password: "wrong guess", from: "198.51.100.7") }
             #expect(try await Self.signIn(client, csrf: csrf, cookie: cookie, password: Browser.password, from: "198.51.100.7") == .tooManyRequests)
             // The owner, at home: another address behind the same proxy.
@@ -61,7 +52,6 @@ import Testing
             // A client that sends the header itself without a trusted proxy in between is not believed:
             // here the header is believed only because the test's peer (loopback) is configured as the proxy.
         }
-        await core.database.shutdown()
     }
 }
 
@@ -75,6 +65,15 @@ struct AddressTests {
                          "::ffff:127.0.0.1", "0.0.0.0", "100.64.0.1", "224.0.0.1", "[::1]"] {
             #expect(IPAddress(inside)?.isInternal == true, "\(inside)")
         }
+        // Issue 28, item 10: an internal IPv4 address inside IPv6 (IPv4-compatible ::/96, NAT64, 6to4) is internal.
+        for embedded in ["::7f00:1", "::127.0.0.1", "::a9fe:a9fe", "::a00:1", "64:ff9b::7f00:1", "64:ff9b::10.0.0.1", "64:ff9b:1::a9fe:a9fe",
+                         "2002:7f00:1::", "2002:a9fe:a9fe::1", "2002:c0a8:101::5"] {
+            #expect(IPAddress(embedded)?.isInternal == true, "\(embedded)")
+        }
+        #expect(IPAddress("::7f00:1")?.embeddedIPv4?.description == "127.0.0.1")
+        #expect(IPAddress("2002:a9fe:a9fe::1")?.embeddedIPv4?.description == "169.254.169.254")
+        // 6to4 of a public address stays public.
+        #expect(IPAddress("2002:5db8:d822::1")?.isInternal == false)
         for external in ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "8.8.8.8"] {
             #expect(IPAddress(external)?.isInternal == false, "\(external)")
         }

@@ -57,6 +57,8 @@ public struct AppConfig: Sendable {
     public var trustedProxies: [IPRange] = []
     /// Local networks webhooks may reach after all (`HIBI_WEBHOOK_ALLOW_NETWORKS`, e.g. a home server).
     public var webhookAllowedNetworks: [IPRange] = []
+    /// `HIBI_METRICS_TOKEN`: /metrics answers a request with `Authorization: Bearer <token>`, or from loopback.
+    public var metricsToken: String?
     public var backups = BackupSettings()
     /// Where uploaded files live (`HIBI_MEDIA_DIR`): diary photos, videos, thumbnails, health upload spools.
     /// nil keeps them in the data directory; several instances share one media folder (a shared volume).
@@ -192,6 +194,7 @@ public struct AppConfig: Sendable {
                 return range
             }
         }
+        if let raw = environment["HIBI_METRICS_TOKEN"], !raw.isEmpty { config.metricsToken = raw }
         if let raw = environment["HIBI_WEBHOOK_ALLOW_NETWORKS"], !raw.isEmpty {
             config.webhookAllowedNetworks = try raw.split(separator: ",").map { item throws(ConfigError) in
                 guard let range = IPRange(String(item)) else {

@@ -15,6 +15,18 @@ struct OperationsRoutes: Sendable {
     let metrics: HTTPMetrics
     /// Present when serving; a core opened for a command has none, and then the route is not added.
     let openAPIDocument: Data?
+    /// `HIBI_METRICS_TOKEN`, when set.
+    var metricsToken: String? = nil
+
+    /// Whether a request may read /metrics: with the bearer token, or from loopback as the client address is
+    /// resolved through `HIBI_TRUSTED_PROXIES` (a proxy on the same machine forwards the real client's address, so
+    /// the public does not count as loopback; "local" is a request with no socket, in process).
+    static func mayReadMetrics(authorization: String?, clientAddress: String, token: String?) -> Bool {
+        if let token, let given = authorization, given.hasPrefix("Bearer "), Secrets.constantTimeEquals(String(given.dropFirst(7)), token) {
+            return true
+        }
+        return clientAddress == "local" || IPAddress(clientAddress).map { IPRange("127.0.0.0/8")?.contains($0) == true || $0.description == "0:0:0:0:0:0:0:1" } == true
+    }
 
     func register(on router: some RouterMethods<HibiRequestContext>) {
         router.get("/healthz") { _, _ in
@@ -23,8 +35,12 @@ struct OperationsRoutes: Sendable {
                                          version: hibiVersion),
                             status: reachable ? .ok : .serviceUnavailable)
         }
-        router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+        router.get("/metrics") { request, context in
+            guard Self.mayReadMetrics(authorization: request.headers[.authorization], clientAddress: context.clientAddress, token: metricsToken) else {
+                return Response(status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
+                                body: .init(byteBuffer: ByteBuffer(string: "/metrics needs Authorization: Bearer $HIBI_METRICS_TOKEN, or a request from this machine.\n")))
+            }
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
         }
         if let openAPIDocument {

@@ -36,7 +36,26 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// Loopback, private (RFC 1918), link-local (cloud metadata lives there), carrier-grade NAT,
     /// unique-local, multicast, unspecified, broadcast and the documentation/benchmark ranges: nothing a
     /// webhook on the public internet needs, everything an attacker would aim a webhook at.
-    public var isInternal: Bool { Self.internalRanges.contains { $0.contains(self) } }
+    /// An IPv6 address that carries an internal IPv4 address is internal too: `http://[::7f00:1]/` (IPv4-compatible,
+    /// `::/96`) reached 127.0.0.1 past the guard, as would the NAT64 (`64:ff9b::/96`, `64:ff9b:1::/48`) and 6to4
+    /// (`2002::/16`) forms of any internal address.
+    public var isInternal: Bool {
+        Self.internalRanges.contains { $0.contains(self) } || embeddedIPv4.map(\.isInternal) == true
+    }
+
+    /// The IPv4 address inside an IPv4-compatible, NAT64 or 6to4 address (nil for anything else).
+    var embeddedIPv4: IPAddress? {
+        guard bytes.count == 16 else { return nil }
+        if bytes[0..<12].allSatisfy({ $0 == 0 }) || Self.nat64.contains(self) || Self.localNat64.contains(self) {
+            return IPAddress(bytes: Array(bytes[12..<16]))
+        }
+        if Self.sixToFour.contains(self) { return IPAddress(bytes: Array(bytes[2..<6])) }
+        return nil
+    }
+
+    static let nat64 = IPRange("64:ff9b::/96") ?? IPRange(network: IPAddress(bytes: [UInt8](repeating: 0, count: 16)), prefix: 128)
+    static let localNat64 = IPRange("64:ff9b:1::/48") ?? nat64
+    static let sixToFour = IPRange("2002::/16") ?? nat64
 
     static let internalRanges: [IPRange] = [
         "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24",
@@ -49,6 +68,11 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
 public struct IPRange: Sendable, Hashable, CustomStringConvertible {
     public let network: IPAddress
     public let prefix: Int
+
+    init(network: IPAddress, prefix: Int) {
+        self.network = network
+        self.prefix = prefix
+    }
 
     public init?(_ text: String) {
         let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "/", maxSplits: 1).map(String.init)
