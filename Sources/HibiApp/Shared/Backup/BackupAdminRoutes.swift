@@ -73,13 +73,9 @@ final class BackupNow: Sendable {
                 var verified = false
                 var failure: String?
                 do {
-                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                    let path = (directory as NSString).appendingPathComponent(name)
-                    try await backup.write(to: path, now: started) { [self] progress in
+                    bytes = try await backup.writeVerified(directory: directory, name: name, now: started) { [self] progress in
                         current.withLock { $0.phases[progress.phase] = progress }
                     }
-                    bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
-                    _ = try BackupVerifier.verify(path: path)
                     verified = true
                 } catch let error as BackupError {
                     failure = error.description
