@@ -86,6 +86,25 @@ import Testing
             let ken = Browser(client: client)
             _ = try await ken.signIn(username: "ken", password: "ken's password!")
             #expect(try await ken.get("/admin/backups").status == .forbidden)
+            #expect(try await ken.post("/admin/backups/now", form: [:]).status == .forbidden)
+
+            // "Back up now": the page shows its progress while it runs, then a new verified archive in the list;
+            // the page leads back to the users page and shows no literal backticks.
+            #expect(page.body.contains(#"href="/admin/users""#) && !page.body.contains("`"))
+            let before = Set(BackupSettings.archives(in: folder))
+            #expect(try await browser.post("/admin/backups/now", form: [:]).location == "/admin/backups")
+            var finished = ""
+            for _ in 0..<300 {
+                let current = try await browser.get("/admin/backups").body
+                if !current.contains("backup-running") { finished = current; break }
+                #expect(current.contains(#"http-equiv="refresh""#))
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let written = Set(BackupSettings.archives(in: folder)).subtracting(before)
+            #expect(written.count == 1, "\(written)")
+            let newest = try #require(try await runs.recent(limit: 30).first { written.contains($0.fileName) })
+            #expect(newest.verified && newest.error == nil)
+            #expect(finished.contains(newest.fileName) && finished.contains("backup-now-form"))
         }
         await core.database.shutdown()
     }

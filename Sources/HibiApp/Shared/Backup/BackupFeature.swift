@@ -7,6 +7,7 @@ import ServiceLifecycle
 public struct BackupFeature: Feature {
     public let service: BackupService
     let runs: BackupRunStore
+    let now: BackupNow
     let platform: Platform
 
     init(platform: Platform) {
@@ -14,10 +15,12 @@ public struct BackupFeature: Feature {
         runs = BackupRunStore(database: platform.database)
         service = BackupService(database: platform.database, dataDirectory: platform.config.dataDirectory,
                                 mediaDirectory: platform.config.mediaDirectory, box: platform.box, logger: platform.logger)
+        now = BackupNow(settings: platform.config.backups, dataDirectory: platform.config.dataDirectory, runs: runs, backup: service,
+                        logger: platform.logger)
     }
 
     public func routes() -> FeatureRoutes {
-        .build { web, _ in BackupAdminRoutes(runs: runs, settings: platform.config.backups).register(on: web.admin()) }
+        .build { web, _ in BackupAdminRoutes(runs: runs, settings: platform.config.backups, now: now).register(on: web.admin()) }
     }
 
     public func backgroundServices() -> [any Service] {

@@ -152,6 +152,20 @@ public struct BackupRunStore: Sendable {
     }
 }
 
+extension BackupService {
+    /// Writes the archive `name` into `directory` (made private if new), verifies every member, and returns
+    /// its size: what a scheduled backup and "Back up now" both do.
+    func writeVerified(directory: String, name: String, now: Date,
+                       progress: @escaping @Sendable (BackupProgress) throws -> Void = { _ in }) async throws -> Int64? {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = (directory as NSString).appendingPathComponent(name)
+        try await write(to: path, now: now, progress: progress)
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+        _ = try BackupVerifier.verify(path: path)
+        return bytes
+    }
+}
+
 /// Writes a backup when one is due, verifies it, and keeps the newest `keep`. Several instances may run
 /// this against one database: the lease decides which one writes.
 public struct BackupScheduler: Sendable {
@@ -190,11 +204,7 @@ public struct BackupScheduler: Sendable {
         var verified = false
         var failure: String?
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let path = (directory as NSString).appendingPathComponent(name)
-            try await backup.write(to: path, now: now)
-            bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
-            _ = try BackupVerifier.verify(path: path)
+            bytes = try await backup.writeVerified(directory: directory, name: name, now: now)
             verified = true
             for old in BackupSettings.archives(in: directory).dropFirst(settings.keep) {
                 try? FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(old))
