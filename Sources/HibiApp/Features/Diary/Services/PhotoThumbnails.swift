@@ -126,7 +126,7 @@ struct ThumbnailFailures: Sendable {
     func record(photoID: String, userID: String, reason: String, now: Date) async throws {
         try await database.sql.raw("""
             INSERT INTO diary_photo_thumbnail_failures (photo_id, user_id, reason, failed_at)
-            SELECT \(bind: photoID), \(bind: userID), \(bind: String(reason.prefix(500))), \(bind: Int64(now.timeIntervalSince1970))
+            SELECT \(bind: photoID), \(bind: userID), \(bind: String(reason.prefix(500))), \(bind: Int64(saturating: now.timeIntervalSince1970))
             WHERE EXISTS (SELECT 1 FROM diary_photos WHERE id = \(bind: photoID))
             ON CONFLICT (photo_id) DO NOTHING
             """).run()

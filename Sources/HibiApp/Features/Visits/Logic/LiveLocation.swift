@@ -140,7 +140,7 @@ public enum LocationTimeRules {
 
     public static func problem(_ time: Int64, now: Date?) -> ImportSkipReason? {
         if time < 0 { return .beforeEpoch }
-        if let now, time > Int64(now.timeIntervalSince1970.rounded(.down)) &+ futureSlack { return .inFuture }
+        if let now, time > Int64(saturating: now.timeIntervalSince1970, rounding: .down) &+ futureSlack { return .inFuture }
         return nil
     }
 

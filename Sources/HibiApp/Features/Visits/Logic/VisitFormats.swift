@@ -404,7 +404,7 @@ struct GPXReader {
                 if let time = LocationTime.parse(value) {
                     track?.time = time
                 } else if let utc = VisitFormats.zonelessAsUTC(value) {
-                    track?.time = Int64(utc.timeIntervalSince1970.rounded(.down))
+                    track?.time = Int64(saturating: utc.timeIntervalSince1970, rounding: .down)
                     track?.zoneless = true
                 } else {
                     track?.badTime = true

@@ -100,7 +100,7 @@ public struct VisitService: Sendable {
         let batch = validated
         guard !validated.isEmpty else { return ImportOutcome(stored: []) }
         let key = try await signer.signingKey()
-        let seconds = batch.map { Int64($0.visitedAt.timeIntervalSince1970.rounded(.towardZero)) }
+        let seconds = batch.map { Int64(saturating: $0.visitedAt.timeIntervalSince1970) }
         let (from, to) = (seconds.min() ?? 0, seconds.max() ?? 0)
         let (stored, last) = try await database.transaction { sql in
             // One head lock for the whole file; records are chained in memory and the head written once.
