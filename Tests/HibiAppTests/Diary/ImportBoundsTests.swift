@@ -92,6 +92,50 @@ import ZIPFoundation
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// The same attack in Day One's shape (issue 31's reader): entries whose `dayone-moment://` references all
+    /// name one deflated 8 MB photo. Each reference counts against what the archive may write, so the first
+    /// entries get the photo and the rest are imported without it, each photo reported skipped with the reason;
+    /// nothing near 8 MB per reference is inflated or written.
+    @Test func aDayOneArchiveNamingOnePhotoInEveryEntryIsBounded() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hibi-amplify-dayone-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let config = try await TestApp.config(dataDirectory: directory)
+        let photo = Self.paddedPNG(size: DiaryRules.maxPhotoBytes - 1024)
+        let md5 = "0123456789abcdef0123456789abcdef"
+        let entries = (0..<40).map { index in
+            """
+            {"uuid":"\(String(format: "%032X", index + 1))","creationDate":"2024-03-\(String(format: "%02d", index % 28 + 1))T0\(index % 10):00:00Z","timeZone":"Asia/Tokyo",
+             "text":"day \(index)\\n\\n![](dayone-moment://M\(index))","photos":[{"identifier":"M\(index)","md5":"\(md5)","type":"png"}]}
+            """
+        }
+        let json = Data((#"{"metadata":{"version":"1.0"},"entries":["# + entries.joined(separator: ",") + "]}").utf8)
+        let path = directory + "/dayone.zip"
+        let zip = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
+        for (name, data) in [("Journal.json", json), ("photos/\(md5).png", photo)] {
+            try zip.addEntry(with: name, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate) { position, size in
+                data.subdata(in: Int(position)..<(Int(position) + size))
+            }
+        }
+        let body = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(body.count < 200_000, "\(body.count)")
+        try await TestApp.run(config: config) { browser in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken(scopes: .all))
+            let answer = try await api.call(.post, "/api/v1/diary/import", body: body, contentType: "application/zip")
+            #expect(answer.status == .ok, "\(answer.status) \(answer.body)")
+            struct Answer: Decodable { let report: DiaryImportReport }
+            let report = try APIClient.decode(Answer.self, answer).report
+            #expect(report.added == 40)
+            // An archive of this size may write 200 times itself: one 8 MB photo at most, never 40.
+            #expect(report.photosAdded <= 1, "\(report.photosAdded)")
+            #expect(report.photosAdded + report.photosSkipped == 40)
+            #expect(report.skipped.contains { $0.code == "too_large" && $0.en.contains("each reference counted") })
+            let written = Self.files(under: directory + "/diary-photos").count
+            #expect(written <= 1, "\(written) photo files written")
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
     /// Three takeout imports at once used to answer 200, 200 and 500 (a UNIQUE constraint on the diary's ids):
     /// now one runs and the others are refused with 409 and a message in the person's language.
     @Test func threeParallelTakeoutImportsGiveOneSuccessAndClearConflicts() async throws {

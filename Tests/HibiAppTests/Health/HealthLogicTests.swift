@@ -185,7 +185,7 @@ struct CSVTests {
         let drafts = try HealthCSV.parse("type,value,unit,start,end\nweight,150,lb,2024-05-01T07:00:00+09:00,\nsteps,\"1,000\",count,2024-05-01T08:00:00Z,2024-05-01T09:00:00Z\n", now: now)
         #expect(drafts.count == 2)
         #expect(abs(drafts[0].value - 68.04) < 0.01 && drafts[0].unit == "kg")
-        #expect(drafts[1].value == 1.0) // "1,000" with a decimal comma is 1.0 — quoted fields keep commas
+        #expect(drafts[1].value == 1000) // "1,000" is a thousand with its grouping comma (issue 29), never 1.0
         #expect(throws: HealthError.self) { try HealthCSV.parse("type,value\nsteps,-3,count,2024-05-01T08:00:00Z", now: now) }
         let error = #expect(throws: HealthError.self) {
             try HealthCSV.parse("type,value,unit,start\nsteps,10,count,2024-05-01T08:00:00Z\nsteps,10,count,yesterday", now: now)

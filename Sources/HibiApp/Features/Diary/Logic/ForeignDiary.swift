@@ -94,7 +94,7 @@ public struct ForeignPhoto: Sendable, Equatable {
 /// One element of a file that was not imported, and why.
 public struct ForeignSkip: Codable, Sendable, Equatable {
     public var at: String
-    /// Stable: `empty`, `unreadable`, `invalid`, `missing_file`, `unsupported`.
+    /// Stable: `unreadable`, `invalid`, `damaged`, `missing_file`, `unsupported`, `too_many`, `too_large`, `too_many_pixels`.
     public var code: String
     public var en: String
     public var ja: String

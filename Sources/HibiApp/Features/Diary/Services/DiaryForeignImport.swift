@@ -74,6 +74,19 @@ public struct DiaryForeignImport: Sendable {
 
     /// Entries written per transaction: their photos are held in memory until then.
     static let batchSize = 25
+    /// A batch is written early once its photos hold this much: 25 entries of 8 photos of 8 MB would be 1.6 GB.
+    static let maxHeldPhotoBytes = 64 * 1024 * 1024
+
+    /// The photos one import has read from its archive. A member named by several entries is inflated once
+    /// per batch and shared (Day One names a photo once per entry that shows it; an attacker names one 8 MB
+    /// photo in every entry: issue 28's amplification archive), and every reference counts against what an
+    /// archive of this size may write (`ZipReader.limit`), as the Hibi import counts them.
+    struct PhotoReads {
+        var byPath: [String: Data] = [:]
+        var held = 0
+        var written: UInt64 = 0
+        let limit: UInt64
+    }
 
     /// An upload or a file on disk. A Hibi export is read from the file as it is needed (each member spooled
     /// once, see `DiaryTransfer`), so its size is bounded by what it may inflate to, not by memory; the other
@@ -215,6 +228,7 @@ public struct DiaryForeignImport: Sendable {
         }
         var seen = Set<String>()
         var batch: [Prepared] = []
+        var reads = PhotoReads(limit: archive?.limit ?? 0)
         for (foreign, id) in zip(read.entries, ids) {
             // Already in this diary: imported before, or (a Hibi export read back) the entry it came from.
             let original = foreign.sourceID.flatMap(Self.uuid(fromHex:))
@@ -226,13 +240,15 @@ public struct DiaryForeignImport: Sendable {
                 report.skipped.append(.init(at: foreign.position, code: "invalid", reason: Text(en: "id already in use", ja: "ID が使用中です")))
                 continue
             }
-            let outcome = prepare(foreign, id: id, archive: archive, userID: userID, now: now)
+            let outcome = prepare(foreign, id: id, archive: archive, reads: &reads, userID: userID, now: now)
             report.skipped += outcome.skips
             report.photosSkipped += outcome.photosSkipped
             if let prepared = outcome.prepared { batch.append(prepared) }
-            if batch.count >= Self.batchSize {
+            if batch.count >= Self.batchSize || reads.held >= Self.maxHeldPhotoBytes {
                 report.merge(try await write(batch, userID: userID, now: now))
                 batch.removeAll()
+                reads.byPath.removeAll()
+                reads.held = 0
             }
         }
         report.merge(try await write(batch, userID: userID, now: now))
@@ -247,7 +263,7 @@ public struct DiaryForeignImport: Sendable {
     }
 
     /// An entry ready to write with its photos' bytes, or why it (or some of its photos) is skipped.
-    func prepare(_ foreign: ForeignEntry, id: String, archive: ZipReader?, userID: String, now: Date) -> Outcome {
+    func prepare(_ foreign: ForeignEntry, id: String, archive: ZipReader?, reads: inout PhotoReads, userID: String, now: Date) -> Outcome {
         var outcome = Outcome()
         var data: [Data] = []
         for (index, photo) in foreign.photos.enumerated() {
@@ -258,7 +274,7 @@ public struct DiaryForeignImport: Sendable {
                 outcome.photosSkipped += 1
                 continue
             }
-            switch Self.photo(photo, in: archive) {
+            switch Self.photo(photo, in: archive, reads: &reads) {
             case let .success(bytes): data.append(bytes)
             case let .failure(skip):
                 outcome.skips.append(.init(at: at, code: skip.code, reason: skip.reason))
@@ -287,7 +303,7 @@ public struct DiaryForeignImport: Sendable {
         let reason: Text
     }
 
-    static func photo(_ photo: ForeignPhoto, in archive: ZipReader?) -> Result<Data, PhotoSkip> {
+    static func photo(_ photo: ForeignPhoto, in archive: ZipReader?, reads: inout PhotoReads) -> Result<Data, PhotoSkip> {
         guard let archive else {
             return .failure(.init(code: "missing_file", reason: Text(en: "photo not in the upload (import the ZIP, not the JSON alone)",
                                                                      ja: "写真がアップロードにありません(JSON だけでなく ZIP を読み込んでください)")))
@@ -299,13 +315,22 @@ public struct DiaryForeignImport: Sendable {
             return .failure(.init(code: "too_large", reason: Text(en: "photo larger than \(DiaryRules.maxPhotoBytes / 1_048_576) MB",
                                                                   ja: "写真が \(DiaryRules.maxPhotoBytes / 1_048_576) MB を超えています")))
         }
+        guard reads.written + entry.size <= reads.limit else {
+            return .failure(.init(code: "too_large", reason: Text(en: "the archive names more photo bytes than an archive of its size may hold (each reference counted)",
+                                                                  ja: "アーカイブの大きさに対して写真の合計が大きすぎます(参照ごとに数えます)")))
+        }
+        reads.written += entry.size
+        if let shared = reads.byPath[path] { return .success(shared) }
         let data: Data
         do { data = try archive.contents(of: path) ?? Data() } catch {
             return .failure(.init(code: "damaged", reason: error.text))
         }
-        guard DiaryRules.isSupportedImage(data) else {
-            return .failure(.init(code: "unsupported", reason: Text(en: "not a JPEG, PNG or WebP image (\(path))", ja: "JPEG・PNG・WebP の画像ではありません(\(path))")))
+        do { try DiaryRules.validatePhoto(data) } catch {
+            let code = if case .photoTooManyPixels = error { "too_many_pixels" } else { "unsupported" }
+            return .failure(.init(code: code, reason: Text(en: "\(error.message(.en)) (\(path))", ja: "\(error.message(.ja))(\(path))")))
         }
+        reads.byPath[path] = data
+        reads.held += data.count
         return .success(data)
     }
 
