@@ -36,7 +36,7 @@ public func buildApplication(core: AppCore) async -> some ApplicationProtocol {
     router.add(middleware: FileMiddleware(
         (config.vendorDirectory as NSString).appendingPathComponent("web"), urlBasePath: "/vendor",
         cacheControl: assetCache(maxAge: 86400), logger: core.logger))
-    router.add(middleware: CSRFMiddleware(formLimit: 64 * 1024))
+    router.add(middleware: CSRFMiddleware(formLimit: 64 * 1024, box: core.box))
 
     OperationsRoutes(database: core.database, metrics: metrics, openAPIDocument: core.openAPIDocument, metricsToken: config.metricsToken).register(on: router)
     AppShellRoutes(resourcesDirectory: config.resourcesDirectory).register(on: router)

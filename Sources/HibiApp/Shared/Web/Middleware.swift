@@ -78,18 +78,21 @@ struct IdentityMiddleware: RouterMiddleware {
         }
         var newCSRFCookie: String?
         if context.csrfToken.isEmpty {
-            if let existing = request.cookies[Cookies.csrf]?.value, Self.isIssued(existing, box: box) {
-                context.csrfToken = existing
+            let cookieName = PreSessionCSRF.cookieName(secure: secureCookies)
+            let cookie: String
+            if let existing = request.cookies[cookieName]?.value, PreSessionCSRF.isIssued(existing, box: box) {
+                cookie = existing
+                context.preSessionCSRFCookie = existing
             } else {
-                let random = Secrets.randomToken(bytes: 24)
-                let fresh = random + "." + box.tag(random, purpose: "pre-session-csrf")
-                newCSRFCookie = fresh
-                context.csrfToken = fresh
+                cookie = PreSessionCSRF.newCookie(box: box)
+                newCSRFCookie = cookie
             }
+            context.csrfToken = PreSessionCSRF.token(cookie: cookie, now: now, box: box)
         }
         var response = try await next(request, context)
         if let newCSRFCookie {
-            response.setCookie(Cookie(name: Cookies.csrf, value: newCSRFCookie, path: "/", secure: secureCookies, httpOnly: true, sameSite: .strict))
+            response.setCookie(Cookie(name: PreSessionCSRF.cookieName(secure: secureCookies), value: newCSRFCookie, path: "/",
+                                      secure: secureCookies, httpOnly: true, sameSite: .strict))
         }
         return response
     }
@@ -120,14 +123,6 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         response.headers[.xFrameOptions] = "DENY"
         response.headers[.referrerPolicy] = "same-origin"
         return response
-    }
-}
-
-extension IdentityMiddleware {
-    static func isIssued(_ token: String, box: SealedBoxService) -> Bool {
-        let parts = token.split(separator: ".", maxSplits: 1).map(String.init)
-        guard parts.count == 2, parts[0].count >= 20 else { return false }
-        return Secrets.constantTimeEquals(parts[1], box.tag(parts[0], purpose: "pre-session-csrf"))
     }
 }
 
@@ -170,6 +165,8 @@ struct CSRFMiddleware: RouterMiddleware {
     let formLimit: Int
     /// How much of a multipart body may be read to find its leading `_csrf` part.
     var leadingPartLimit = 16 * 1024
+    /// Checks pre-session tokens (see `PreSessionCSRF`).
+    let box: SealedBoxService
     /// Paths an anonymous client may write to: sign-in, first-run setup, the language switch.
     var anonymousWebPaths: Set<String> = [AccountPaths.login, AccountPaths.setup, AccountPaths.logout, AccountPaths.language]
     /// API paths that a remembered device may call before anyone is signed in (face sign-in).
@@ -204,8 +201,17 @@ struct CSRFMiddleware: RouterMiddleware {
                 presented = value
             }
         }
-        guard let presented, !context.csrfToken.isEmpty, Secrets.constantTimeEquals(presented, context.csrfToken) else {
-            throw RequestError.csrfFailed
+        guard let presented else { throw RequestError.csrfFailed }
+        if case .session = context.identity?.credential {
+            guard !context.csrfToken.isEmpty, Secrets.constantTimeEquals(presented, context.csrfToken) else {
+                throw RequestError.csrfFailed
+            }
+        } else {
+            switch PreSessionCSRF.verify(presented, cookie: context.preSessionCSRFCookie, now: context.now, box: box) {
+            case .valid: break
+            case .expired: throw RequestError.formExpired
+            case .invalid: throw RequestError.csrfFailed
+            }
         }
         return try await next(request, context)
     }
@@ -302,7 +308,12 @@ enum ErrorRenderer {
                 el("h1") { status == .notFound ? CommonStrings.notFoundTitle(context.language) : CommonStrings.errorTitle(context.language) }
                 el("p", .class("error-message"), .role("alert")) { message }
                 el("p", .class("muted")) { "HTTP \(status.code)" }
-                el("a", .href("/"), .role("button")) { CommonStrings.backHome(context.language) }
+                // An expired sign-in or setup form: the same page again, with a fresh token.
+                if code == RequestError.formExpired.code, [AccountPaths.login, AccountPaths.setup].contains(path) {
+                    el("a", .href(path), .role("button")) { CommonStrings.freshForm(context.language) }
+                } else {
+                    el("a", .href("/"), .role("button")) { CommonStrings.backHome(context.language) }
+                }
             }
         }
         return Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],

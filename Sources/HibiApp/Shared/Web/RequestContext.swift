@@ -8,6 +8,8 @@ public struct HibiRequestContext: RequestContext {
     public var language: Language = .en
     /// Token every form on the page carries back; bound to the session, or to a pre-session cookie.
     public var csrfToken: String = ""
+    /// The signed pre-session CSRF cookie this request brought, if any (what its form token must be bound to).
+    var preSessionCSRFCookie: String?
     /// The peer's address, or the client's behind a trusted proxy (set by `IdentityMiddleware`).
     public var clientAddress: String
     /// The request's one "now", read from the app's injected clock by `IdentityMiddleware`, so handlers

@@ -68,6 +68,8 @@ public enum CommonStrings {
     public static let searchEverything = Text(en: "Search diary, visits, videos and health", ja: "日記・訪問・動画・健康を検索")
     public static let search = Text(en: "Search", ja: "検索")
     public static let backHome = Text(en: "Back to Today", ja: "今日のページへ戻る")
+    /// After a pre-session form expired: the same sign-in or setup page again.
+    public static let freshForm = Text(en: "Open a fresh form", ja: "新しいフォームを開く")
     public static let errorTitle = Text(en: "Something went wrong", ja: "問題が発生しました")
     public static let notFoundTitle = Text(en: "Page not found", ja: "ページが見つかりません")
     public static let skipToContent = Text(en: "Skip to content", ja: "本文へ移動")

@@ -20,6 +20,8 @@ public enum RequestError: UserFacingError, Equatable {
     case unauthenticated
     case forbidden
     case csrfFailed
+    /// A pre-session form (sign-in, setup) older than `PreSessionCSRF.lifetime`: the page offers a fresh one.
+    case formExpired
     case unsupportedMediaType
     /// The person already has a heavy job (an import) running; one at a time each.
     case busy
@@ -35,7 +37,7 @@ public enum RequestError: UserFacingError, Equatable {
         case .notFound: .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .unauthenticated: .unauthorized
-        case .forbidden, .csrfFailed: .forbidden
+        case .forbidden, .csrfFailed, .formExpired: .forbidden
         case .unsupportedMediaType: .unsupportedMediaType
         case .busy: .conflict
         case .quotaExceeded: .contentTooLarge
@@ -54,6 +56,7 @@ public enum RequestError: UserFacingError, Equatable {
         case .unauthenticated: "unauthenticated"
         case .forbidden: "forbidden"
         case .csrfFailed: "csrf_failed"
+        case .formExpired: "form_expired"
         case .unsupportedMediaType: "unsupported_media_type"
         case .busy: "busy"
         case .quotaExceeded: "quota_exceeded"
@@ -81,6 +84,9 @@ public enum RequestError: UserFacingError, Equatable {
             Text(en: "You are not allowed to do this.", ja: "この操作は許可されていません。")(language)
         case .csrfFailed:
             Text(en: "The form expired or came from another site. Reload the page and try again.", ja: "フォームの有効期限が切れたか、別のサイトから送信されました。ページを再読み込みしてやり直してください。")(language)
+        case .formExpired:
+            Text(en: "This page expired (a form is valid for 2 hours). Nothing was sent: open a fresh form and try again.",
+                 ja: "このページの有効期限が切れました(フォームの有効期間は 2 時間です)。何も送信されていません。新しいフォームを開いてやり直してください。")(language)
         case .unsupportedMediaType:
             Text(en: "Send the body as application/json.", ja: "本文は application/json で送ってください。")(language)
         case .busy:
