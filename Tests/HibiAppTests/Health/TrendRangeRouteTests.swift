@@ -83,6 +83,7 @@ import Testing
             try await Self.seed(APIClient(browser: browser, token: try await browser.createToken()))
             let week = try await browser.get("/health/trends?type=steps&range=week")
             #expect(week.status == .ok)
+            #expect(!week.body.contains(#"<circle class="point""#))
             #expect(week.body.contains("Your steps runs from Apr 2016 to Sep 2018"))
             let link = "/health/trends?type=steps&amp;from=2016-04-15&amp;to=2018-09-10"
             #expect(week.body.contains(#"href="\#(link)""#))
@@ -94,6 +95,8 @@ import Testing
             #expect(!shown.body.contains("trend-data-span"))
             #expect(!shown.body.contains("No data in this range yet"))
             #expect(shown.body.contains("Steps · 2016-04-15 – 2018-09-10"))
+            // The three months with records, one point each (the chart draws nothing for the months between).
+            #expect(shown.body.components(separatedBy: #"<circle class="point""#).count - 1 == 3)
 
             let all = try await browser.get("/health/trends?type=steps&range=all")
             #expect(all.status == .ok && !all.body.contains("No data in this range yet") && !all.body.contains("trend-data-span"))
