@@ -164,36 +164,50 @@ public enum TrendAnalyzer {
         return (today - length + 1, today)
     }
 
-    /// Daily (week, month) or weekly (year) points, summed or averaged by the type, with a trailing moving average.
+    /// The local day an instant falls on (days since 1970-01-01 in `timeZone`).
+    public static func localDay(_ instant: Int64, timeZone: TimeZone) -> Int {
+        let offset = Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant))))
+        return Int(StreakCalculator.floorDiv(instant &+ offset, 86400))
+    }
+
+    /// Points for a week, month or year back from today, summed or averaged by the type.
     public static func analyze(samples: [Sample], type: HealthDataType, range: TrendRange, now: Date, timeZone: TimeZone,
                                targetBelowCurrent: Bool? = nil) -> TrendAnalysis {
         let (firstDay, lastDay) = window(range, now: now, timeZone: timeZone)
-        let bucketDays = range == .year ? 7 : 1
+        return analyze(samples: samples, type: type, window: TrendWindow(firstDay: firstDay, lastDay: lastDay), timeZone: timeZone,
+                       targetBelowCurrent: targetBelowCurrent)
+    }
+
+    /// Points over any window, one per bucket with data (daily, weekly or monthly by the window's length), summed or
+    /// averaged by the type, with a trailing moving average. Buckets without records are left out, never filled in.
+    public static func analyze(samples: [Sample], type: HealthDataType, window: TrendWindow, timeZone: TimeZone,
+                               targetBelowCurrent: Bool? = nil) -> TrendAnalysis {
         var sums: [Int: (Double, Int)] = [:]
         var observed: (first: Int, last: Int)?
         for sample in samples {
-            let offset = Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(sample.instant))))
-            let day = Int(StreakCalculator.floorDiv(sample.instant + offset, 86400))
-            guard day >= firstDay, day <= lastDay else { continue }
+            let day = localDay(sample.instant, timeZone: timeZone)
+            guard day >= window.firstDay, day <= window.lastDay else { continue }
             observed = (min(observed?.first ?? day, day), max(observed?.last ?? day, day))
-            let bucket = (day - firstDay) / bucketDays
+            let bucket = window.bucketIndex(day)
             let current = sums[bucket] ?? (0, 0)
             sums[bucket] = (current.0 + sample.value, current.1 + 1)
         }
         var dayValues: [(day: Int, value: Double)] = []
         for (bucket, (sum, count)) in sums.sorted(by: { $0.key < $1.key }) {
+            let days = window.bucketDays(bucket)
             var value = type.isCumulative ? sum : sum / Double(count)
-            // A weekly bucket of a cumulative type is shown as a daily average, comparable with daily views.
-            if type.isCumulative, bucketDays > 1 { value = sum / Double(bucketDays) }
-            dayValues.append((firstDay + bucket * bucketDays, value))
+            // A weekly or monthly bucket of a cumulative type is shown as a daily average over the bucket's days inside
+            // the window (a partial week or month at either end is not diluted by days outside it), comparable with daily views.
+            if type.isCumulative, window.bucket != .day { value = sum / Double(days.upperBound - days.lowerBound + 1) }
+            dayValues.append((days.lowerBound, value))
         }
-        let averages = movingAverage(dayValues.map(\.value), window: range == .year ? 4 : 7)
+        let averages = movingAverage(dayValues.map(\.value), window: window.bucket.movingAverageWindow)
         let points = zip(dayValues, averages).map { pair in
             TrendPoint(date: Date(timeIntervalSince1970: TimeInterval(pair.0.day) * 86400), value: pair.0.value, movingAverage: pair.1)
         }
         let fit = linearFit(dayValues.map { (Double($0.day), $0.value) })
-        let insights = insights(type: type, range: range, observedDays: observed, values: dayValues.map(\.value), fit: fit,
-                                expectedPoints: (lastDay - firstDay) / bucketDays + 1, targetBelowCurrent: targetBelowCurrent)
+        let insights = insights(type: type, bucket: window.bucket, observedDays: observed, values: dayValues.map(\.value), fit: fit,
+                                expectedPoints: window.bucketCount, targetBelowCurrent: targetBelowCurrent)
         return TrendAnalysis(trendPoints: points, insights: insights, slopePerDay: fit?.slope, rSquared: fit?.r2)
     }
 
@@ -259,7 +273,7 @@ public enum TrendAnalyzer {
     /// observed point to the last, relative to where the line started. Nothing is extrapolated past the data
     /// (ten weeks of records never become "over this year"). Only the trend claim carries a confidence; a
     /// note that there is little data or no clear change is not a measurement and gets none.
-    static func insights(type: HealthDataType, range: TrendRange, observedDays: (first: Int, last: Int)?, values: [Double], fit: Fit?, expectedPoints: Int,
+    static func insights(type: HealthDataType, bucket: TrendWindow.Bucket, observedDays: (first: Int, last: Int)?, values: [Double], fit: Fit?, expectedPoints: Int,
                          targetBelowCurrent: Bool?) -> [HealthInsight] {
         var result: [HealthInsight] = []
         let name = type.title
@@ -292,12 +306,94 @@ public enum TrendAnalyzer {
         if expectedPoints > 0, values.count * 2 < expectedPoints {
             result.append(HealthInsight(
                 title: Text(en: "Few records", ja: "記録が少なめです"),
-                description: Text(en: "\(values.count) of \(expectedPoints) \(range == .year ? "weeks" : "days") have data; trends may be unreliable.",
-                                  ja: "\(expectedPoints) \(range == .year ? "週" : "日")のうち \(values.count) \(range == .year ? "週" : "日")しか記録がないため、傾向は参考程度です。"),
+                description: Text(en: "\(values.count) of \(expectedPoints) \(bucket.plural.en) have data; trends may be unreliable.",
+                                  ja: "\(expectedPoints) \(bucket.plural.ja)のうち \(values.count) \(bucket.plural.ja)しか記録がないため、傾向は参考程度です。"),
                 type: .warning, confidence: nil))
         }
         return result
     }
+}
+
+/// A span of local days, both ends included, and the size of the buckets its points are drawn in.
+public struct TrendWindow: Sendable, Equatable {
+    /// Days up to about two months (62 days) are drawn day by day, up to about two years (731 days) week by week,
+    /// longer spans month by month: a chart keeps between a few and about a hundred points whatever its length.
+    public enum Bucket: String, Sendable {
+        case day, week, month
+
+        var movingAverageWindow: Int {
+            switch self {
+            case .day: 7
+            case .week: 4
+            case .month: 3
+            }
+        }
+
+        var plural: Text {
+            switch self {
+            case .day: Text(en: "days", ja: "日")
+            case .week: Text(en: "weeks", ja: "週")
+            case .month: Text(en: "months", ja: "か月")
+            }
+        }
+    }
+
+    /// Day numbers of 1970-01-01 and 9999-12-31, the days Hibi keeps. A window never leaves them, so its bucket count
+    /// is bounded (at most 62 days, 105 weeks or about 96,000 months) and its day arithmetic cannot overflow.
+    public static let keptDays = 0...2_932_896
+
+    public let firstDay: Int
+    public let lastDay: Int
+    public let bucket: Bucket
+
+    /// Both ends are clamped to the kept days; a reversed window becomes the single day `firstDay`.
+    public init(firstDay: Int, lastDay: Int) {
+        let first = min(max(firstDay, Self.keptDays.lowerBound), Self.keptDays.upperBound)
+        let last = min(max(lastDay, first), Self.keptDays.upperBound)
+        self.firstDay = first
+        self.lastDay = last
+        let length = last - first + 1
+        bucket = length <= 62 ? .day : (length <= 731 ? .week : .month)
+    }
+
+    public var first: DayKey { DayKey(daysSince1970: Int64(firstDay)) }
+    public var last: DayKey { DayKey(daysSince1970: Int64(lastDay)) }
+
+    static func monthIndex(_ day: Int) -> Int {
+        let key = DayKey(daysSince1970: Int64(day))
+        return key.year * 12 + key.month - 1
+    }
+
+    /// Which bucket a day inside the window falls in, counting from 0. Weeks start on the window's first day;
+    /// months are calendar months.
+    public func bucketIndex(_ day: Int) -> Int {
+        switch bucket {
+        case .day: day - firstDay
+        case .week: (day - firstDay) / 7
+        case .month: Self.monthIndex(day) - Self.monthIndex(firstDay)
+        }
+    }
+
+    /// The days of a bucket that lie inside the window.
+    public func bucketDays(_ index: Int) -> ClosedRange<Int> {
+        let start: Int, end: Int
+        switch bucket {
+        case .day:
+            start = firstDay + index; end = start
+        case .week:
+            start = firstDay + index * 7; end = start + 6
+        case .month:
+            let month = Self.monthIndex(firstDay) + index
+            let year = month / 12, monthOfYear = month % 12 + 1
+            start = Int(DayKey(year: year, month: monthOfYear, day: 1).daysSince1970)
+            let next = monthOfYear == 12 ? DayKey(year: year + 1, month: 1, day: 1) : DayKey(year: year, month: monthOfYear + 1, day: 1)
+            end = Int(next.daysSince1970) - 1
+        }
+        return max(start, firstDay)...max(max(start, firstDay), min(end, lastDay))
+    }
+
+    /// How many buckets the window holds, with or without data.
+    public var bucketCount: Int { bucketIndex(lastDay) + 1 }
 }
 
 public enum ReminderSchedule {

@@ -134,6 +134,13 @@ public struct TrendResponse: Codable, Sendable {
     public let insights: [Insight]
     public let slopePerDay: Double?
     public let rSquared: Double?
+    /// The window's first and last day (YYYY-MM-DD, both included) and its bucket: day, week or month.
+    public let from: String
+    public let to: String
+    public let bucket: String
+    /// The first and last day with records of this type, absent without any.
+    public let dataFrom: String?
+    public let dataTo: String?
 }
 
 public struct ReminderResponse: Codable, Sendable {

@@ -285,6 +285,29 @@ public enum TrendRange: String, Codable, Sendable, CaseIterable {
     }
 }
 
+/// What a trends request asks for: a range back from today, everything recorded, or the days between two dates.
+public enum TrendSelection: Sendable, Equatable {
+    case range(TrendRange)
+    case all
+    case days(DayKey, DayKey)
+
+    /// "week", "month", "year", "all" or "custom", as the API answers it.
+    public var name: String {
+        switch self {
+        case let .range(range): range.rawValue
+        case .all: "all"
+        case .days: "custom"
+        }
+    }
+}
+
+public struct TrendResult: Sendable {
+    public let window: TrendWindow
+    public let analysis: TrendAnalysis
+    /// The first and last local day with records of the type, whatever the window.
+    public let dataSpan: TrendWindow?
+}
+
 public struct TrendPoint: Sendable, Equatable, Codable {
     public let date: Date
     public let value: Double

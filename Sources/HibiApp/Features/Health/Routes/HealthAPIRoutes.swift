@@ -111,13 +111,16 @@ struct HealthAPIRoutes: Sendable {
         }
         api.get("health/trends") { request, context in
             let user = context.user
-            let (type, range) = try HealthRequest.trendQuery(request)
-            let analysis = try await health.trends(user: user, type: type, range: range, now: context.now)
+            let (type, selection) = try HealthRequest.trendSelection(request)
+            let result = try await health.trends(user: user, type: type, selection: selection, now: context.now)
+            let analysis = result.analysis
             return JSONBody(TrendResponse(
-                type: type.rawValue, range: range.rawValue, unit: type.canonicalUnit, points: analysis.trendPoints,
+                type: type.rawValue, range: selection.name, unit: type.canonicalUnit, points: analysis.trendPoints,
                 insights: analysis.insights.map { .init(title: $0.title(context.language), description: $0.description(context.language),
                                                         type: $0.type.rawValue, confidence: $0.confidence) },
-                slopePerDay: analysis.slopePerDay, rSquared: analysis.rSquared))
+                slopePerDay: analysis.slopePerDay, rSquared: analysis.rSquared,
+                from: result.window.first.description, to: result.window.last.description, bucket: result.window.bucket.rawValue,
+                dataFrom: result.dataSpan?.first.description, dataTo: result.dataSpan?.last.description))
         }
         api.get("health/reminders") { _, context in
             let user = context.user

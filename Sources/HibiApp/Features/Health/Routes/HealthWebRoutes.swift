@@ -46,9 +46,9 @@ struct HealthWebRoutes: Sendable {
         router.get(RouterPath(HealthPaths.exportCSV)) { _, context in try await HealthDownloads.csv(health, user: context.user) }
         router.get(RouterPath(HealthPaths.trends)) { request, context in
             let user = context.user
-            let (type, range) = try HealthRequest.trendQuery(request)
-            let analysis = try await health.trends(user: user, type: type, range: range, now: context.now)
-            return HTMLPage(HealthViews.trends(context: context.base, type: type, range: range, analysis: analysis,
+            let (type, selection) = try HealthRequest.trendSelection(request)
+            let result = try await health.trends(user: user, type: type, selection: selection, now: context.now)
+            return HTMLPage(HealthViews.trends(context: context.base, type: type, selection: selection, result: result,
                                                units: try await health.profiles.get(userID: user.id).units))
         }
         router.get(RouterPath(HealthPaths.goals)) { _, context in try await goalsPage(context, notice: nil) }

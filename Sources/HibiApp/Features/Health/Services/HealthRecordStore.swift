@@ -138,6 +138,17 @@ public struct HealthRecordStore: Sendable {
     }
 
     /// (instant, value) of one type in a time window, for trends and goals.
+    /// The first and last start of the person's records of a type, nil without any.
+    public func span(userID: String, type: String) async throws -> (first: Int64, last: Int64)? {
+        guard let row = try await database.sql.select()
+            .column(SQLFunction("MIN", args: SQLColumn("start_at")), as: "first")
+            .column(SQLFunction("MAX", args: SQLColumn("start_at")), as: "last")
+            .from("health_records").where("user_id", .equal, userID).where("type", .equal, type).first(),
+            let first = try row.decodeNil(column: "first") ? nil : row.decode(column: "first", as: Int64.self),
+            let last = try row.decodeNil(column: "last") ? nil : row.decode(column: "last", as: Int64.self) else { return nil }
+        return (first, last)
+    }
+
     public func samples(userID: String, type: String, from: Int64, to: Int64) async throws -> [TrendAnalyzer.Sample] {
         try await database.sql.select().column("start_at").column("value").from("health_records")
             .where("user_id", .equal, userID).where("type", .equal, type)

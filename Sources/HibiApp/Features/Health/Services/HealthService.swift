@@ -170,15 +170,35 @@ public struct HealthService: Sendable {
     }
 
     public func trends(user: User, type: HealthDataType, range: TrendRange, now: Date) async throws -> TrendAnalysis {
+        try await trends(user: user, type: type, selection: .range(range), now: now).analysis
+    }
+
+    /// The trend over a chosen window, and the days the person has records of this type on (for "your data runs from…").
+    public func trends(user: User, type: HealthDataType, selection: TrendSelection, now: Date) async throws -> TrendResult {
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        let (firstDay, _) = TrendAnalyzer.window(range, now: now, timeZone: zone)
-        let samples = try await records.samples(userID: user.id, type: type.rawValue, from: Int64(firstDay - 1) * 86400,
-                                                to: Int64(saturating: now.timeIntervalSince1970) + 86400)
+        let span = try await records.span(userID: user.id, type: type.rawValue).map {
+            TrendWindow(firstDay: TrendAnalyzer.localDay($0.first, timeZone: zone), lastDay: TrendAnalyzer.localDay($0.last, timeZone: zone))
+        }
+        let window: TrendWindow
+        switch selection {
+        case let .range(range):
+            let days = TrendAnalyzer.window(range, now: now, timeZone: zone)
+            window = TrendWindow(firstDay: days.firstDay, lastDay: days.lastDay)
+        case .all:
+            let today = StreakCalculator.today(now: now, timeZone: zone)
+            window = span ?? TrendWindow(firstDay: today, lastDay: today)
+        case let .days(first, last):
+            window = TrendWindow(firstDay: Int(first.daysSince1970), lastDay: Int(last.daysSince1970))
+        }
+        // A day's instants lie within a day of its UTC midnight whatever the zone; the analyzer keeps only the window's days.
+        let samples = try await records.samples(userID: user.id, type: type.rawValue, from: Int64(window.firstDay - 1) * 86400,
+                                                to: Int64(window.lastDay + 2) * 86400)
         var targetBelow: Bool?
         if type == .weight, let target = try await profiles.get(userID: user.id).targetWeightKg, let last = samples.last {
             targetBelow = target < last.value
         }
-        return TrendAnalyzer.analyze(samples: samples, type: type, range: range, now: now, timeZone: zone, targetBelowCurrent: targetBelow)
+        let analysis = TrendAnalyzer.analyze(samples: samples, type: type, window: window, timeZone: zone, targetBelowCurrent: targetBelow)
+        return TrendResult(window: window, analysis: analysis, dataSpan: span)
     }
 }
 

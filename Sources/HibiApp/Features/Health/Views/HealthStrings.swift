@@ -44,6 +44,23 @@ enum HealthStrings {
     static let deadlineHelp = Text(en: "Leave empty for no deadline: steps, energy and distance then count per day (10,000 steps a day).",
                                    ja: "空欄なら期限なし。歩数・エネルギー・距離は1日ごとに数えます(1日1万歩など)。")
     static let period = Text(en: "Period", ja: "期間")
+    static let allTime = Text(en: "All time", ja: "全期間")
+    /// "Your Heart rate runs from Apr 2016 to Sep 2018", then a link reading `showIt`.
+    static let dataRuns = Text(en: "Your %@ runs from %@ to %@", ja: "%@の記録は%@から%@までです")
+    static let showIt = Text(en: "show it", ja: "表示する")
+    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// A title inside a sentence: "Heart rate" → "heart rate", but "VO2 max" stays as it is.
+    static func inSentence(_ title: String) -> String {
+        let letters = Array(title)
+        guard letters.count > 1, letters[0].isUppercase, letters[1].isLowercase else { return title }
+        return letters[0].lowercased() + String(letters.dropFirst())
+    }
+
+    /// "Apr 2016" / "2016年4月".
+    static func month(_ day: DayKey, _ language: Language) -> String {
+        Text(en: "\(monthNames[(day.month - 1) % 12]) \(day.year)", ja: "\(day.year)年\(day.month)月")(language)
+    }
     static let newer = Text(en: "Newer", ja: "新しい記録")
     static let older = Text(en: "Older", ja: "古い記録")
     static let pageNumber = Text(en: "Page %@", ja: "%@ ページ目")

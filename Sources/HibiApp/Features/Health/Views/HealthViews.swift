@@ -289,12 +289,18 @@ enum HealthViews {
         }
     }
 
-    static func trends(context: HibiRequestContext, type: HealthDataType, range: TrendRange, analysis: TrendAnalysis, units: UnitPreferences) -> Node {
+    static func trends(context: HibiRequestContext, type: HealthDataType, selection: TrendSelection, result: TrendResult, units: UnitPreferences) -> Node {
         let l = context.language
+        let analysis = result.analysis
         let unit = HealthUnits.displayUnit(for: type, preferences: units)
+        let rangeTitle = switch selection {
+        case let .range(range): range.title(l)
+        case .all: HealthStrings.allTime(l)
+        case .days: "\(result.window.first) – \(result.window.last)"
+        }
         let chart = HealthGraphics.chart(points: analysis.trendPoints, unit: unit == "count" ? "" : unit,
                                          display: { HealthUnits.display($0, type: type, preferences: units) }, language: l,
-                                         title: "\(type.title(l)) · \(range.title(l))")
+                                         title: "\(type.title(l)) · \(rangeTitle)")
         return page(HealthStrings.trends(l), context: context, tab: HealthPaths.trends) {
             el("h1") { HealthStrings.trends(l) }
             el("form", .method("get"), .action(HealthPaths.trends), .class("filter-form"), .id("trend-form")) {
@@ -308,12 +314,26 @@ enum HealthViews {
                     el("legend") { HealthStrings.period(l) }
                     for r in TrendRange.allCases {
                         el("label") {
-                            input(.type("radio"), .name("range"), .value(r.rawValue), r == range ? .checked : .data("x", ""), .data("autosubmit", "true"))
+                            input(.type("radio"), .name("range"), .value(r.rawValue), selection == .range(r) ? .checked : .data("x", ""), .data("autosubmit", "true"))
                             r.title(l)
                         }
                     }
+                    el("label") {
+                        input(.type("radio"), .name("range"), .value("all"), selection == .all ? .checked : .data("x", ""), .data("autosubmit", "true"))
+                        HealthStrings.allTime(l)
+                    }
                 }
                 el("button", .type("submit"), .class("secondary")) { HealthStrings.filter(l) }
+            }
+            // An empty window while other days hold records of this type (an export from years ago): say where they are.
+            if analysis.trendPoints.isEmpty, let span = result.dataSpan {
+                el("p", .class("notice"), .id("trend-data-span")) {
+                    HealthStrings.fill(HealthStrings.dataRuns(l), HealthStrings.inSentence(type.title(l)), HealthStrings.month(span.first, l), HealthStrings.month(span.last, l))
+                    " — "
+                    el("a", .href("\(HealthPaths.trends)?type=\(type.rawValue)&from=\(span.first)&to=\(span.last)"), .id("trend-show-data")) {
+                        HealthStrings.showIt(l)
+                    }
+                }
             }
             el("section", .class("card chart-card"), .id("trend-chart")) {
                 Node.raw(chart)
