@@ -23,8 +23,7 @@ enum DiaryPhotoSchema {
     }
 
     /// Thumbnails that could not be made (ffmpeg failed, timed out, or the photo is above the pixel cap), so a
-    /// view does not start ffmpeg again for them: kept in the database so every instance agrees. Version 283
-    /// (issue 28, item 3) rather than the next number, so helpers adding migrations at once do not collide.
+    /// view does not start ffmpeg again for them: kept in the database so every instance agrees (issue 28, item 3).
     static let thumbnailFailures = Migration(version: 27, name: "diary-photo-thumbnail-failures") { sql, _ in
         try await sql.create(table: "diary_photo_thumbnail_failures")
             .column("photo_id", type: .text, .primaryKey(autoIncrement: false), .references("diary_photos", "id", onDelete: .cascade))
