@@ -74,7 +74,11 @@
       const response = await fetch(element.dataset.pointsUrl, { credentials: "same-origin" });
       if (response.ok) points = await response.json();
     } catch (_) { /* the map still shows; the list below has every visit */ }
-    const layer = typeof L.markerClusterGroup === "function" ? L.markerClusterGroup({ chunkedLoading: true }) : L.layerGroup();
+    // Clusters split at the deepest zoom the map allows: a private map (no tiles) stops at country level,
+    // where two visits in one city would otherwise stay one "2" for ever.
+    const layer = typeof L.markerClusterGroup === "function"
+      ? L.markerClusterGroup({ chunkedLoading: true, disableClusteringAtZoom: map.getMaxZoom() })
+      : L.layerGroup();
     for (const point of points) {
       L.marker([point.lat, point.lon], { title: point.name, alt: point.name })
         .bindPopup(() => popup(point, element.dataset.openText || "Open"))
