@@ -5,6 +5,9 @@
 #               against `sqlite3 .backup` + `tar` of the media folders / copying the database + untar
 #   PostgreSQL: `hibi backup` from PostgreSQL / `hibi restore` into an empty PostgreSQL database
 #               against `pg_dump -Fc` + `tar` / `pg_restore` into an empty database + untar
+# Goal: `hibi backup` takes at most 2x `sqlite3 .backup` + tar, with flat memory (peak RSS that does not grow
+# with the data: the snapshot is copied by SQLite's backup API into a scratch file and streamed into the archive),
+# and writers never blocked (a writer commits every 20 ms during each SQLite backup; its slowest commit is a figure).
 # Wall time and peak RSS (GNU time) of each side; the ratios are taken within each round.
 # Data (BENCH_SIZE=full, the issue's size): 100,000 diary entries (sealed, through `hibi import diary`) of
 # which 2,000 with a 250 KB photo (sealed files), 2,600,000 health records and 100,000 visits with their
@@ -209,7 +212,30 @@ for ROUND in $(seq 1 "$ROUNDS"); do
   rm -rf "$OUT"; mkdir -p "$OUT"
   # SQLite
   if [ "$SQLITE" = 1 ]; then
+    # A writer beside the backup, as a running server is: one commit every 20 ms; its slowest commit and how many it
+    # made are figures (a blocked writer would wait out the whole snapshot).
+    rm -f "$WORK/writer.stop"
+    python3 - "$DATA/hibi.sqlite" "$WORK/writer.stop" >"$WORK/writer.out" <<'PY' &
+import os, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], timeout=60)
+worst, count = 0.0, 0
+while not os.path.exists(sys.argv[2]):
+    start = time.monotonic()
+    db.execute("INSERT INTO settings (key, value) VALUES ('bench-writer', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(count),))
+    db.commit()
+    worst, count = max(worst, time.monotonic() - start), count + 1
+    time.sleep(0.02)
+db.execute("DELETE FROM settings WHERE key = 'bench-writer'")
+db.commit()
+print(worst * 1000, count)
+PY
+    WRITER=$!
     measure hibi_backup env HIBI_DATA_DIR="$DATA" "$HIBI" backup --quiet -o "$OUT/instance.hibi-backup"
+    touch "$WORK/writer.stop"
+    wait "$WRITER" || die "the writer beside the backup failed"
+    read -r WORST WRITES <"$WORK/writer.out"
+    record writer_slowest_commit_during_backup "$WORST" ms
+    record writer_commits_during_backup "$WRITES" commits
     measure sqlite_tar_backup bash -c 'sqlite3 "$1/hibi.sqlite" ".backup $2/base.sqlite" && tar -cf "$2/media.tar" -C "$1" "${@:3}"' _ \
       "$DATA" "$OUT" "${MEDIA_DIRS[@]}"
     fresh_target "$OUT/hibi-target"

@@ -3,24 +3,27 @@ import Foundation
 import HibiApp
 
 /// `hibi backup -o FILE`: the whole instance in one archive while it keeps serving;
-/// `hibi backup --verify FILE`: every member checked against the manifest.
+/// `hibi backup --verify FILE`: the signature checked with this instance's data key, every member against the manifest.
 struct BackupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Back up the whole instance (every table, every media file, a manifest) to one archive, or verify one.")
     @OptionGroup var options: ConfigOptions
     @Option(name: .shortAndLong, help: "Archive to write (written as FILE.partial, renamed when complete)") var output: String?
-    @Option(help: "Check every member of an existing backup against its manifest") var verify: String?
+    @Option(help: "Check an existing backup's signature with this instance's data key, and every member against its manifest") var verify: String?
+    @Flag(help: "With --verify: check the members of a backup whose signature cannot be checked (an older Hibi's, or another instance's)") var allowUnverified = false
     @Flag(help: "No progress bar (for scripts)") var quiet = false
 
     func run() async throws {
         let bar = BackupProgressBar(enabled: !quiet && (isatty(STDERR_FILENO) != 0 || ProcessInfo.processInfo.environment["HIBI_PROGRESS"] == "1"))
         if let verify {
             do {
-                let result = try BackupVerifier.verify(path: verify) { bar.draw($0) }
+                let config = try options.load()
+                let box = try RestoreKey.load(masterKey: config.masterKey, dataDirectory: config.dataDirectory)
+                let result = try BackupVerifier.verify(path: verify, box: box, allowUnverified: allowUnverified) { bar.draw($0) }
                 bar.finish()
                 print("OK: \(verify): \(result.tables) tables, \(result.files) files, \(result.bytes) bytes match the manifest.")
-            } catch let error as BackupError {
+            } catch let error as any CustomStringConvertible where error is BackupError || error is EncryptionError {
                 bar.finish()
                 printError(error.description)
                 throw ExitCode.failure

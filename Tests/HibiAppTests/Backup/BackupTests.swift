@@ -167,11 +167,13 @@ enum BackupFixture {
         if healthRecords > 0 { try await addHealthRecords(healthRecords, to: config) }
         let backup = (source as NSString).appendingPathComponent("\(label).hibi-backup")
         _ = try await self.backup(config, to: backup)
-        // The snapshot is made inside the archive by SQLite: nothing it keeps beside an open database (WAL, shared
-        // memory, journal) and no partial file may be left next to the finished archive.
+        // No partial file next to the finished archive, and nothing of the tables' scratch copy (nor what SQLite keeps
+        // beside an open database: WAL, shared memory, journal) left in the data directory's tmp/.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: source)
             .filter { $0.hasPrefix("\(label).hibi-backup") && $0 != "\(label).hibi-backup" }
         #expect(leftovers.isEmpty, "left beside the archive: \(leftovers)")
+        let scratch = (try? FileManager.default.contentsOfDirectory(atPath: (source as NSString).appendingPathComponent("tmp"))) ?? []
+        #expect(!scratch.contains { $0.hasPrefix("backup-") }, "left in tmp/: \(scratch)")
         return (source, backup)
     }
 
@@ -189,7 +191,7 @@ enum BackupFixture {
             let tampered = (source as NSString).appendingPathComponent("tampered-\(tampering.label).hibi-backup")
             // Signed again with the source's key: these tamperings test the row checks behind the signature.
             try await rewrite(good, to: tampered, signWith: try RestoreKey.load(masterKey: nil, dataDirectory: source), tampering.change)
-            #expect(try BackupVerifier.verify(path: tampered).tables > 0)
+            #expect(try BackupVerifier.verify(path: tampered, box: try RestoreKey.load(masterKey: nil, dataDirectory: source)).tables > 0)
             let target = try directory("tampered-target")
             try copyKeys(from: source, to: target)
             let config = try await targetConfig(target)
@@ -469,7 +471,7 @@ enum BackupFixture {
             try await expectRefused(path, try await freshTarget()) { error in
                 if case let .damaged(named, _) = error { return named == member } else { return false }
             }
-            #expect(throws: BackupError.self) { try BackupVerifier.verify(path: path) }
+            #expect(throws: BackupError.self) { try BackupVerifier.verify(path: path, box: nil, allowUnverified: true) }
         }
 
         let truncated = (source as NSString).appendingPathComponent("truncated.hibi-backup")
@@ -605,7 +607,9 @@ enum BackupFixture {
         #expect(sawPartial.value)
         #expect(!FileManager.default.fileExists(atPath: output))
         #expect(!FileManager.default.fileExists(atPath: output + ".partial"))
-        #expect(!FileManager.default.fileExists(atPath: output + ".partial-tables"))
+        // The tables' scratch copy went with it.
+        let scratch = (try? FileManager.default.contentsOfDirectory(atPath: (config.dataDirectory as NSString).appendingPathComponent("tmp"))) ?? []
+        #expect(!scratch.contains { $0.hasPrefix("backup-") }, "left in tmp/: \(scratch)")
     }
 
     @Test func aKilledBackupOrRestoreProcessLeavesNothingThatLooksDone() async throws {
@@ -634,7 +638,7 @@ enum BackupFixture {
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
         #expect(!FileManager.default.fileExists(atPath: output))
-        #expect(throws: BackupError.self) { try BackupVerifier.verify(path: output + ".partial") }
+        #expect(throws: BackupError.self) { try BackupVerifier.verify(path: output + ".partial", box: nil, allowUnverified: true) }
 
         // Killed while restoring (here while it stages the 320 MB of files): the target stays empty, and the
         // next restore clears what the killed one left and succeeds.
@@ -679,7 +683,10 @@ final class LockedFlag: @unchecked Sendable {
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/v1.hibi-backup").path
         let manifest = try BackupArchive(path: fixture).manifest
         #expect(manifest.formatVersion == 1)
-        #expect(try BackupVerifier.verify(path: fixture).tables == manifest.tables.count)
+        #expect(try BackupVerifier.verify(path: fixture, box: nil, allowUnverified: true).tables == manifest.tables.count)
+        // Without the flag --verify says what it cannot check, as a restore does.
+        let unsigned = #expect(throws: BackupError.self) { try BackupVerifier.verify(path: fixture, box: nil) }
+        #expect(unsigned?.description.contains("--allow-unverified") == true)
         let target = try BackupFixture.directory("v1")
         var config = try await BackupFixture.targetConfig(target)
         config.masterKey = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
@@ -749,29 +756,27 @@ final class LockedFlag: @unchecked Sendable {
         try Self.unzipTests(archivePath)
     }
 
-    /// The tables snapshot's member: written in place by someone else after its header, then sealed by reading it
-    /// back in pieces hashed on two threads. Its SHA-256 and CRC-32 are the plain ones across piece boundaries and a
-    /// short last piece, members after it follow it, and nothing can be given a place while it is open.
-    @Test func anOpenEndedMemberWrittenInPlaceIsSealedWithTheRightDigests() throws {
+    /// Members given their place first and filled later, out of order (as the media files and the tables' snapshot are,
+    /// from two threads): a large one read in pieces keeps the plain SHA-256 and CRC-32 across piece boundaries and a
+    /// short last piece, and a file that changed size since its place was given is refused.
+    @Test func reservedMembersFilledOutOfOrderHaveTheRightDigests() throws {
         let directory = try BackupFixture.directory("large")
         let words = (0..<((2 * BackupZipWriter.parallelPiece + 12_345) / 8)).map { _ in UInt64.random(in: .min ... .max) }
         let data = words.withUnsafeBytes { Data($0) } + Data([1, 2, 3])
         let small = (directory as NSString).appendingPathComponent("small.bin")
+        let large = (directory as NSString).appendingPathComponent("large.bin")
         try Data("before".utf8).write(to: URL(fileURLWithPath: small))
+        try data.write(to: URL(fileURLWithPath: large))
         let archivePath = (directory as NSString).appendingPathComponent("out.zip")
         let writer = try BackupZipWriter(path: archivePath)
         let first = try writer.reserve(name: "small.bin", size: 6)
-        let slot = try writer.reserveOpenEnded(name: "large.bin")
-        #expect(throws: BackupError.self) { try writer.reserve(name: "late.bin", size: 1) }
-        #expect(throws: BackupError.self) { try writer.begin(name: "late.json", method: .deflated, modified: Date()) }
+        let second = try writer.reserve(name: "large.bin", size: Int64(data.count))
+        let wrong = try writer.reserve(name: "wrong.bin", size: 5)
+        let written = try writer.fill(second, from: large, modified: Date())
         _ = try writer.fill(first, from: small, modified: Date())
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: archivePath))
-        try handle.seek(toOffset: slot.headerAt + slot.headerLength)
-        try handle.write(contentsOf: data)
-        try handle.close()
-        // A writer that says less than it wrote is caught: the member would not be what the archive holds.
-        #expect(throws: BackupError.self) { try writer.seal(slot, size: Int64(data.count) - 1, readingBack: archivePath, modified: Date()) }
-        let written = try writer.seal(slot, size: Int64(data.count), readingBack: archivePath, modified: Date())
+        #expect(throws: BackupError.self) { try writer.fill(wrong, from: small, modified: Date()) }
+        try Data("12345".utf8).write(to: URL(fileURLWithPath: small))
+        _ = try writer.fill(wrong, from: small, modified: Date())
         let after = try writer.begin(name: "after.json", method: .deflated, modified: Date())
         try Data("{}".utf8).withUnsafeBytes { try after.write($0) }
         _ = try after.finish()
@@ -781,6 +786,7 @@ final class LockedFlag: @unchecked Sendable {
         let archive = try ZipReader(path: archivePath, maxTotalBytes: 1 << 26)
         #expect(try archive.contents(of: "large.bin") == data)
         #expect(try archive.contents(of: "small.bin") == Data("before".utf8))
+        #expect(try archive.contents(of: "wrong.bin") == Data("12345".utf8))
         #expect(try archive.contents(of: "after.json") == Data("{}".utf8))
         try Self.unzipTests(archivePath)
     }

@@ -14,12 +14,22 @@ import ZIPFoundation
 
     /// `hibi restore ARGS` into `target` (SQLite beside it): exit status and what it printed on stderr.
     static func restoreCLI(_ archive: String, into target: String, _ flags: [String] = []) throws -> (status: Int32, stderr: String) {
+        try runCLI(["restore", "--quiet", "--data-dir", target] + flags + [archive],
+                   databaseURL: "sqlite:" + (target as NSString).appendingPathComponent("hibi.sqlite"))
+    }
+
+    /// `hibi backup --verify ARCHIVE` with the data directory (and so the data key) of `keysOf`.
+    static func verifyCLI(_ archive: String, keysOf directory: String, _ flags: [String] = []) throws -> (status: Int32, stderr: String) {
+        try runCLI(["backup", "--quiet", "--data-dir", directory] + flags + ["--verify", archive], databaseURL: nil)
+    }
+
+    static func runCLI(_ arguments: [String], databaseURL: String?) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["restore", "--quiet", "--data-dir", target] + flags + [archive]
+        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["HIBI_RESOURCES_DIR"] = TestApp.resourcesDirectory
-        environment["HIBI_DATABASE_URL"] = "sqlite:" + (target as NSString).appendingPathComponent("hibi.sqlite")
+        environment["HIBI_DATABASE_URL"] = databaseURL
         environment.removeValue(forKey: "HIBI_MASTER_KEY")
         environment.removeValue(forKey: "HIBI_MEDIA_DIR")
         process.environment = environment
@@ -141,7 +151,12 @@ import ZIPFoundation
         // The old signature kept: refused, with or without the flag.
         let edited = (source as NSString).appendingPathComponent("edited.hibi-backup")
         try await BackupFixture.rewrite(good, to: edited, keepingMACOf: good, promote)
-        #expect(try BackupVerifier.verify(path: edited).tables > 0)  // every checksum fits
+        // Every checksum fits, so only the signature can tell: `hibi backup --verify` with the source's key fails.
+        #expect(try BackupVerifier.verify(path: edited, box: nil, allowUnverified: true).tables > 0)
+        let verified = try Self.verifyCLI(edited, keysOf: source)
+        #expect(verified.status != 0 && verified.stderr.contains("changed after it was written"), "\(verified.stderr)")
+        #expect(try Self.verifyCLI(edited, keysOf: source, ["--allow-unverified"]).status != 0)
+        #expect(try Self.verifyCLI(good, keysOf: source).status == 0)
         for flags in [[], ["--allow-unverified"]] {
             let result = try Self.restoreCLI(edited, into: target, flags)
             #expect(result.status != 0, "edited \(flags): restored")

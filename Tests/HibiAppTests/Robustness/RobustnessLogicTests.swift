@@ -159,7 +159,7 @@ struct ImageHeaderTests {
         // A PNG whose header claims 100,000 × 100,000 pixels (CRC fixed up so only the size is wrong).
         var huge = [UInt8](TestImages.png)
         huge.replaceSubrange(16..<24, with: [0, 1, 0x86, 0xA0, 0, 1, 0x86, 0xA0])
-        let crc = ImageHeader.crc32(huge[12..<29])
+        let crc = CRC32.checksum(huge[12..<29])
         huge.replaceSubrange(29..<33, with: [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
         #expect(ImageHeader.read(Data(huge)) == nil)
         // The same with a wrong CRC is refused as damaged.

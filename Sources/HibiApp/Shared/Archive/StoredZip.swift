@@ -50,7 +50,8 @@ public enum StoredZipError: Error, Equatable, Sendable {
     }
 }
 
-/// Builds an archive piece by piece, so a caller can send each photo as soon as it is read.
+/// Builds an archive piece by piece, so a caller can send each photo as soon as it is read. Its records are
+/// `ZipRecord`'s, as the backup's file writer makes them.
 public struct StoredZipWriter: Sendable {
     private var central = Data()
     private var count = 0
@@ -61,66 +62,25 @@ public struct StoredZipWriter: Sendable {
     /// The bytes to send for one file: its local header, then the data itself (not copied).
     public mutating func add(name: String, data: Data, modified: Date) throws(StoredZipError) -> [Data] {
         guard StoredZip.isSafeName(name) else { throw .unsafeName(name) }
-        let nameBytes = Data(name.utf8)
-        let headerSize = UInt64(30 + nameBytes.count)
+        let nameBytes = Array(name.utf8)
+        let headerSize = ZipRecord.localLength(name: nameBytes, zip64: false)
         guard count + 1 < StoredZip.maxEntries,
               offset + headerSize + UInt64(data.count) + UInt64(central.count + 46 + nameBytes.count + 22) <= StoredZip.maxArchiveBytes
         else { throw .tooLarge }
         let crc = CRC32.checksum(data)
-        let (time, date) = Self.dosTime(modified)
-        var local = Data(capacity: Int(headerSize))
-        local.appendLE(UInt32(0x0403_4B50))
-        local.appendLE(UInt16(20))
-        local.appendLE(Self.utf8Flag)
-        local.appendLE(UInt16(0))
-        local.appendLE(time); local.appendLE(date)
-        local.appendLE(crc)
-        local.appendLE(UInt32(data.count)); local.appendLE(UInt32(data.count))
-        local.appendLE(UInt16(nameBytes.count)); local.appendLE(UInt16(0))
-        local.append(nameBytes)
-
-        central.appendLE(UInt32(0x0201_4B50))
-        central.appendLE(UInt16(0x031E))  // made by Unix, so unzip applies the permissions below
-        central.appendLE(UInt16(20))
-        central.appendLE(Self.utf8Flag)
-        central.appendLE(UInt16(0))
-        central.appendLE(time); central.appendLE(date)
-        central.appendLE(crc)
-        central.appendLE(UInt32(data.count)); central.appendLE(UInt32(data.count))
-        central.appendLE(UInt16(nameBytes.count))
-        central.appendLE(UInt16(0)); central.appendLE(UInt16(0)); central.appendLE(UInt16(0)); central.appendLE(UInt16(0))
-        central.appendLE(UInt32(0o100600) << 16)  // private: a diary should not extract world-readable
-        central.appendLE(UInt32(offset))
-        central.append(nameBytes)
-
+        let modified = ZipRecord.dosTime(modified)
+        let size = UInt64(data.count)
+        let local = ZipRecord.local(name: nameBytes, method: .stored, modified: modified, crc: crc, compressed: size, uncompressed: size, zip64: false)
+        central.append(contentsOf: ZipRecord.central(headerAt: offset, name: nameBytes, method: .stored, modified: modified, crc: crc,
+                                                     compressed: size, uncompressed: size))
         count += 1
-        offset += headerSize + UInt64(data.count)
-        return [local, data]
+        offset += headerSize + size
+        return [Data(local), data]
     }
 
     /// The central directory and its end record, which make the archive readable.
     public func finish() -> Data {
-        var end = central
-        end.appendLE(UInt32(0x0605_4B50))
-        end.appendLE(UInt16(0)); end.appendLE(UInt16(0))
-        end.appendLE(UInt16(count)); end.appendLE(UInt16(count))
-        end.appendLE(UInt32(central.count))
-        end.appendLE(UInt32(offset))
-        end.appendLE(UInt16(0))
-        return end
-    }
-
-    static let utf8Flag = UInt16(0x0800)
-
-    static func dosTime(_ date: Date) -> (time: UInt16, date: UInt16) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .gmt
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        // DOS dates start in 1980; earlier moments are written as its first day.
-        let year = max(1980, min(2107, c.year ?? 1980))
-        if year != c.year { return (0, UInt16(1 << 5 | 1)) }
-        return (UInt16((c.hour ?? 0) << 11 | (c.minute ?? 0) << 5 | (c.second ?? 0) / 2),
-                UInt16((year - 1980) << 9 | (c.month ?? 1) << 5 | (c.day ?? 1)))
+        central + ZipRecord.end(count: UInt64(count), directoryAt: offset, directorySize: UInt64(central.count))
     }
 }
 
@@ -331,30 +291,3 @@ public struct ZipReader: @unchecked Sendable {
     }
 }
 
-/// CRC-32 as ZIP uses it (IEEE 802.3, reflected, table-driven).
-public enum CRC32 {
-    static let table: [UInt32] = (0..<256).map { index in
-        var value = UInt32(index)
-        for _ in 0..<8 { value = value & 1 != 0 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
-        return value
-    }
-
-    public static func checksum(_ data: some DataProtocol) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        table.withUnsafeBufferPointer { table in
-            for region in data.regions {
-                region.withUnsafeBytes { bytes in
-                    for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-                }
-            }
-        }
-        return crc ^ 0xFFFF_FFFF
-    }
-}
-
-extension Data {
-    mutating func appendLE<T: FixedWidthInteger>(_ value: T) {
-        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
-    }
-
-}

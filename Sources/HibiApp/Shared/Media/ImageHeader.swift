@@ -69,7 +69,7 @@ public enum ImageHeader {
     /// The IHDR chunk first with a correct CRC, every chunk within the file, and IEND at the end.
     static func png(_ b: [UInt8]) -> ImageInfo? {
         guard b.count >= 8 + 25 + 12, be32(b, 8) == 13, b[12..<16] == [0x49, 0x48, 0x44, 0x52],
-              UInt32(truncatingIfNeeded: be32(b, 29)) == crc32(b[12..<29]) else { return nil }
+              UInt32(truncatingIfNeeded: be32(b, 29)) == CRC32.checksum(b[12..<29]) else { return nil }
         var i = 8
         while i + 12 <= b.count {
             let length = be32(b, i)
@@ -104,13 +104,5 @@ public enum ImageHeader {
     static func gif(_ b: [UInt8]) -> ImageInfo? {
         guard b.count >= 14, b.last == 0x3B else { return nil }
         return ImageInfo(format: .gif, width: le16(b, 6), height: le16(b, 8))
-    }
-
-    static let crcTable: [UInt32] = (0..<256).map { n in
-        (0..<8).reduce(UInt32(n)) { c, _ in c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-    }
-
-    static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        ~bytes.reduce(UInt32.max) { crcTable[Int(($0 ^ UInt32($1)) & 0xFF)] ^ ($0 >> 8) }
     }
 }

@@ -113,7 +113,7 @@ final class BackupArchive: @unchecked Sendable {
                 seen += Int64(chunk.count)
                 if seen > expected { throw BackupError.damaged(member: member, reason: "longer than the manifest says") }
                 hasher.update(data: chunk)
-                crc = BackupZlib.crc32(chunk, crc)
+                crc = chunk.withUnsafeBytes { CRC32.update(crc, with: $0) }
                 try consumer(chunk)
             }
         } catch let error as BackupError {
@@ -498,10 +498,18 @@ public enum RestoreKey {
     }
 }
 
-/// `hibi backup --verify`: every member of a backup checked against its manifest, nothing written.
+/// `hibi backup --verify`: the manifest's signature checked with this instance's data key (`box`), then every
+/// member against the manifest, nothing written. An archive this key signed that was changed since fails whatever
+/// `allowUnverified` says; one whose signature cannot be checked (unsigned, another key, no key here) fails
+/// unless `allowUnverified`, as a restore does: checksums alone are what anyone editing the file can fix up.
 public enum BackupVerifier {
-    public static func verify(path: String, progress: (BackupProgress) throws -> Void = { _ in }) throws -> (tables: Int, files: Int, bytes: Int64) {
-        try BackupArchive(path: path).verify(progress: progress)
+    public static func verify(path: String, box: SealedBoxService?, allowUnverified: Bool = false,
+                              progress: (BackupProgress) throws -> Void = { _ in }) throws -> (tables: Int, files: Int, bytes: Int64) {
+        let archive = try BackupArchive(path: path)
+        if let reason = try archive.authenticity(box: box), !allowUnverified {
+            throw BackupError.unverified(reason, hibiVersion: archive.manifest.hibiVersion)
+        }
+        return try archive.verify(progress: progress)
     }
 }
 

@@ -45,13 +45,16 @@ public struct BackupService: Sendable {
     public func write(to output: String, now: Date = Date(),
                       progress: @escaping @Sendable (BackupProgress) throws -> Void = { _ in }) async throws -> BackupManifest {
         let partial = output + ".partial"
-        // What SQLite keeps beside a database while it is open (the snapshot is one, inside the archive); gone
-        // once it is complete, and removed here if it is not.
-        let besides = ["-wal", "-shm", "-journal"].map { partial + $0 }
         let zip = try BackupZipWriter(path: partial)
-        defer { for path in besides { try? FileManager.default.removeItem(atPath: path) } }
+        // The tables' snapshot is made in a scratch file of the data directory's own (`tmp/`, which no backup or
+        // media listing reads), then streamed into the archive; it goes, with what SQLite keeps beside it, either way.
+        let scratchDirectory = (dataDirectory as NSString).appendingPathComponent("tmp")
+        let scratch = (scratchDirectory as NSString).appendingPathComponent("backup-\(UUID().uuidString.lowercased()).sqlite")
+        defer { for path in ["", "-wal", "-shm", "-journal"].map({ scratch + $0 }) { try? FileManager.default.removeItem(atPath: path) } }
         do {
-            let manifest = try await writeMembers(zip: zip, archive: partial, now: now, progress: progress)
+            try FileManager.default.createDirectory(atPath: scratchDirectory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            let manifest = try await writeMembers(zip: zip, scratch: scratch, now: now, progress: progress)
             try zip.finish()
             // rename(2) replaces an older file of the same name in one step.
             guard rename(partial, output) == 0 else { throw BackupError.io("cannot rename \(partial) to \(output) (errno \(errno))") }
@@ -63,22 +66,19 @@ public struct BackupService: Sendable {
         }
     }
 
-    private func writeMembers(zip: BackupZipWriter, archive: String, now: Date,
+    private func writeMembers(zip: BackupZipWriter, scratch: String, now: Date,
                               progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws -> BackupManifest {
         // Every media file gets its place in the archive now (their sizes are known); the tables' snapshot goes
-        // after them, made by SQLite straight in its place (`ArchiveWindowVFS`): no scratch copy to write, read
-        // back and delete. Two threads of their own then fill the two halves at once: this one the files, the
-        // other SQLite's snapshot. On two cores the halves of a backup overlap instead of taking turns, and the
-        // threads are the backup's own, so a running server's shared pool stays free for requests.
+        // after them once SQLite has made it. Two threads of their own fill the two halves at once: this one the
+        // files, the other the snapshot. On two cores the halves of a backup overlap instead of taking turns, and
+        // the threads are the backup's own, so a running server's shared pool stays free for requests.
         let files = try MediaFiles.list(dataDirectory: mediaDirectory)
         let slots = try files.map { try zip.reserve(name: "media/" + $0.relativePath, size: $0.size) }
-        let tables = try zip.reserveOpenEnded(name: BackupSnapshot.memberName)
-        let snapshotTarget = try ArchiveWindowVFS.uri(path: archive, offset: tables.headerAt + tables.headerLength)
         let threads = NIOThreadPool(numberOfThreads: 2)
         threads.start()
         do {
-            async let snapshot = Self.writeSnapshot(of: database, to: snapshotTarget, slot: tables, archive: archive, zip: zip, threads: threads,
-                                                    now: now, box: box, migrations: migrations, logger: logger, progress: progress)
+            async let snapshot = Self.writeSnapshot(of: database, to: scratch, zip: zip, threads: threads, now: now, box: box,
+                                                    migrations: migrations, logger: logger, progress: progress)
             let totalBytes = files.reduce(Int64(0)) { $0 + $1.size }
             let entries = try await threads.runIfActive {
                 var doneBytes: Int64 = 0
@@ -100,17 +100,17 @@ public struct BackupService: Sendable {
         }
     }
 
-    /// Makes the tables' snapshot in its place after the media files (`target`, a window of the archive), then
-    /// reads it back for its checksums. Stored, not deflated: deflating a gigabyte of pages cost more than the
-    /// rest of the backup.
-    private static func writeSnapshot(of database: Database, to target: String, slot: BackupZipWriter.Slot, archive: String,
-                                      zip: BackupZipWriter, threads: NIOThreadPool, now: Date, box: SealedBoxService, migrations: [Migration],
-                                      logger: Logger, progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws
+    /// Makes the tables' snapshot in `scratch`, then streams it into the archive after the media files. Stored,
+    /// not deflated: deflating a gigabyte of pages cost more than the rest of the backup.
+    private static func writeSnapshot(of database: Database, to scratch: String, zip: BackupZipWriter, threads: NIOThreadPool, now: Date,
+                                      box: SealedBoxService, migrations: [Migration], logger: Logger,
+                                      progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws
         -> (BackupSnapshot.Contents, BackupZipWriter.Written) {
-        let contents = try await BackupSnapshot.make(from: database, into: target, box: box, migrations: migrations, logger: logger)
+        let contents = try await BackupSnapshot.make(from: database, into: scratch, box: box, migrations: migrations, logger: logger)
+        let slot = try zip.reserve(name: BackupSnapshot.memberName, size: contents.bytes)
         let written = try await threads.runIfActive {
             var done: Int64 = 0
-            return try zip.seal(slot, size: contents.bytes, readingBack: archive, modified: now) { count in
+            return try zip.fill(slot, from: scratch, modified: now) { count in
                 done += Int64(count)
                 try? progress(BackupProgress(phase: "database", done: done, total: contents.bytes))
             }
@@ -170,9 +170,8 @@ enum MediaFiles {
         let root = URL(fileURLWithPath: dataDirectory).standardizedFileURL.path
         var files: [File] = []
         guard let top = try? FileManager.default.contentsOfDirectory(atPath: root) else { return [] }
-        // A backup written into the data directory keeps its tables' snapshot beside it while the files are
-        // listed (`FILE.partial-tables`): that is the backup's own scratch, not media.
-        for name in top.sorted() where !name.hasPrefix(".") && !name.hasSuffix(".partial-tables") {
+        // `tmp/` holds half-written uploads and a backup's own scratch (its tables' snapshot), never media.
+        for name in top.sorted() where !name.hasPrefix(".") && name != "tmp" {
             var isDirectory: ObjCBool = false
             let path = (root as NSString).appendingPathComponent(name)
             // Top-level files are the database, its WAL and the keys; media lives in folders.
@@ -181,7 +180,7 @@ enum MediaFiles {
             var found: [String] = []
             while let relative = walker.nextObject() as? String {
                 let parts = relative.split(separator: "/")
-                if parts.contains(where: { $0 == "tmp" || $0.hasPrefix(".") || $0.hasSuffix(".partial-tables") }) { continue }
+                if parts.contains(where: { $0 == "tmp" || $0.hasPrefix(".") }) { continue }
                 if relative.hasSuffix(".tmp") || relative.hasSuffix(".partial") || relative.hasSuffix(".part") { continue }
                 // A backup folder inside the data directory must not swallow the backups before it.
                 if relative.hasSuffix(".hibi-backup") { continue }

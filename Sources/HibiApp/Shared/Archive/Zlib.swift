@@ -1,11 +1,11 @@
 import CZlib
 import Foundation
 
-/// zlib, called directly for the two things a backup does with every byte. On Linux ZIPFoundation computes
-/// CRC-32 a byte at a time in Swift and deflates at the default level 6; zlib's own CRC-32 is several times
-/// faster, and level 1 deflates table text about three times faster for a slightly larger member.
-enum BackupZlib {
-    static func crc32(_ bytes: UnsafeRawBufferPointer, _ crc: UInt32) -> UInt32 {
+/// CRC-32 as ZIP and PNG use it (IEEE 802.3), zlib's: the one CRC-32 in Hibi. On Linux ZIPFoundation computes
+/// CRC-32 a byte at a time in Swift; zlib's is several times faster.
+public enum CRC32 {
+    /// `crc` carried on over `bytes` (start from 0).
+    public static func update(_ crc: UInt32, with bytes: UnsafeRawBufferPointer) -> UInt32 {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return crc }
         var crc = UInt(crc)
         var offset = 0
@@ -18,12 +18,16 @@ enum BackupZlib {
         return UInt32(truncatingIfNeeded: crc)
     }
 
-    static func crc32(_ data: Data, _ crc: UInt32) -> UInt32 {
-        data.withUnsafeBytes { crc32($0, crc) }
+    public static func checksum(_ data: some DataProtocol) -> UInt32 {
+        data.regions.reduce(UInt32(0)) { crc, region in region.withUnsafeBytes { update(crc, with: $0) } }
     }
+}
 
-    static func crc32(_ bytes: [UInt8], _ crc: UInt32) -> UInt32 {
-        bytes.withUnsafeBytes { crc32($0, crc) }
+/// zlib's deflate, called directly: level 1 deflates table text about three times faster than ZIPFoundation's
+/// default level 6, for a slightly larger member.
+enum Zlib {
+    struct ZlibError: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// A raw deflate stream (no zlib header, as ZIP wants it) fed in pieces.
@@ -33,7 +37,7 @@ enum BackupZlib {
         private let outputSize = 256 * 1024
         private var ended = false
 
-        init(level: Int32) throws(BackupError) {
+        init(level: Int32) throws(ZlibError) {
             // zlib keeps a pointer back to its stream: the stream must not move, hence allocated once here.
             stream = .allocate(capacity: 1)
             stream.initialize(to: z_stream())
@@ -41,7 +45,7 @@ enum BackupZlib {
             let status = deflateInit2_(stream, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
             guard status == Z_OK else {
                 ended = true
-                throw .io("zlib could not start a deflate stream (\(status))")
+                throw ZlibError(description: "zlib could not start a deflate stream (\(status))")
             }
         }
 
@@ -61,11 +65,11 @@ enum BackupZlib {
                 stream.pointee.avail_out = uInt(outputSize)
                 let status = CZlib.deflate(stream, finish ? Z_FINISH : Z_NO_FLUSH)
                 guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
-                    throw BackupError.io("zlib failed to deflate (\(status))")
+                    throw ZlibError(description: "zlib failed to deflate (\(status))")
                 }
                 let produced = outputSize - Int(stream.pointee.avail_out)
                 // Z_FINISH with room to write always makes progress; no progress would loop for ever.
-                if finish && status == Z_BUF_ERROR && produced == 0 { throw BackupError.io("zlib made no progress finishing a stream") }
+                if finish && status == Z_BUF_ERROR && produced == 0 { throw ZlibError(description: "zlib made no progress finishing a stream") }
                 if produced > 0 { try consumer(UnsafeRawBufferPointer(start: output, count: produced)) }
                 if finish {
                     if status == Z_STREAM_END { break }

@@ -161,7 +161,7 @@ extension BackupService {
         let path = (directory as NSString).appendingPathComponent(name)
         try await write(to: path, now: now, progress: progress)
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
-        _ = try BackupVerifier.verify(path: path)
+        _ = try BackupVerifier.verify(path: path, box: box)
         return bytes
     }
 }

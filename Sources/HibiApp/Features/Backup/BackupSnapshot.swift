@@ -53,8 +53,7 @@ enum BackupSnapshot {
         }
     }
 
-    /// Writes the snapshot of `database` to `path` (a file that must not exist, or an `ArchiveWindowVFS` URI of
-    /// an empty window) and describes it.
+    /// Writes the snapshot of `database` to `path` (a file that must not exist) and describes it.
     static func make(from database: Database, into path: String, box: SealedBoxService, migrations: [Migration],
                      logger: Logger) async throws -> Contents {
         switch database.engine {
@@ -127,10 +126,10 @@ enum BackupSnapshot {
         guard code == SQLITE_OK else { throw failure("opening the database", from, code) }
         // Readers of a WAL database wait only while another connection recovers it; 30 s is generous.
         sqlite_nio_sqlite3_busy_timeout(from, 30_000)
-        code = sqlite_nio_sqlite3_open_v2(ArchiveWindowVFS.coalescing(path), &to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nil)
+        code = sqlite_nio_sqlite3_open_v2(path, &to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK else { throw failure("creating the copy", to, code) }
-        // The copy is made inside the archive (or a scratch file), which is synced once complete: no journal and
-        // no fsync for it (a crash leaves only a `.partial` archive that the next backup replaces).
+        // The copy is a scratch file streamed into the archive, which is synced once complete: no journal and no
+        // fsync for it (a crash leaves only a `.partial` archive that the next backup replaces).
         code = sqlite_nio_sqlite3_exec(to, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF", nil, nil, nil)
         guard code == SQLITE_OK else { throw failure("preparing the copy", to, code) }
         guard let backup = sqlite_nio_sqlite3_backup_init(to, "main", from, "main") else {
@@ -141,10 +140,6 @@ enum BackupSnapshot {
         code = sqlite_nio_sqlite3_backup_finish(backup)
         if stepped != SQLITE_DONE { code = stepped }
         guard code == SQLITE_OK || code == SQLITE_DONE else { throw failure("copying the database", to, code) }
-        // Pages the archive window still holds go out now, and a write that failed where SQLite could not hear it
-        // (on unlocking) is answered here. A plain file answers "not found".
-        code = sqlite_nio_sqlite3_file_control(to, "main", ArchiveWindowVFS.flushOperation, nil)
-        guard code == SQLITE_OK || code == SQLITE_NOTFOUND else { throw failure("writing the copy", to, code) }
     }
 
     /// An in-memory database has no file to copy pages from: `VACUUM INTO` writes it out record by record.
