@@ -86,14 +86,10 @@ public struct AppCore: Sendable {
                 users: users, sessions: sessions, tokens: tokens, throttle: LoginThrottleStore(database: database),
                 hasher: hasher, policy: config.loginPolicy, logger: logger, decoyHash: decoy
             )
-            let videoStore = VideoStore(database: database)
-            let diaryPhotos = PhotoStore(dataDirectory: config.mediaDirectory, box: box)
-            let quota = StorageQuota(limit: config.userQuotaBytes, usages: [
-                { try await videoStore.uploadedBytes(userID: $0) },
-                { diaryPhotos.usedBytes(userID: $0) },
-                { try await VisitStore.photoBytes(userID: $0, on: database.sql) },
-            ])
-            try await OwnerSealing(database: database, box: box, photos: diaryPhotos, logger: logger).upgradeIfNeeded()
+            let quota = StorageQuota(limit: config.userQuotaBytes,
+                                     usages: Features.types.flatMap { $0.storageUsage(database: database, config: config, box: box) })
+            try await OwnerSealing(database: database, box: box, values: Features.types.map { $0.ownerSealedValues(config: config) },
+                                  logger: logger).upgradeIfNeeded()
             let (analyzer, moods) = try loadFaceEngine(face, config: config, purpose: purpose)
             let platform = Platform(
                 config: config, logger: logger, database: database, box: box, users: users, sessions: sessions, tokens: tokens,

@@ -40,7 +40,13 @@ public func buildApplication(core: AppCore) async -> some ApplicationProtocol {
 
     OperationsRoutes(database: core.database, metrics: metrics, openAPIDocument: core.openAPIDocument, metricsToken: config.metricsToken).register(on: router)
     AppShellRoutes(resourcesDirectory: config.resourcesDirectory).register(on: router)
-    var services: [any Service] = [DatabaseService(database: core.database)]
+    // One hourly sweep of media files no row owns, over every feature's folders (claimed by one instance).
+    var services: [any Service] = [
+        DatabaseService(database: core.database),
+        MediaOrphanSweepService(sweeper: MediaOrphanSweeper(database: core.database, mediaDirectory: config.mediaDirectory,
+                                                            leases: JobLeases(database: core.database, holder: core.instanceID),
+                                                            folders: core.features.mediaFolders, logger: core.logger)),
+    ]
     for feature in core.features.all {
         let routes = feature.routes()
         router.addRoutes(routes.web)

@@ -14,11 +14,26 @@ public protocol Feature: Sendable {
     func backgroundServices() -> [any Service]
     /// One-off start-up work of a server (creating folders, sweeping unfinished uploads); commands skip it.
     func prepareToServe(logger: Logger) async
+    /// The folders of files it keeps under the media directory, and which of them no row owns: the assembly's
+    /// one `MediaOrphanSweeper` sweeps them all.
+    var mediaFolders: [MediaFolder] { get }
+    /// Its entry in the main navigation, if it has one (`SiteNavigation` orders them).
+    static var navigation: NavEntry? { get }
+    /// Values it sealed under contexts that named only the row, re-sealed to their owners once at start-up
+    /// (`OwnerSealing`, before any feature is built, hence static).
+    static func ownerSealedValues(config: AppConfig) -> OwnerSealedValues
+    /// What a person's uploads to it take, counted against their storage quota (`StorageQuota`, made before
+    /// any feature is built, hence static).
+    static func storageUsage(database: Database, config: AppConfig, box: SealedBoxService) -> [StorageQuota.Usage]
 }
 
 extension Feature {
     public func backgroundServices() -> [any Service] { [] }
     public func prepareToServe(logger: Logger) async {}
+    public var mediaFolders: [MediaFolder] { [] }
+    public static var navigation: NavEntry? { nil }
+    public static func ownerSealedValues(config: AppConfig) -> OwnerSealedValues { OwnerSealedValues() }
+    public static func storageUsage(database: Database, config: AppConfig, box: SealedBoxService) -> [StorageQuota.Usage] { [] }
 }
 
 /// A feature's two route collections. Route types add themselves to these with their `register` methods.
@@ -60,4 +75,11 @@ public struct Features: Sendable {
     }
 
     public var all: [any Feature] { [accounts, diary, health, visits, videos, backups, journal] }
+
+    /// The features' types, in the order of `all`, for what they declare before they are built.
+    public static let types: [any Feature.Type] = [AccountsFeature.self, DiaryFeature.self, HealthFeature.self, VisitsFeature.self,
+                                                   VideosFeature.self, BackupFeature.self, JournalFeature.self]
+
+    /// Every feature's media folders, for the one orphan sweep.
+    public var mediaFolders: [MediaFolder] { all.flatMap(\.mediaFolders) }
 }

@@ -114,7 +114,8 @@ import Testing
         #expect(health.electrocardiograms.path(name: "ecg_2024-05-05.csv", userID: ken.id) != nil)
 
         var sweeper = MediaOrphanSweeper(database: core.database, mediaDirectory: config.mediaDirectory,
-                                         leases: JobLeases(database: core.database, holder: "test"), logger: TestApp.quietLogger)
+                                         leases: JobLeases(database: core.database, holder: "test"), folders: core.features.mediaFolders,
+                                         logger: TestApp.quietLogger)
         sweeper.minimumAge = 0
         // While both accounts exist, nothing is swept.
         #expect(try await sweeper.sweep()?.isEmpty == true)

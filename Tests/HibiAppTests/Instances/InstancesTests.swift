@@ -306,7 +306,8 @@ enum TwoInstances {
             }
             func sweeper(_ core: AppCore) -> MediaOrphanSweeper {
                 MediaOrphanSweeper(database: core.database, mediaDirectory: core.config.mediaDirectory,
-                                   leases: JobLeases(database: core.database, holder: core.instanceID), logger: TestApp.quietLogger)
+                                   leases: JobLeases(database: core.database, holder: core.instanceID), folders: core.features.mediaFolders,
+                                   logger: TestApp.quietLogger)
             }
             async let sweptA = sweeper(a).sweep()
             async let sweptB = sweeper(b).sweep()

@@ -50,3 +50,37 @@ public struct DiaryFeature: Feature {
         }
     }
 }
+
+extension DiaryFeature {
+    public static func storageUsage(database: Database, config: AppConfig, box: SealedBoxService) -> [StorageQuota.Usage] {
+        let photos = PhotoStore(dataDirectory: config.mediaDirectory, box: box)
+        return [{ photos.usedBytes(userID: $0) }]
+    }
+
+    /// Photos and their thumbnails: diary-photos/<user>/<photo>.sealed and <photo>.thumb.sealed, owned by the photo's row.
+    public var mediaFolders: [MediaFolder] {
+        [MediaFolder("diary-photos", depth: 2) { files, sql in
+            var orphans: [String] = []
+            for file in files where file.name.hasSuffix(".sealed") {
+                let stem = String(file.name.dropLast(".sealed".count))
+                let photoID = stem.hasSuffix(".thumb") ? String(stem.dropLast(".thumb".count)) : stem
+                if try await !MediaFolder.exists("SELECT id FROM diary_photos WHERE id = ", photoID, on: sql) { orphans.append(file.path) }
+            }
+            return orphans
+        }]
+    }
+
+    public static var navigation: NavEntry? { NavEntry(order: 20, item: NavItem(path: DiaryPaths.list, title: CommonStrings.diary, icon: "📔")) }
+
+    /// Entry text, face templates and photo files; liveness challenges (minutes long) simply end.
+    public static func ownerSealedValues(config: AppConfig) -> OwnerSealedValues {
+        OwnerSealedValues(
+            columns: [
+                .init(table: "diary_entries", column: "text_sealed", context: { DiaryStore.textContext(userID: $0, $1) }, legacy: DiaryStore.legacyTextContext),
+                .init(table: "face_templates", column: "embedding_sealed", context: { FaceTemplateStore.context(userID: $0, $1) },
+                      legacy: FaceTemplateStore.legacyContext),
+            ],
+            emptiedTables: ["face_liveness_challenges"],
+            files: { box in try PhotoStore(dataDirectory: config.mediaDirectory, box: box).resealToOwners() })
+    }
+}

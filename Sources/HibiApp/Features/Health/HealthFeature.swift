@@ -36,3 +36,30 @@ public struct HealthFeature: Feature {
                                  users: platform.users, launcher: launcher, logger: platform.logger)]
     }
 }
+
+extension HealthFeature {
+    /// Upload spools (health-imports/<uuid>.upload, owned by a job still to run) and electrocardiograms kept as files
+    /// (health-ecg/<user>/<name>.csv, owned by their person's row).
+    public var mediaFolders: [MediaFolder] {
+        [MediaFolder("health-imports", depth: 1) { files, sql in
+            var orphans: [String] = []
+            for file in files {
+                let select = "SELECT id FROM health_import_jobs WHERE state IN ('queued', 'running') AND upload_path = "
+                if try await !MediaFolder.exists(select, file.path, on: sql) { orphans.append(file.path) }
+            }
+            return orphans
+        },
+         MediaFolder("health-ecg", depth: 2, removesEmptiedFolders: true) { files, sql in
+            var owners: [String: Bool] = [:]
+            var orphans: [String] = []
+            for file in files {
+                let userID = ((file.path as NSString).deletingLastPathComponent as NSString).lastPathComponent
+                if owners[userID] == nil { owners[userID] = try await MediaFolder.exists("SELECT id FROM users WHERE id = ", userID, on: sql) }
+                if owners[userID] == false { orphans.append(file.path) }
+            }
+            return orphans
+        }]
+    }
+
+    public static var navigation: NavEntry? { NavEntry(order: 30, item: NavItem(path: HealthPaths.overview, title: CommonStrings.health, icon: "♥")) }
+}

@@ -30,3 +30,7 @@ public struct JournalFeature: Feature {
         }
     }
 }
+
+extension JournalFeature {
+    public static var navigation: NavEntry? { NavEntry(order: 10, item: NavItem(path: JournalPaths.today, title: CommonStrings.today, icon: "☀")) }
+}

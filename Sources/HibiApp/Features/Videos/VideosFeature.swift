@@ -1,5 +1,7 @@
+import Foundation
 import Hummingbird
 import Logging
+import SQLKit
 import ServiceLifecycle
 
 /// The video library: uploads and a shared folder, streaming with ranges, favourites, playlists, resume.
@@ -22,13 +24,31 @@ public struct VideosFeature: Feature {
         }
     }
 
-    /// The shared-folder scanner, and the hourly sweep of media files no row owns (claimed by one instance).
+    /// The shared-folder scanner.
     public func backgroundServices() -> [any Service] {
-        [VideoLibraryScanService(videos: service, interval: platform.config.videos.scanInterval),
-         MediaOrphanSweepService(sweeper: MediaOrphanSweeper(database: platform.database, mediaDirectory: platform.config.mediaDirectory,
-                                                             leases: service.leases ?? JobLeases(database: platform.database, holder: platform.instanceID),
-                                                             logger: platform.logger))]
+        [VideoLibraryScanService(videos: service, interval: platform.config.videos.scanInterval)]
     }
+
+    /// Uploaded videos and their captions (videos/uploads/<user>/<id>.<ext>) and thumbnails (videos/thumbs/<id>.jpg),
+    /// owned by the video's row.
+    public var mediaFolders: [MediaFolder] {
+        let owned: @Sendable ([MediaFile], any SQLDatabase) async throws -> [String] = { files, sql in
+            var orphans: [String] = []
+            for file in files {
+                let videoID = (file.name as NSString).deletingPathExtension
+                if try await !MediaFolder.exists("SELECT id FROM videos WHERE id = ", videoID, on: sql) { orphans.append(file.path) }
+            }
+            return orphans
+        }
+        return [MediaFolder("videos/uploads", depth: 2, orphans: owned), MediaFolder("videos/thumbs", depth: 1, orphans: owned)]
+    }
+
+    public static func storageUsage(database: Database, config: AppConfig, box: SealedBoxService) -> [StorageQuota.Usage] {
+        let videos = VideoStore(database: database)
+        return [{ try await videos.uploadedBytes(userID: $0) }]
+    }
+
+    public static var navigation: NavEntry? { NavEntry(order: 50, item: NavItem(path: VideoPaths.library, title: CommonStrings.videos, icon: "▶")) }
 
     /// Creates the video folders and removes uploads a previous run left unfinished.
     public func prepareToServe(logger: Logger) async {

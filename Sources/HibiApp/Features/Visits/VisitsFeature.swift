@@ -36,3 +36,16 @@ public struct VisitsFeature: Feature {
         LocationStrings.summary(result, .en)
     }
 }
+
+extension VisitsFeature {
+    public static func storageUsage(database: Database, config: AppConfig, box: SealedBoxService) -> [StorageQuota.Usage] {
+        [{ try await VisitStore.photoBytes(userID: $0, on: database.sql) }]
+    }
+
+    public static var navigation: NavEntry? { NavEntry(order: 40, item: NavItem(path: VisitPaths.list, title: CommonStrings.visits, icon: "📍")) }
+
+    public static func ownerSealedValues(config: AppConfig) -> OwnerSealedValues {
+        OwnerSealedValues(columns: [.init(table: "visit_photos", column: "data", context: { VisitService.photoContext(userID: $0, $1) },
+                                          legacy: VisitService.legacyPhotoContext)])
+    }
+}

@@ -3,22 +3,56 @@ import Logging
 import SQLKit
 import ServiceLifecycle
 
+/// A folder of files one feature keeps under the media directory, and how to tell which of them no row owns
+/// (`Feature.mediaFolders`).
+public struct MediaFolder: Sendable {
+    /// Relative to the media directory.
+    public let path: String
+    /// How many folder levels below `path` the files lie (1: straight inside it).
+    public let depth: Int
+    /// Given files older than the sweep's minimum age, the paths of those no row owns.
+    public let orphans: @Sendable (_ files: [MediaFile], _ sql: any SQLDatabase) async throws -> [String]
+    /// Removes a folder a sweep left empty (per-person folders of files owned through their person).
+    public var removesEmptiedFolders = false
+
+    public init(_ path: String, depth: Int, removesEmptiedFolders: Bool = false,
+                orphans: @escaping @Sendable (_ files: [MediaFile], _ sql: any SQLDatabase) async throws -> [String]) {
+        self.path = path
+        self.depth = depth
+        self.removesEmptiedFolders = removesEmptiedFolders
+        self.orphans = orphans
+    }
+
+    /// Whether `select` (ending where a bound value goes) finds a row for `value`.
+    public static func exists(_ select: String, _ value: String, on sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw("\(unsafeRaw: select)\(bind: value) LIMIT 1").first() != nil
+    }
+}
+
+/// A file a sweep considers: its full path and its name.
+public struct MediaFile: Sendable {
+    public let path: String
+    public let name: String
+}
+
 /// Removes files under the media folder that no row owns: what a crash between writing a file and
 /// committing its row leaves behind. Claimed with a lease, so of several instances sharing the folder one
 /// sweeps at a time. Only files older than `minimumAge` are considered: a younger one may belong to a row
-/// another instance is about to commit.
+/// another instance is about to commit. Which files belong to whom each feature says (`MediaFolder`).
 public struct MediaOrphanSweeper: Sendable {
     let database: Database
     let mediaDirectory: String
     let leases: JobLeases
+    let folders: [MediaFolder]
     let logger: Logger
     public var minimumAge: TimeInterval = 3600
     static let leaseName = "media-orphan-sweep"
 
-    public init(database: Database, mediaDirectory: String, leases: JobLeases, logger: Logger) {
+    public init(database: Database, mediaDirectory: String, leases: JobLeases, folders: [MediaFolder], logger: Logger) {
         self.database = database
         self.mediaDirectory = mediaDirectory
         self.leases = leases
+        self.folders = folders
         self.logger = logger
     }
 
@@ -27,40 +61,16 @@ public struct MediaOrphanSweeper: Sendable {
     public func sweep(now: Date = Date()) async throws -> [String]? {
         try await leases.run(Self.leaseName, lease: 300, logger: logger) {
             var removed: [String] = []
-            // Diary photos: diary-photos/<user>/<photo>.sealed, owned by the photo's row.
-            for (path, name) in Self.files(under: self.path("diary-photos"), depth: 2, olderThan: minimumAge, now: now) where name.hasSuffix(".sealed") {
-                // A thumbnail (<photo>.thumb.sealed) belongs to its photo's row too.
-                let stem = String(name.dropLast(".sealed".count))
-                let photoID = stem.hasSuffix(".thumb") ? String(stem.dropLast(".thumb".count)) : stem
-                if try await !self.exists("SELECT id FROM diary_photos WHERE id = ", photoID) { removed.append(path) }
-            }
-            // Uploaded videos, their captions (videos/uploads/<user>/<id>.<ext>) and thumbnails (videos/thumbs/<id>.jpg).
-            let videoFiles = Self.files(under: self.path("videos/uploads"), depth: 2, olderThan: minimumAge, now: now)
-                + Self.files(under: self.path("videos/thumbs"), depth: 1, olderThan: minimumAge, now: now)
-            for (path, name) in videoFiles {
-                let videoID = (name as NSString).deletingPathExtension
-                if try await !self.exists("SELECT id FROM videos WHERE id = ", videoID) { removed.append(path) }
-            }
-            // Health upload spools: health-imports/<uuid>.upload, owned by a job still to run.
-            for (path, _) in Self.files(under: self.path("health-imports"), depth: 1, olderThan: minimumAge, now: now) {
-                if try await !self.exists("SELECT id FROM health_import_jobs WHERE state IN ('queued', 'running') AND upload_path = ", path) {
-                    removed.append(path)
-                }
-            }
-            // Electrocardiograms: health-ecg/<user>/<name>.csv, kept as files, owned by their user's row.
-            var owners: [String: Bool] = [:]
-            var ecgFolders: Set<String> = []
-            for (path, _) in Self.files(under: self.path("health-ecg"), depth: 2, olderThan: minimumAge, now: now) {
-                let folder = (path as NSString).deletingLastPathComponent
-                let userID = (folder as NSString).lastPathComponent
-                if owners[userID] == nil { owners[userID] = try await self.exists("SELECT id FROM users WHERE id = ", userID) }
-                if owners[userID] == false {
-                    removed.append(path)
-                    ecgFolders.insert(folder)
-                }
+            var emptied: Set<String> = []
+            for folder in folders {
+                let files = Self.files(under: self.path(folder.path), depth: folder.depth, olderThan: minimumAge, now: now)
+                    .map { MediaFile(path: $0.path, name: $0.name) }
+                let orphans = try await folder.orphans(files, database.sql)
+                removed += orphans
+                if folder.removesEmptiedFolders { emptied.formUnion(orphans.map { ($0 as NSString).deletingLastPathComponent }) }
             }
             for path in removed { try? FileManager.default.removeItem(atPath: path) }
-            for folder in ecgFolders where (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty == true {
+            for folder in emptied where (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty == true {
                 try? FileManager.default.removeItem(atPath: folder)
             }
             if !removed.isEmpty { self.logger.notice("removed media files no row owns", metadata: ["files": "\(removed.count)"]) }
@@ -70,10 +80,6 @@ public struct MediaOrphanSweeper: Sendable {
 
     private func path(_ relative: String) -> String {
         (mediaDirectory as NSString).appendingPathComponent(relative)
-    }
-
-    private func exists(_ select: String, _ value: String) async throws -> Bool {
-        try await database.sql.raw("\(unsafeRaw: select)\(bind: value) LIMIT 1").first() != nil
     }
 
     /// Regular files exactly `depth` levels below `root`, last changed more than `age` seconds before `now`;
@@ -100,7 +106,7 @@ public struct MediaOrphanSweeper: Sendable {
     }
 }
 
-/// Sweeps every hour while the server runs.
+/// Sweeps every hour while the server runs; the assembly starts one with every feature's folders.
 struct MediaOrphanSweepService: Service {
     let sweeper: MediaOrphanSweeper
     var interval: Duration = .seconds(3600)

@@ -2,6 +2,38 @@ import Foundation
 import Logging
 import SQLKit
 
+/// What one feature sealed under contexts that named only the row, for `OwnerSealing` to re-seal once to the
+/// owner (`Feature.ownerSealedValues`). Files go first, then every feature's columns in one transaction.
+public struct OwnerSealedValues: Sendable {
+    /// A sealed column of a table whose rows have `id` and `user_id`.
+    public struct Column: Sendable {
+        let table: String
+        let column: String
+        let context: @Sendable (_ userID: String, _ id: String) -> String
+        let legacy: @Sendable (_ id: String) -> String
+
+        public init(table: String, column: String, context: @escaping @Sendable (_ userID: String, _ id: String) -> String,
+                    legacy: @escaping @Sendable (_ id: String) -> String) {
+            self.table = table
+            self.column = column
+            self.context = context
+            self.legacy = legacy
+        }
+    }
+
+    public var columns: [Column]
+    /// Tables of short-lived rows (minutes), simply emptied: ones sealed the old way end.
+    public var emptiedTables: [String]
+    /// Re-seals the feature's files in place (each written to a new name and renamed); returns how many changed.
+    public var files: (@Sendable (SealedBoxService) throws -> Int)?
+
+    public init(columns: [Column] = [], emptiedTables: [String] = [], files: (@Sendable (SealedBoxService) throws -> Int)? = nil) {
+        self.columns = columns
+        self.emptiedTables = emptiedTables
+        self.files = files
+    }
+}
+
 /// Sealed values are bound to their owner: each context names the person as well as the row, so a row
 /// or file moved to another person in the database or on disk, without the key, does not open for them.
 /// Values sealed before that (contexts naming only the row) are re-sealed once, at start-up, by this
@@ -11,7 +43,8 @@ import SQLKit
 struct OwnerSealing {
     let database: Database
     let box: SealedBoxService
-    let photos: PhotoStore
+    /// Every feature's, in the features' order.
+    let values: [OwnerSealedValues]
     let logger: Logger
 
     static let settingKey = "sealing"
@@ -21,16 +54,13 @@ struct OwnerSealing {
         let state = try await database.sql.raw("SELECT value FROM settings WHERE key = \(bind: Self.settingKey)").first()?
             .decode(column: "value", as: String.self)
         guard state != Self.ownerBound else { return }
-        let files = try resealPhotoFiles()
+        let files = try values.compactMap(\.files).reduce(0) { $0 + (try $1(box)) }
         let rows = try await database.transaction { sql in
-            var rows = try await reseal(sql, table: "diary_entries", column: "text_sealed",
-                                     new: { DiaryStore.textContext(userID: $0, $1) }, legacy: DiaryStore.legacyTextContext)
-            rows += try await reseal(sql, table: "face_templates", column: "embedding_sealed",
-                                     new: { FaceTemplateStore.context(userID: $0, $1) }, legacy: FaceTemplateStore.legacyContext)
-            rows += try await reseal(sql, table: "visit_photos", column: "data",
-                                     new: { VisitService.photoContext(userID: $0, $1) }, legacy: VisitService.legacyPhotoContext)
-            // Liveness challenges live for minutes; ones sealed the old way are simply ended.
-            try await sql.delete(from: "face_liveness_challenges").run()
+            var rows = 0
+            for column in values.flatMap(\.columns) {
+                rows += try await reseal(sql, table: column.table, column: column.column, new: column.context, legacy: column.legacy)
+            }
+            for table in values.flatMap(\.emptiedTables) { try await sql.delete(from: table).run() }
             try await sql.insert(into: "settings").columns("key", "value").values(SQLBind(Self.settingKey), SQLBind(Self.ownerBound))
                 .onConflict(with: ["key"]) { $0.set(excludedValueOf: "value") }.run()
             return rows
@@ -56,25 +86,6 @@ struct OwnerSealing {
             }
             try await sql.update(table).set(column, to: SQLBind(try box.seal(plain, context: new(owner, id)))).where("id", .equal, id).run()
             changed += 1
-        }
-        return changed
-    }
-
-    /// Diary photos live as `<user>/<entry>.sealed` under the photo folder.
-    private func resealPhotoFiles() throws -> Int {
-        let manager = FileManager.default
-        var changed = 0
-        for user in (try? manager.contentsOfDirectory(atPath: photos.directory)) ?? [] where PhotoStore.isPlainName(user) {
-            let folder = (photos.directory as NSString).appendingPathComponent(user)
-            for name in (try? manager.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".sealed") {
-                let entry = String(name.dropLast(".sealed".count))
-                let path = (folder as NSString).appendingPathComponent(name)
-                guard PhotoStore.isPlainName(entry), let sealed = manager.contents(atPath: path),
-                      (try? box.open(sealed, context: PhotoStore.context(userID: user, entry))) == nil,
-                      let plain = try? box.open(sealed, context: PhotoStore.legacyContext(entry)) else { continue }
-                try photos.save(plain, userID: user, photoID: entry)
-                changed += 1
-            }
         }
         return changed
     }

@@ -21,8 +21,8 @@ public struct SignedInContext: ChildRequestContext, ReadsBaseContext {
     /// The request as the shared middleware left it; pages are rendered with it.
     public let base: HibiRequestContext
     public let user: User
-    /// Set only by `DiaryLockMiddleware`, after it found the diary open for this request.
-    fileprivate(set) var diaryOpen = false
+    /// The gates this request passed, set only by `RouteGateMiddleware` (this file), after its gate admitted it.
+    fileprivate(set) var passedGates: Set<ObjectIdentifier> = []
 
     public init(context: HibiRequestContext) throws {
         user = try context.requireUser()
@@ -30,28 +30,14 @@ public struct SignedInContext: ChildRequestContext, ReadsBaseContext {
         base = context
     }
 
+    /// Whether a `RouteGateMiddleware` of `gate` admitted this request: a context made behind a gate (the diary's
+    /// lock) checks this, so a route group that forgot the gate refuses instead of letting the request through.
+    public func hasPassed<Gate: RouteGate>(_ gate: Gate.Type) -> Bool { passedGates.contains(ObjectIdentifier(gate)) }
+
     /// The user, if they are an administrator; 403 otherwise.
     public func requireAdmin() throws -> User {
         guard user.isAdmin else { throw RequestError.forbidden }
         return user
-    }
-}
-
-/// A request that may read the diary: signed in, and the diary open in this session (or a token with
-/// the `diary` scope). It can only be made from a `SignedInContext` that `DiaryLockMiddleware` passed,
-/// so a route in a diary group cannot be reached with the diary locked.
-public struct DiaryContext: ChildRequestContext, ReadsBaseContext {
-    public typealias ParentContext = SignedInContext
-    public var coreContext: CoreRequestContextStorage
-    public let base: HibiRequestContext
-    public let user: User
-
-    public init(context: SignedInContext) throws {
-        // Reached only if a group forgot the middleware: refuse rather than open the diary.
-        guard context.diaryOpen else { throw DiaryError.diaryLocked }
-        user = context.user
-        coreContext = context.coreContext
-        base = context.base
     }
 }
 
@@ -70,27 +56,25 @@ public struct AdminContext: ChildRequestContext, ReadsBaseContext {
     }
 }
 
-/// The diary lock as one middleware: it asks `DiaryLock` once per request whether the diary is open
-/// (sliding the idle timer), and sends a browser to the unlock page or answers `diary_locked`, before
-/// any handler or body read.
-public struct DiaryLockMiddleware: RouterMiddleware {
-    public typealias Context = SignedInContext
-    let lock: DiaryLock
+/// A check a group of routes passes once per request, before any handler or body read (the diary's lock, declared
+/// by its feature): `admit` returns to let the request on, or throws what to answer instead.
+public protocol RouteGate: Sendable {
+    func admit(_ request: Request, context: SignedInContext) async throws
+}
 
-    public init(lock: DiaryLock) {
-        self.lock = lock
+/// Runs a gate and records on the context that it passed (`SignedInContext.hasPassed`).
+public struct RouteGateMiddleware<Gate: RouteGate>: RouterMiddleware {
+    public typealias Context = SignedInContext
+    let gate: Gate
+
+    public init(gate: Gate) {
+        self.gate = gate
     }
 
     public func handle(_ request: Request, context: SignedInContext, next: (Request, SignedInContext) async throws -> Response) async throws -> Response {
-        guard try await lock.admits(context) else {
-            // A browser asking for a page goes to the unlock page and comes back; anything else is told why.
-            if request.method == .get, !request.uri.path.hasPrefix("/api/") {
-                throw Redirect(to: DiaryPaths.unlock(next: request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")))
-            }
-            throw DiaryError.diaryLocked
-        }
+        try await gate.admit(request, context: context)
         var context = context
-        context.diaryOpen = true
+        context.passedGates.insert(ObjectIdentifier(Gate.self))
         return try await next(request, context)
     }
 }
@@ -104,10 +88,5 @@ extension RouterMethods where Context == HibiRequestContext {
     /// Routes for administrators only.
     public func admin() -> RouterGroup<AdminContext> {
         signedIn().group(context: AdminContext.self)
-    }
-
-    /// Routes that read or change the diary: signed in, and the diary open.
-    public func diary(_ lock: DiaryLock) -> RouterGroup<DiaryContext> {
-        signedIn().add(middleware: DiaryLockMiddleware(lock: lock)).group(context: DiaryContext.self)
     }
 }

@@ -1,18 +1,34 @@
-/// Features appear in the navigation as they land; this list is the one place that says which have.
+/// One link of the main navigation.
 public struct NavItem: Sendable {
     public let path: String
     public let title: Text
     public let icon: String
+
+    public init(path: String, title: Text, icon: String) {
+        self.path = path
+        self.title = title
+        self.icon = icon
+    }
+}
+
+/// A feature's place in the main navigation (`Feature.navigation`): entries are shown by `order`, lowest first.
+public struct NavEntry: Sendable {
+    public let order: Int
+    public let item: NavItem
+
+    public init(order: Int, item: NavItem) {
+        self.order = order
+        self.item = item
+    }
 }
 
 public enum Layout {
-    public static let navigation: [NavItem] = [
-        NavItem(path: "/", title: CommonStrings.today, icon: "☀"),
-        NavItem(path: DiaryPaths.list, title: CommonStrings.diary, icon: "📔"),
-        NavItem(path: HealthPaths.overview, title: CommonStrings.health, icon: "♥"),
-        NavItem(path: VisitPaths.list, title: CommonStrings.visits, icon: "📍"),
-        NavItem(path: VideoPaths.library, title: CommonStrings.videos, icon: "▶"),
-    ]
+    /// The main navigation: every feature's entry, in order (the assembly collects them: `Layout.navigation(of:)`).
+    public static let navigation: [NavItem] = navigation(of: Features.types.compactMap { $0.navigation })
+
+    static func navigation(of entries: [NavEntry]) -> [NavItem] {
+        entries.sorted { $0.order < $1.order }.map(\.item)
+    }
 
     public static func page(title: String, context: HibiRequestContext, current: String? = nil,
                             @NodeBuilder content: () -> [Node]) -> Node {

@@ -54,6 +54,26 @@ public struct PhotoStore: Sendable {
         }
     }
 
+    /// Photos sealed before contexts named the owner, re-sealed to their owner (`OwnerSealing`, once at start-up);
+    /// returns how many changed.
+    func resealToOwners() throws -> Int {
+        let manager = FileManager.default
+        var changed = 0
+        for user in (try? manager.contentsOfDirectory(atPath: directory)) ?? [] where Self.isPlainName(user) {
+            let folder = (directory as NSString).appendingPathComponent(user)
+            for name in (try? manager.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".sealed") {
+                let entry = String(name.dropLast(".sealed".count))
+                let path = (folder as NSString).appendingPathComponent(name)
+                guard Self.isPlainName(entry), let sealed = manager.contents(atPath: path),
+                      (try? box.open(sealed, context: Self.context(userID: user, entry))) == nil,
+                      let plain = try? box.open(sealed, context: Self.legacyContext(entry)) else { continue }
+                try save(plain, userID: user, photoID: entry)
+                changed += 1
+            }
+        }
+        return changed
+    }
+
     public func load(userID: String, photoID: String) throws -> Data? {
         guard let path = path(userID: userID, photoID: photoID), let sealed = FileManager.default.contents(atPath: path) else { return nil }
         return try box.open(sealed, context: Self.context(userID: userID, photoID))
