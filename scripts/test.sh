@@ -45,6 +45,13 @@ HIBI=$(swift build --show-bin-path)/hibi
 stage "two instances on one PostgreSQL behind nginx"
 scripts/instances-test.sh "$HIBI" "$PGPORT" "$WORK"
 
+stage "every benchmark once at its smoke size (Benchmarks/*.sh; figures not judged, only that each runs)"
+# A benchmark that fails or prints no `name: value unit` line fails the tests, so none rots unseen.
+# The debug build is enough to run them; figures that count come from `make bench` (release).
+BENCH_SIZE=smoke HIBI_BENCH_BIN="$HIBI" BENCH_TIMEOUT=300 Benchmarks/lib/run-all.sh >"$WORK/bench.log" 2>&1 \
+  || { cat "$WORK/bench.log"; exit 1; }
+sed -n '/make bench: summary/,$p' "$WORK/bench.log" | grep -E '^# '
+
 start_server() { # data-dir port [database-url]
   local url=${3:-}
   env HIBI_DATA_DIR="$1" HIBI_PORT="$2" HIBI_LOG_LEVEL=warning ${url:+HIBI_DATABASE_URL=$url} "$HIBI" serve >"$1/server.log" 2>&1 &
