@@ -25,8 +25,8 @@ ensure_apt python3 sqlite3 time tar ffmpeg postgresql-15 postgresql-client-15
 HIBI=$(hibi_bin)
 PG=${BENCH_PG:-1}
 SQLITE=${BENCH_SQLITE:-1}
-SCALE=$(by_size 10 1)
-VIDEO_MB=$(by_size 64 512)
+SCALE=$(by_size 10 1 500)
+VIDEO_MB=$(by_size 64 512 64)
 GEN_VERSION=1
 CACHE="$BENCH_ROOT/.cache/backup-bench"
 DATA="$CACHE/instance-$BENCH_SIZE-v$GEN_VERSION"

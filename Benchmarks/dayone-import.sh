@@ -4,7 +4,8 @@
 # SQLite data dir each round, then the same file again (every entry already there).
 # Prints entries/s, seconds and peak RSS (GNU time) for the first import and the re-import.
 # Usage: Benchmarks/dayone-import.sh [entries]
-#   quick (default): 2,000 entries, ROUNDS=3; BENCH_SIZE=full: 8,000 entries, ROUNDS=3.
+#   quick (default): 2,000 entries, ROUNDS=3; BENCH_SIZE=full: 8,000 entries, ROUNDS=3;
+#   BENCH_SIZE=smoke: 200 entries, 1 round.
 # The import reads the file whole (at most 256 MiB), so the issue's 2 GB archive cannot be imported
 # yet; the photos here are small (about 2 KB) to stay under that bound at 8,000 entries.
 # Ends with `name: median unit (min …, max …, N rounds)` lines.
@@ -12,7 +13,7 @@ BENCH_FULL_ROUNDS=3
 # shellcheck source=Benchmarks/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
 ROOT=$BENCH_ROOT
-ENTRIES=${1:-$(by_size 2000 8000)}
+ENTRIES=${1:-$(by_size 2000 8000 200)}
 is_count "$ENTRIES" || die "entries must be a whole number"
 ensure_apt time python3 ffmpeg
 HIBI=$(hibi_bin)

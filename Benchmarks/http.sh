@@ -3,11 +3,12 @@
 # against the same server's GET /healthz (a database ping), with wrk, alternating
 # /healthz, /api/v1/me, /healthz, … for ROUNDS rounds on one release server.
 # Usage: Benchmarks/http.sh [seconds per wrk run] [connections]
-#   quick (default): 3 s per run; BENCH_SIZE=full: 10 s per run; 64 connections; ROUNDS=5.
+#   quick (default): 3 s per run; BENCH_SIZE=full: 10 s per run; 64 connections; ROUNDS=5;
+#   BENCH_SIZE=smoke: 1 s per run, 1 round.
 # Ends with `name: median unit (min …, max …, N rounds)` lines.
 # shellcheck source=Benchmarks/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
-DURATION=${1:-$(by_size 3 10)}
+DURATION=${1:-$(by_size 3 10 1)}
 CONNECTIONS=${2:-64}
 is_count "$DURATION" || die "seconds must be a positive whole number"
 is_count "$CONNECTIONS" || die "connections must be a positive whole number"
@@ -43,8 +44,8 @@ print(float(v[:-2])/1000 if v.endswith('us') else float(v[:-2]) if v.endswith('m
 
 log "wrk -t2 -c$CONNECTIONS, ${DURATION}s per run, $ROUNDS rounds of /healthz then /api/v1/me (size $BENCH_SIZE)"
 # Warm up both paths so neither pays first-request costs in the measurement.
-wrk -t1 -c4 -d2s "http://127.0.0.1:$PORT/healthz" >/dev/null
-wrk -t1 -c4 -d2s -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/api/v1/me" >/dev/null
+wrk -t1 -c4 -d"$(by_size 2 2 1)s" "http://127.0.0.1:$PORT/healthz" >/dev/null
+wrk -t1 -c4 -d"$(by_size 2 2 1)s" -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/api/v1/me" >/dev/null
 for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
   h=$(measure http_healthz /healthz)
   a=$(measure http_api_me /api/v1/me "Authorization: Bearer $TOKEN")

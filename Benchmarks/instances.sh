@@ -5,12 +5,13 @@
 # and the two-instance/one-instance ratio. On a 2-core machine the ratio stays near 1: the point is that
 # nothing breaks and nothing is serialised by accident.
 # Usage: Benchmarks/instances.sh [seconds per wrk run] [connections]
-#   quick (default): 3 s per run, ROUNDS=3; BENCH_SIZE=full: 10 s per run, ROUNDS=5; 32 connections.
+#   quick (default): 3 s per run, ROUNDS=3; BENCH_SIZE=full: 10 s per run, ROUNDS=5; 32 connections;
+#   BENCH_SIZE=smoke: 1 s per run, 1 round.
 # shellcheck source=Benchmarks/lib/common.sh
 BENCH_FULL_ROUNDS=5
-ROUNDS=${ROUNDS:-$([ "${BENCH_SIZE:-quick}" = full ] && echo 5 || echo 3)}
+case "${BENCH_SIZE:-quick}" in full) ROUNDS=${ROUNDS:-5} ;; smoke) ROUNDS=${ROUNDS:-1} ;; *) ROUNDS=${ROUNDS:-3} ;; esac
 source "$(dirname "$0")/lib/common.sh"
-DURATION=${1:-$(by_size 3 10)}
+DURATION=${1:-$(by_size 3 10 1)}
 CONNECTIONS=${2:-32}
 is_count "$DURATION" || die "seconds must be a positive whole number"
 is_count "$CONNECTIONS" || die "connections must be a positive whole number"

@@ -7,15 +7,15 @@
 #   the in-memory index, measured once apart), insights over ten years <= 500 ms (GET /api/v1/insights).
 # Data (BENCH_SIZE=full): 100,000 diary entries (sealed, through the diary import), 2,600,000 health records,
 # 20,000 visits and 5,000 played videos written straight into the SQLite file by a script (fast).
-# BENCH_SIZE=quick (default) is a tenth of each over the same ten years.
+# BENCH_SIZE=quick (default) is a tenth of each over the same ten years; BENCH_SIZE=smoke a 500th, 3 requests, 1 round.
 # Usage: Benchmarks/journal.sh [requests per figure per round]
 # Ends with `name: median unit (min …, max …, N rounds)` lines, then the targets as `name_target: value ms`.
 # shellcheck source=Benchmarks/lib/common.sh
 BENCH_FULL_ROUNDS=3
 source "$(dirname "$0")/lib/common.sh"
-ITER=${1:-$(by_size 10 20)}
+ITER=${1:-$(by_size 10 20 3)}
 is_count "$ITER" || die "requests must be a positive whole number"
-SCALE=$(by_size 10 1)
+SCALE=$(by_size 10 1 500)
 ensure_apt curl python3 sqlite3
 HIBI=$(hibi_bin)
 WORK=$(bench_tmpdir)
@@ -160,7 +160,7 @@ sqlite3 "$DB" "SELECT 'rows: health ' || (SELECT COUNT(*) FROM health_records) |
 
 log "$ROUNDS rounds of: day (API and page), timeline page, search, insights"
 python3 - "$PORT" "$TOKEN" "$ITER" "$ROUNDS" "$PASSWORD" <<'PY'
-import datetime, http.cookiejar, json, random, re, statistics, sys, time, urllib.parse, urllib.request
+import datetime, http.cookiejar, json, random, re, statistics, sys, time, urllib.parse, urllib.request, zoneinfo
 sys.path.insert(0, "Benchmarks/lib")
 from stats import record
 port, token, iterations, rounds, password = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
@@ -199,10 +199,13 @@ record("journal_search_first_call", first, "ms")
 found = json.loads(body)
 log(f"kintsugi: {sum(1 for h in found['results'] if h['domain'] == 'diary')} diary, {sum(1 for h in found['results'] if h['domain'] == 'visits')} visits")
 assert found["diarySearched"] and any(h["domain"] == "visits" for h in found["results"])
-_, day_body = page(f"/day/{day()}")
-assert b'id="day-calendar"' in day_body and b"day-diary" in day_body, day_body[:300]
 timeline = json.loads(api("/api/v1/timeline?limit=20")[1])
 assert len(timeline["days"]) == 20 and timeline["next"], timeline
+# The newest diary entry's day (in the person's zone, Asia/Tokyo): at the smoke size most days have none.
+newest = json.loads(api("/api/v1/diary/entries?perPage=1")[1])["entries"][0]["date"]
+written = datetime.datetime.fromisoformat(newest.replace("Z", "+00:00")).astimezone(zoneinfo.ZoneInfo("Asia/Tokyo")).date().isoformat()
+_, day_body = page(f"/day/{written}")
+assert b'id="day-calendar"' in day_body and b"day-diary" in day_body, day_body[:300]
 ins_ms, ins_body = api("/api/v1/insights")
 log(f"insights: {[(i['measure'], i['lag'], round(i['rho'], 2), i['n']) for i in json.loads(ins_body)['insights']]}")
 

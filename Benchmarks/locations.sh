@@ -7,12 +7,13 @@
 # (ElementTree iterparse, sqlite3 with the same unique key, the same stay-point method). It is a
 # plain-Python reference of the same algorithm, not scikit-mobility, whose install (pandas,
 # geopandas, scikit-learn) is far heavier than one figure is worth. Both must find the same stays.
-# Usage: Benchmarks/locations.sh [points]   (ROUNDS=3 by default; BENCH_SIZE does not change the size)
+# Usage: Benchmarks/locations.sh [points]   (ROUNDS=3 by default; quick and full are the
+#   same size; BENCH_SIZE=smoke: 20,000 points, 1 round)
 # Ends with `name: median unit (min …, max …, N rounds)` lines.
-ROUNDS=${ROUNDS:-3}
+[ "${BENCH_SIZE:-quick}" = smoke ] || ROUNDS=${ROUNDS:-3}
 # shellcheck source=Benchmarks/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
-POINTS=${1:-1000000}
+POINTS=${1:-$(by_size 1000000 1000000 20000)}
 is_count "$POINTS" || die "points must be a positive whole number"
 
 ensure_apt python3 time

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Streaming a 1 GB file over HTTP range requests: Hibi (release build) against Debian's nginx
+# Streaming a 1 GB file (64 MB at BENCH_SIZE=smoke) over HTTP range requests: Hibi (release build) against Debian's nginx
 # (sendfile on) serving the same file on loopback, alternating nginx, Hibi, nginx, Hibi … for
 # ROUNDS rounds, in two ways:
 #   1. random 8 MB ranges, 4 connections, wrk (a seeking player; both sides get the same ranges);
 #   2. one client reading the whole file in 64 MB ranges (a player streaming straight through);
-# then, once, Hibi's resident memory while 10 clients stream the whole file.
+# then, once, Hibi's resident memory while 10 clients stream the whole file: two people, five clients each,
+# since one person may hold at most six streams at once (FileRangeStreamer; a seventh gets 429).
 # Usage: Benchmarks/videos.sh [seconds per wrk run]
-#   quick (default): 5 s per run; BENCH_SIZE=full: 10 s per run; ROUNDS=5. Installs nginx and wrk.
+#   quick (default): 5 s per run; BENCH_SIZE=full: 10 s per run; ROUNDS=5; BENCH_SIZE=smoke: a 64 MB
+#   file, 1 s per run, 1 round. Installs nginx and wrk.
 # Ends with `name: median unit (min …, max …, N rounds)` lines.
 # shellcheck source=Benchmarks/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
-DURATION=${1:-$(by_size 5 10)}
+DURATION=${1:-$(by_size 5 10 1)}
 is_count "$DURATION" || die "seconds must be a positive whole number"
 
 if ! dpkg-query -W -f='${Status}' nginx 2>/dev/null | grep -q "install ok installed"; then
@@ -27,12 +29,13 @@ HIBI=$(hibi_bin)
 log "Hibi binary $HIBI; $("$NGINX" -v 2>&1)"
 WORK=$(bench_tmpdir)
 
-# The 1 GB file is kept between runs (random bytes: nothing compresses, nothing is special-cased).
-CACHE=/tmp/hibi-bench-1g
-SIZE=1073741824
+# The file is kept between runs (random bytes: nothing compresses, nothing is special-cased).
+SIZE_MB=$(by_size 1024 1024 64)
+CACHE=/tmp/hibi-bench-$([ "$SIZE_MB" = 1024 ] && echo 1g || echo "${SIZE_MB}m")
+SIZE=$((SIZE_MB * 1048576))
 mkdir -p "$CACHE"
 if [ ! -f "$CACHE/big.mp4" ] || [ "$(stat -c %s "$CACHE/big.mp4")" -ne "$SIZE" ]; then
-  log "writing a 1 GB file to $CACHE"
+  log "writing a $SIZE_MB MB file to $CACHE"
   head -c "$SIZE" /dev/urandom >"$CACHE/big.mp4.part" && mv "$CACHE/big.mp4.part" "$CACHE/big.mp4"
 fi
 cat "$CACHE/big.mp4" >/dev/null # warm the page cache for both servers alike
@@ -44,6 +47,9 @@ HPORT=$(free_port)
 export HIBI_RESOURCES_DIR="$BENCH_ROOT/Resources" HIBI_VENDOR_DIR="$BENCH_ROOT/vendor"
 echo "bench password 1" | HIBI_DATA_DIR="$DATA" "$HIBI" user create bench --password-stdin >/dev/null
 TOKEN=$(HIBI_DATA_DIR="$DATA" "$HIBI" user token bench --name bench)
+# A second person for the memory test's ten clients (one person may hold six streams).
+echo "bench password 2" | HIBI_DATA_DIR="$DATA" "$HIBI" user create bench2 --password-stdin >/dev/null
+TOKEN2=$(HIBI_DATA_DIR="$DATA" "$HIBI" user token bench2 --name bench)
 HIBI_DATA_DIR="$DATA" HIBI_PORT=$HPORT HIBI_LOG_LEVEL=error HIBI_VIDEO_LIBRARY_DIR="$CACHE" HIBI_VIDEO_SCAN_MINUTES=0 \
   "$HIBI" serve >"$WORK/hibi.log" 2>&1 &
 HPID=$!
@@ -98,7 +104,7 @@ end
 function init(args)
   math.randomseed(tonumber(os.getenv("BENCH_SEED") or "1") * 100 + (thread_id or 0))
 end
-local size, chunk = 1073741824, 8388608
+local size, chunk = tonumber(os.getenv("BENCH_FILE_SIZE")), 8388608
 request = function()
   local first = math.random(0, (size - chunk) / 1048576) * 1048576
   wrk.headers["Range"] = "bytes=" .. first .. "-" .. (first + chunk - 1)
@@ -107,7 +113,7 @@ end
 LUA
 ranges() { # figure url [auth header] -> records MB/s
   local out="$WORK/wrk-$1-$ROUND.txt"
-  BENCH_SEED=$ROUND wrk -t2 -c4 -d"${DURATION}s" -s "$WORK/ranges.lua" ${3:+-H "$3"} "$2" >"$out"
+  BENCH_SEED=$ROUND BENCH_FILE_SIZE=$SIZE wrk -t2 -c4 -d"${DURATION}s" -s "$WORK/ranges.lua" ${3:+-H "$3"} "$2" >"$out"
   if grep -q "Non-2xx" "$out"; then cat "$out" >&2; die "$2 answered errors under load"; fi
   if grep -q "Socket errors" "$out"; then log "warning: $2: $(grep "Socket errors" "$out")"; fi
   local mbps
@@ -128,7 +134,7 @@ sequential() { # figure url [auth header] -> records MB/s
   done
   end=$(date +%s.%N)
   local mbps
-  mbps=$(python3 -c "print(1024 / ($end - $start))")
+  mbps=$(python3 -c "print($SIZE_MB / ($end - $start))")
   record "$1" "$mbps" MB/s
   printf '%.0f MB/s' "$mbps"
 }
@@ -148,8 +154,12 @@ rss() { awk '/VmRSS/ {print int($2/1024)}' "/proc/$HPID/status"; }
 IDLE=$(rss)
 log "10 clients streaming the whole file at 100 MB/s each; Hibi idle RSS ${IDLE} MB"
 CLIENTS=()
-for _ in $(seq 1 10); do
-  curl -fsS -o /dev/null --limit-rate 100M -H "$AUTH" "$HURL" &
+AUTH2="Authorization: Bearer $TOKEN2"
+HURL2="http://127.0.0.1:$HPORT/api/v1/videos/$(curl -fsS -H "$AUTH2" "http://127.0.0.1:$HPORT/api/v1/videos" \
+  | python3 -c 'import json,sys; v=json.load(sys.stdin); print(v[0]["id"] if v else "")')/stream"
+for client in $(seq 1 10); do
+  if [ $((client % 2)) -eq 1 ]; then auth=$AUTH url=$HURL; else auth=$AUTH2 url=$HURL2; fi
+  curl -fsS -o /dev/null --limit-rate 100M -H "$auth" "$url" &
   CLIENTS+=($!)
 done
 PEAK=$IDLE

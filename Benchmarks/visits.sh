@@ -7,12 +7,13 @@
 #      against the sqlite3 CLI reading the same rows of the same database into the same kind of
 #      JSON array (the floor: no HTTP, no authentication, no app), median of 11 calls each.
 # Usage: Benchmarks/visits.sh [records] [map visits]
-#   quick (default): 20,000 records; BENCH_SIZE=full: 100,000 records; 10,000 map visits; ROUNDS=5.
+#   quick (default): 20,000 records; BENCH_SIZE=full: 100,000 records; 10,000 map visits; ROUNDS=5;
+#   BENCH_SIZE=smoke: 500 records, 500 map visits, 1 round.
 # Ends with `name: median unit (min …, max …, N rounds)` lines.
 # shellcheck source=Benchmarks/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
-RECORDS=${1:-$(by_size 20000 100000)}
-MAPN=${2:-10000}
+RECORDS=${1:-$(by_size 20000 100000 500)}
+MAPN=${2:-$(by_size 10000 10000 500)}
 is_count "$RECORDS" || die "records must be a positive whole number"
 is_count "$MAPN" || die "map visits must be a positive whole number"
 

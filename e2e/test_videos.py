@@ -131,8 +131,11 @@ def test_phone_layout_and_interrupted_upload(server, phone, clip):
         s.sendall((f"POST /api/v1/videos?filename=cut.mp4 HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookies}\r\n"
                    f"X-CSRF-Token: {csrf}\r\nContent-Type: video/mp4\r\nContent-Length: 5000000\r\n\r\n").encode())
         s.sendall(clip.read_bytes()[:1_000_000])
-        time.sleep(0.5)
-    tmp = pathlib.Path(server["data"]) / "videos" / "tmp"
+        # Hang up only once the server is writing the upload (its temporary file exists), not after a guess.
+        tmp = pathlib.Path(server["data"]) / "videos" / "tmp"
+        deadline = time.time() + 10
+        while time.time() < deadline and not (tmp.is_dir() and any(tmp.iterdir())):
+            time.sleep(0.05)
     deadline = time.time() + 10
     while time.time() < deadline and any(tmp.iterdir()):
         time.sleep(0.2)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: Swift tests on SQLite, the same again on a real PostgreSQL, schemathesis against
-# a running server, and browser tests in headless Chromium. Each stage must pass.
+# Runs every test: Swift tests on SQLite, the same again on a real PostgreSQL (side by side), two instances
+# behind nginx, every benchmark once at its smoke size and schemathesis against a running server (side by side),
+# then browser tests in headless Chromium (one worker per core). Each stage must pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -27,10 +28,9 @@ stage "build"
 # Progress lines are dropped; warnings and errors stay. A failed build fails the run (pipefail).
 swift build --build-tests 2>&1 | { grep -vE "^\[[0-9]+/[0-9]+\]" || true; }
 
-stage "Swift tests (SQLite)"
-swift test --skip-build
+HIBI=$(swift build --show-bin-path)/hibi
 
-stage "Swift tests again on PostgreSQL"
+# A throwaway PostgreSQL for the Swift tests, the two-instance test and schemathesis.
 PGPORT=$(free_port)
 mkdir -p "$WORK/pg" && chown postgres "$WORK/pg"
 PGDATA="$WORK/pg/data"
@@ -38,43 +38,77 @@ runuser -u postgres -- /usr/lib/postgresql/15/bin/initdb -D "$PGDATA" -A trust -
 # Tests run in parallel and each opens its own pool (two per test for the instance tests): the default
 # 100 connections ran out with 344 tests ("too many clients already").
 runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$PGDATA" -o "-k $WORK/pg -h 127.0.0.1 -p $PGPORT -c max_connections=600" -l "$WORK/pg/log" -w start >/dev/null
-HIBI_TEST_POSTGRES_URL="postgres://hibi@127.0.0.1:$PGPORT/postgres?sslmode=disable" swift test --skip-build --filter HibiAppTests
 
-HIBI=$(swift build --show-bin-path)/hibi
-
-stage "two instances on one PostgreSQL behind nginx"
-scripts/instances-test.sh "$HIBI" "$PGPORT" "$WORK"
-
-start_server() { # data-dir port [database-url]
-  local url=${3:-}
-  env HIBI_DATA_DIR="$1" HIBI_PORT="$2" HIBI_LOG_LEVEL=warning ${url:+HIBI_DATABASE_URL=$url} "$HIBI" serve >"$1/server.log" 2>&1 &
+# Stages that run side by side: each writes its own log, shown whole when it fails; `finish` waits for
+# them, prints each one's time and fails the run if one failed. They share nothing but the PostgreSQL
+# server (each its own database) and the cores.
+BG_NAMES=() BG_PIDS=() BG_START=()
+begin() { # name command…
+  local name=$1; shift
+  stage "$name (started; runs alongside)"
+  ( "$@" ) >"$WORK/log-${#BG_PIDS[@]}" 2>&1 &
+  BG_NAMES+=("$name") BG_PIDS+=($!) BG_START+=("$(date +%s)")
   PIDS+=($!)
-  for _ in $(seq 1 100); do
-    curl -fsS "http://127.0.0.1:$2/healthz" >/dev/null 2>&1 && return 0
-    sleep 0.2
-  done
-  echo "server did not start:" >&2; cat "$1/server.log" >&2; return 1
 }
+finish() {
+  local i failed=0
+  for i in "${!BG_PIDS[@]}"; do
+    if wait "${BG_PIDS[$i]}"; then
+      printf '\n== %s: ok in %s s ==\n' "${BG_NAMES[$i]}" "$(($(date +%s) - ${BG_START[$i]}))"
+      # The lines worth keeping from a stage that passed: benchmark summary, scenario results, test totals.
+      grep -E '^(# |instances: |seed: |✔ Test run|Test run with|=+ .*(No issues found|passed))' "$WORK/log-$i" || true
+    else
+      printf '\n== %s: FAILED ==\n' "${BG_NAMES[$i]}"; cat "$WORK/log-$i"; failed=1
+    fi
+  done
+  BG_NAMES=() BG_PIDS=() BG_START=()
+  [ "$failed" -eq 0 ]
+}
+timed() { local t0; t0=$(date +%s); "$@"; printf '== done in %s s ==\n' "$(($(date +%s) - t0))"; }
+
+# The same tests on PostgreSQL alongside SQLite: the PostgreSQL run spends much of its time waiting on the server.
+begin "Swift tests again on PostgreSQL" env HIBI_TEST_POSTGRES_URL="postgres://hibi@127.0.0.1:$PGPORT/postgres?sslmode=disable" \
+  swift test --skip-build --filter HibiAppTests
+stage "Swift tests (SQLite)"
+SQLITE_OK=1
+timed swift test --skip-build || SQLITE_OK=0
+finish
+[ "$SQLITE_OK" = 1 ]
+
+# Alongside schemathesis (below): both wait more than they compute (the instance test waits out a reminder interval).
+begin "two instances on one PostgreSQL behind nginx" scripts/instances-test.sh "$HIBI" "$PGPORT" "$WORK"
+# A benchmark that fails or prints no `name: value unit` line fails the tests, so none rots unseen (the debug
+# build runs them; figures that count come from `make bench`, release).
+begin "every benchmark once at its smoke size" \
+  env BENCH_SIZE=smoke HIBI_BENCH_BIN="$HIBI" BENCH_TIMEOUT=300 Benchmarks/lib/run-all.sh
 
 stage "schemathesis against a running server (PostgreSQL)"
+T_ST=$(date +%s)
 PORT=$(free_port); DATA="$WORK/api"; mkdir -p "$DATA"
 runuser -u postgres -- psql -h 127.0.0.1 -p "$PGPORT" -U hibi -d postgres -qc "CREATE DATABASE hibi_api" >/dev/null
 DBURL="postgres://hibi@127.0.0.1:$PGPORT/hibi_api?sslmode=disable"
 echo "schemathesis password" | HIBI_DATA_DIR="$DATA" HIBI_DATABASE_URL="$DBURL" "$HIBI" user create api-user --password-stdin >/dev/null
 TOKEN=$(HIBI_DATA_DIR="$DATA" HIBI_DATABASE_URL="$DBURL" "$HIBI" user token api-user --name schemathesis)
 start_server "$DATA" "$PORT" "$DBURL"
-.venv/bin/schemathesis run "http://127.0.0.1:$PORT/api/v1/openapi.json" --url "http://127.0.0.1:$PORT" \
-  --header "Authorization: Bearer $TOKEN" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
-  --max-examples 60 --exclude-method DELETE --no-color
-# DELETE runs separately so revoking tokens cannot pull the test's own token away mid-run.
-.venv/bin/schemathesis run "http://127.0.0.1:$PORT/api/v1/openapi.json" --url "http://127.0.0.1:$PORT" \
-  --header "Authorization: Bearer $TOKEN" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
-  --max-examples 30 --include-method DELETE --no-color
+# One of everything that has an id, so the stateful phase's links (Resources/openapi/*.json) hand out real ids.
+.venv/bin/python scripts/schemathesis-seed.py "http://127.0.0.1:$PORT" "$TOKEN"
+ST=(.venv/bin/schemathesis --config-file scripts/schemathesis.toml run "http://127.0.0.1:$PORT/api/v1/openapi.json"
+  --url "http://127.0.0.1:$PORT" --header "Authorization: Bearer $TOKEN" --no-color
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance)
+# Every operation with generated input, DELETE apart so revoking tokens cannot pull the test's own token away mid-run.
+"${ST[@]}" --phases examples,coverage,fuzzing --max-examples 60 --exclude-method DELETE
+"${ST[@]}" --phases examples,coverage,fuzzing --max-examples 30 --include-method DELETE
+# Chains that follow the links: first without DELETE (an early delete of the one seeded video ended every
+# video chain), then with it; a token is only ever revoked right after being created (no link leads from
+# the token list to a revocation).
+"${ST[@]}" --phases stateful --max-examples 150 --exclude-method DELETE
+"${ST[@]}" --phases stateful --max-examples 100
+printf '== done in %s s ==\n' "$(($(date +%s) - T_ST))"
 
 # The browser tests start their own servers; the schemathesis one would only compete for the cores.
 kill "${PIDS[-1]}" 2>/dev/null || true; wait "${PIDS[-1]}" 2>/dev/null || true
+finish
 
-stage "browser tests (headless Chromium)"
-HIBI_BIN="$HIBI" .venv/bin/python -m pytest -q e2e
+stage "browser tests (headless Chromium), one worker per core"
+# pytest-xdist: every test starts its own server on a free port with its own temp data dir, and its own browser.
+timed env HIBI_BIN="$HIBI" .venv/bin/python -m pytest -q -n "$(nproc)" e2e

@@ -1,6 +1,6 @@
 # Shared by the Benchmarks/*.sh scripts: `source "$(dirname "$0")/lib/common.sh"` near the top.
 # It moves to the repository root and provides:
-#   BENCH_NAME, BENCH_SIZE (quick|full, default quick), ROUNDS, by_size QUICK FULL
+#   BENCH_NAME, BENCH_SIZE (smoke|quick|full, default quick), ROUNDS, by_size QUICK FULL [SMOKE]
 #   log / die                   progress and errors on stderr (stdout carries only the figures)
 #   ensure_apt PKG…             installs missing Debian packages (dpkg check first; sudo only when not root)
 #   ensure_venv_pkg SPEC MOD    pip-installs a pinned package into the project's .venv if it is missing
@@ -21,9 +21,18 @@ BENCH_LIB="$BENCH_ROOT/Benchmarks/lib"
 log() { echo "$BENCH_NAME: $*" >&2; }
 die() { echo "$BENCH_NAME: error: $*" >&2; exit 1; }
 
+# smoke: the smallest size, one round, run by scripts/test.sh (what `make test` and CI run) against the
+# debug build, so a benchmark that no longer runs fails the tests; its figures mean nothing.
 BENCH_SIZE=${BENCH_SIZE:-quick}
-case "$BENCH_SIZE" in quick | full) ;; *) die "BENCH_SIZE must be quick or full, not '$BENCH_SIZE'" ;; esac
-by_size() { if [ "$BENCH_SIZE" = full ]; then echo "$2"; else echo "$1"; fi; }
+case "$BENCH_SIZE" in smoke | quick | full) ;; *) die "BENCH_SIZE must be smoke, quick or full, not '$BENCH_SIZE'" ;; esac
+# by_size QUICK FULL [SMOKE]: the value for this size (smoke falls back to QUICK when a script gives none).
+by_size() {
+  case "$BENCH_SIZE" in
+    full) echo "$2" ;;
+    smoke) echo "${3:-$1}" ;;
+    *) echo "$1" ;;
+  esac
+}
 is_count() { [[ "$1" =~ ^[1-9][0-9]*$ ]]; }
 
 # ---- installing what a benchmark and its reference need (idempotent) ----
@@ -112,7 +121,7 @@ wait_http() { # URL [tries of 0.2 s]
 
 # ---- samples and the report ----
 # A script may set BENCH_FULL_ROUNDS before sourcing when its full size is long (default 5 either way).
-ROUNDS=${ROUNDS:-$(by_size 5 "${BENCH_FULL_ROUNDS:-5}")}
+ROUNDS=${ROUNDS:-$(by_size 5 "${BENCH_FULL_ROUNDS:-5}" 1)}
 is_count "$ROUNDS" || die "ROUNDS must be a positive whole number, not '$ROUNDS'"
 ROUND=0
 BENCH_SAMPLES="$BENCH_TMP/samples.tsv"

@@ -3,13 +3,14 @@
 # header, its output shown live and kept in Benchmarks/out/bench/NAME.log, and ends with one table
 # of the `name: value unit` lines they printed. A benchmark that fails is marked FAILED in the table
 # and the others still run; the exit status is 1 if any failed. `make bench` calls this.
-# Environment: BENCH_SIZE=quick|full (default quick), ROUNDS (each script's default otherwise),
+# A benchmark that exits 0 but prints no figure line counts as failed too (it measured nothing).
+# Environment: BENCH_SIZE=smoke|quick|full (default quick; smoke is scripts/test.sh's one tiny round of each), ROUNDS (each script's default otherwise),
 #   BENCH="diary http" to run only those, HIBI_BENCH_BIN (the release binary, built once by make),
 #   BENCH_TIMEOUT=SECONDS to stop (and mark FAILED) a benchmark that runs longer (default: no limit).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 BENCH_SIZE=${BENCH_SIZE:-quick}
-case "$BENCH_SIZE" in quick | full) ;; *) echo "bench: BENCH_SIZE must be quick or full, not '$BENCH_SIZE'" >&2; exit 2 ;; esac
+case "$BENCH_SIZE" in smoke | quick | full) ;; *) echo "bench: BENCH_SIZE must be smoke, quick or full, not '$BENCH_SIZE'" >&2; exit 2 ;; esac
 export BENCH_SIZE
 [ -n "${ROUNDS:-}" ] && export ROUNDS
 [ -n "${HIBI_BENCH_BIN:-}" ] && export HIBI_BENCH_BIN
@@ -43,7 +44,8 @@ for script in "${scripts[@]}"; do
   rc=${PIPESTATUS[0]}
   names+=("$name")
   seconds+=($(($(date +%s) - start)))
-  if [ "$rc" -eq 0 ]; then statuses+=(ok)
+  if [ "$rc" -eq 0 ] && ! grep -qE "$FIGURE" "$OUT/$name.stdout"; then statuses+=("FAILED (no name: value unit line)")
+  elif [ "$rc" -eq 0 ]; then statuses+=(ok)
   elif [ -n "${BENCH_TIMEOUT:-}" ] && [ "$rc" -eq 124 ]; then statuses+=("FAILED (timed out after ${BENCH_TIMEOUT} s)")
   else statuses+=("FAILED (exit $rc)"); fi
   echo "==================== $name: ${statuses[-1]} in ${seconds[-1]} s ===================="

@@ -8,16 +8,30 @@ struct FuzzCorpusTests {
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/fuzz/corpus")
 
-    static func inputs(_ target: String) throws -> [Data] {
+    struct EmptyCorpus: Error, CustomStringConvertible {
+        let folder: String
+        var description: String { "no fuzz inputs in \(folder): the replay would pass having replayed nothing" }
+    }
+
+    /// The inputs kept for one target; a missing or empty folder throws, so no replay passes on nothing.
+    static func inputs(_ target: String, in corpus: URL = corpus) throws -> [Data] {
         let folder = corpus.appendingPathComponent(target)
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }.sorted()
+        guard !names.isEmpty else { throw EmptyCorpus(folder: folder.path) }
         return try names.map { try Data(contentsOf: folder.appendingPathComponent($0)) }
     }
 
+    @Test func anEmptyOrMissingCorpusFolderFailsTheReplay() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-corpus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("xml"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Data().write(to: root.appendingPathComponent("xml/.gitkeep"))
+        #expect(throws: EmptyCorpus.self) { try Self.inputs("xml", in: root) }
+        #expect(throws: (any Error).self) { try Self.inputs("ranges", in: root) }
+    }
+
     @Test func xmlInputsEndInEventsOrAnError() throws {
-        let inputs = try Self.inputs("xml")
-        #expect(!inputs.isEmpty)
-        for input in inputs {
+        for input in try Self.inputs("xml") {
             for reportsText in [false, true] {
                 let reader = XMLStreamReader(stream: MemoryByteStream(Array(input)), bufferSize: 7,
                                              limits: XMLLimits(maxValueBytes: 512, maxTagBytes: 2048, maxAttributes: 16, maxDepth: 16),

@@ -145,6 +145,37 @@ final class LineCollector: @unchecked Sendable {
         let document = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         #expect((document?["paths"] as? [String: Any])?["/api/v1/me"] != nil)
     }
+
+    /// schemathesis's stateful phase reaches an operation that takes an id only through an OpenAPI link from
+    /// an operation that returns one; without it every call got an id that does not exist (a 404 testing nothing).
+    @Test func everyOperationTakingAnIDIsTheTargetOfALinkThatNamesItsParameters() throws {
+        let data = try OpenAPIDocument.compose(directory: TestApp.resourcesDirectory + "/openapi")
+        let paths = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["paths"] as? [String: [String: Any]])
+        var pathParameters: [String: Set<String>] = [:] // operationId -> its path parameters
+        var links: [(source: String, target: String, parameters: Set<String>)] = []
+        for (_, item) in paths {
+            let shared = item["parameters"] as? [[String: Any]] ?? []
+            for (method, value) in item where ["get", "put", "post", "patch", "delete"].contains(method) {
+                guard let operation = value as? [String: Any], let id = operation["operationId"] as? String else { continue }
+                let parameters = shared + (operation["parameters"] as? [[String: Any]] ?? [])
+                pathParameters[id] = Set(parameters.filter { $0["in"] as? String == "path" }.compactMap { $0["name"] as? String })
+                for (_, response) in operation["responses"] as? [String: [String: Any]] ?? [:] {
+                    for (_, link) in response["links"] as? [String: [String: Any]] ?? [:] {
+                        links.append((id, link["operationId"] as? String ?? "", Set((link["parameters"] as? [String: Any] ?? [:]).keys)))
+                    }
+                }
+            }
+        }
+        // Dates and periods are written by the client, not handed out by the API.
+        let clientWritten: Set<String> = ["date", "period"]
+        let targets = Set(links.map(\.target))
+        let unlinked = pathParameters.filter { !$0.value.isEmpty && !$0.value.isSubset(of: clientWritten) && !targets.contains($0.key) }.keys.sorted()
+        #expect(unlinked.isEmpty, "operations taking an id that no link reaches: \(unlinked)")
+        for link in links {
+            let parameters = try #require(pathParameters[link.target], "\(link.source) links to \(link.target), which does not exist")
+            #expect(link.parameters == parameters, "\(link.source) -> \(link.target) sets \(link.parameters.sorted()), the path has \(parameters.sorted())")
+        }
+    }
 }
 
 @Suite struct MapConfigTests {

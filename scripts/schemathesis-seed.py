@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Gives the schemathesis server one of everything that has an id, through the public API.
+
+The OpenAPI document links every list and create operation to the operations that take the id they
+return (Resources/openapi/*.json, `links`), and schemathesis's stateful phase follows those links. Its
+own generated bodies are mostly refused (that is the point of them), so without data the lists come
+back empty and the id-taking operations are only ever called with ids that do not exist. This puts
+one diary entry with a photo, a health record, goal, reminder and finished import with an ECG, a
+visit with a photo, a video in a playlist and two detected stays in place first.
+
+Usage: schemathesis-seed.py BASE_URL TOKEN   (needs ffmpeg for the video; stops at the first refusal)
+"""
+import base64, io, json, os, subprocess, sys, tempfile, time, urllib.error, urllib.request, zipfile
+
+BASE, TOKEN = sys.argv[1].rstrip("/"), sys.argv[2]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+JPEG = open(os.path.join(ROOT, "Tests/Fixtures/diary/dayone-demo-photo.jpeg"), "rb").read()
+
+
+def call(method, path, body=None, content_type="application/json", expect=(200, 201, 202)):
+    data = json.dumps(body).encode() if isinstance(body, (dict, list)) else body
+    request = urllib.request.Request(BASE + path, data=data, method=method,
+                                     headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": content_type})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            status, answer = response.status, response.read()
+    except urllib.error.HTTPError as error:
+        status, answer = error.code, error.read()
+    if status not in expect:
+        sys.exit(f"seed: {method} {path} answered {status}: {answer[:300]!r}")
+    return json.loads(answer) if answer else None
+
+
+def video():
+    """A one-second MP4 made by ffmpeg (H.264 when this ffmpeg has it, MPEG-4 part 2 otherwise)."""
+    with tempfile.TemporaryDirectory() as work:
+        path = os.path.join(work, "seed.mp4")
+        for codec in ("libx264", "mpeg4"):
+            made = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=duration=1:size=64x48:rate=10",
+                                   "-c:v", codec, "-pix_fmt", "yuv420p", path], capture_output=True)
+            if made.returncode == 0:
+                return open(path, "rb").read()
+        sys.exit(f"seed: ffmpeg could not make a video: {made.stderr.decode()[-300:]}")
+
+
+def health_export():
+    """export.zip as an iPhone writes it, with one record and one electrocardiogram."""
+    xml = ('<?xml version="1.0" encoding="UTF-8"?>\n<HealthData locale="en_US">\n'
+           ' <Record type="HKQuantityTypeIdentifierStepCount" sourceName="iPhone" unit="count" '
+           'startDate="2024-05-02 13:00:00 +0900" endDate="2024-05-02 14:00:00 +0900" value="1200"/>\n</HealthData>\n')
+    ecg = ("Name,Seed\nRecorded Date,2024-05-05 09:12:00 +0900\nClassification,Sinus Rhythm\nSample Rate,512 hertz\n\n"
+           "-12.5\n-10.1\n")
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("apple_health_export/export.xml", xml)
+        z.writestr("apple_health_export/electrocardiograms/ecg_2024-05-05.csv", ecg)
+    return archive.getvalue()
+
+
+photo = base64.b64encode(JPEG).decode()
+call("POST", "/api/v1/diary/entries", {"text": "Seeded for schemathesis", "date": "2024-05-01T09:00:00Z", "tags": ["seed"], "photo": photo})
+call("POST", "/api/v1/health/records", {"type": "steps", "value": 4200, "unit": "count", "start": "2024-05-01T09:00:00Z"})
+call("POST", "/api/v1/health/goals", {"type": "steps", "targetValue": 10000, "deadline": "2030-01-01T00:00:00Z"})
+call("POST", "/api/v1/health/reminders", {"time": "08:00", "message": "Seeded reminder"})
+job = call("POST", "/api/v1/health/imports?name=export.zip", health_export(), "application/zip")
+for _ in range(600):
+    job = call("GET", f"/api/v1/health/imports/{job['id']}")
+    if job["state"] in ("done", "failed"):
+        break
+    time.sleep(0.1)
+if job["state"] != "done":
+    sys.exit(f"seed: the health import ended {job['state']}: {job.get('error')}")
+visit = call("POST", "/api/v1/visits", {"name": "Seeded place", "latitude": 35.68, "longitude": 139.76, "visitedAt": "2024-05-01T10:00:00Z"})
+call("POST", f"/api/v1/visits/{visit['id']}/photos", JPEG, "image/jpeg")
+uploaded = call("POST", "/api/v1/videos?filename=seed.mp4", video(), "application/octet-stream")
+playlist = call("POST", "/api/v1/playlists", {"name": "Seeded playlist"})
+call("POST", f"/api/v1/playlists/{playlist['id']}/items", {"videoId": uploaded["id"]})
+track = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/generate-locations.py"), "gpx", "1500"], capture_output=True, check=True).stdout
+imported = call("POST", "/api/v1/locations/import", track, "application/gpx+xml")
+if not call("GET", "/api/v1/locations/stays"):
+    sys.exit(f"seed: the track gave no stays to confirm: {imported}")
+print("seed: a diary entry, health record, goal, reminder, import with an ECG, visit with a photo, video in a playlist, "
+      f"{len(call('GET', '/api/v1/locations/stays'))} stays")
