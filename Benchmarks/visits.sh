@@ -6,6 +6,8 @@
 #   2. GET /api/v1/visits/map for MAP visits (goal <= 200 ms for 10,000), wall time of a curl process,
 #      against the sqlite3 CLI reading the same rows of the same database into the same kind of
 #      JSON array (the floor: no HTTP, no authentication, no app), median of 11 calls each.
+#   3. the map page's data (GET /api/v1/visits/map?format=compact) for MAP visits: its size in KB
+#      (goal <= 300 KB for 10,000; the objects of plain /visits/map were 1.26 MB).
 # Usage: Benchmarks/visits.sh [records] [map visits]
 #   quick (default): 20,000 records; BENCH_SIZE=full: 100,000 records; 10,000 map visits; ROUNDS=5;
 #   BENCH_SIZE=smoke: 500 records, 500 map visits, 1 round.
@@ -112,5 +114,10 @@ ROUND=0
 record visits_chain_records "$RECORDS" records
 record visits_map_points "$COUNT" points
 record visits_map_body "$(stat -c %s "$WORK/map.json")" bytes
+curl -fsS -H "Authorization: Bearer $MAP_TOKEN" "http://127.0.0.1:$PORT/api/v1/visits/map?format=compact" -o "$WORK/map-compact.json"
+COMPACT_COUNT=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["count"])' "$WORK/map-compact.json")
+[ "$COMPACT_COUNT" = "$MAPN" ] || die "the compact map has $COMPACT_COUNT points; expected $MAPN"
+PAYLOAD_NAME=visits_map_payload_$([ "$MAPN" = 10000 ] && echo 10k || echo "$MAPN")
+record "$PAYLOAD_NAME" "$(python3 -c 'import os, sys; print(round(os.path.getsize(sys.argv[1]) / 1000, 1))' "$WORK/map-compact.json")" KB
 report --ratio "visits_all_signatures_vs_verify=visits_verify_all_signatures/visits_verify:x" \
   --ratio "visits_map_vs_sqlite3=visits_map/visits_map_reference_sqlite3:x"

@@ -165,7 +165,7 @@ def test_chart_labels_are_round_and_not_clipped(server, browser):
             const b = t.getBBox(); return {text: t.textContent, x: b.x, right: b.x + b.width, view: view.width}; });""")
         labels = [b["text"] for b in boxes if not any(c in b["text"] for c in "/月")]
         assert boxes and all(b["x"] >= 0 and b["right"] <= b["view"] for b in boxes), boxes
-        ticks = [float(t) for t in labels if t.replace(".", "").isdigit()]
+        ticks = [float(t.replace(",", "")) for t in labels if t.replace(".", "").replace(",", "").isdigit()]
         assert len(ticks) >= 3 and all(t % 1000 == 0 or t % 500 == 0 for t in ticks), labels
         shot(browser, f"first-hour-08-chart-{width}")
 
@@ -186,7 +186,7 @@ def test_health_records_page_past_the_latest_fifty(server, browser):
     settle(browser, old)
     rows = browser.find_elements(By.CSS_SELECTOR, "#records-table tbody tr")
     assert len(rows) == 10, len(rows)
-    assert "1060" in browser.find_element(By.ID, "records-table").text
+    assert "1,060" in browser.find_element(By.ID, "records-table").text
     assert "type=steps" in browser.current_url
     assert browser.find_elements(By.CSS_SELECTOR, "#records-pager a[rel=prev]")
     shot(browser, "first-hour-09-records-page-2")

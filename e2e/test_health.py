@@ -60,10 +60,10 @@ def test_entry_import_goal_badges_trends(server, browser):
     browser.get(base + "/health/import")
     browser.find_element(By.ID, "apple-file").send_keys(export_xml())
     browser.find_element(By.ID, "apple-submit").click()
-    wait_text(browser, "#import-message", "Import finished: 60 new records", timeout=30)
+    wait_text(browser, "#import-message", "Import finished: 60 added, 0 already there", timeout=30)
     assert browser.find_element(By.ID, "import-progress").get_attribute("value") == "100"
     # What the import did, per kind of element, under the message.
-    wait_text(browser, "#import-report", "Record: ", timeout=10)
+    wait_text(browser, "#import-report", "Health records: ", timeout=10)
     shot(browser, "health-02-import")
 
     # A goal with progress from the records.

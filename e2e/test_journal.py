@@ -113,7 +113,7 @@ def test_today_shows_every_domain_moves_to_yesterday_and_search_finds_diary_and_
 
     browser.get(base + "/")
     wait_text(browser, "#day-diary", "Tea by the ginkgo pond")
-    wait_text(browser, "#day-health", "5000")
+    wait_text(browser, "#day-health", "5,000")
     wait_text(browser, "#day-visits", "Koishikawa Garden")
     wait_text(browser, "#day-visits", "Kanda Tea House")
     wait_text(browser, "#day-videos", "Garden walk")

@@ -35,7 +35,7 @@ def test_a_takeouts_location_points_go_back_in_through_the_transfer_page(server,
     wait_text(browser, "#import", "location-points.csv")
     browser.find_element(By.ID, "import-file").send_keys(location_points_csv())
     browser.find_element(By.ID, "import-button").click()
-    wait_text(browser, "#import-result", "point: 41 added")
+    wait_text(browser, "#import-result", "Location points: 41 added")
     wait_text(browser, "#import-result", "41 points stored")
     wait_text(browser, "#import-result", "1 stay detected to confirm")
     shot(browser, "location-restore-01-transfer")

@@ -158,6 +158,6 @@ def test_import_page_reports_position_of_a_bad_file(server, browser, tmp_path):
     browser.find_element(By.ID, "import-button").click()
     wait_text(browser, "#import-result", "Imported 1 visits")
     # The result says what happened to each kind of element.
-    wait_text(browser, "#import-result .import-report", "wpt: 1 added")
+    wait_text(browser, "#import-result .import-report", "Waypoints: 1 added")
     go(browser, base + "/visits")
     wait_text(browser, "#visit-list", "Kyoto Tower")

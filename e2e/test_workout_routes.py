@@ -39,7 +39,7 @@ def test_a_workout_route_is_a_line_on_the_visits_map_of_its_range(server, browse
     browser.find_element(By.ID, "apple-submit").click()
     wait_text(browser, "#import-message", "Import finished", timeout=30)
     # The route's points joined the location history, and the report says how many.
-    wait_text(browser, "#import-report", "location history: 30 added", timeout=10)
+    wait_text(browser, "#import-report", "Location history: 30 added", timeout=10)
 
     go(browser, base + "/visits?from=2024-05-01&to=2024-05-31")
     WebDriverWait(browser, 15).until(lambda d: d.find_element(By.ID, "visits-map").get_attribute("data-routes") == "1")

@@ -18,6 +18,16 @@ document.addEventListener("DOMContentLoaded", () => {
   document.addEventListener("click", (event) => {
     for (const menu of menus) if (menu.open && !menu.contains(event.target)) menu.open = false;
   });
+  // A form that deletes or signs out everywhere asks first, on every page (the words come with the form).
+  for (const form of document.querySelectorAll("form[data-confirm]")) {
+    form.addEventListener("submit", (event) => {
+      if (!window.confirm(form.dataset.confirm)) event.preventDefault();
+    });
+  }
+  // Filters folded on a phone start open where there is room for them.
+  if (window.matchMedia("(min-width: 768px)").matches) {
+    for (const fold of document.querySelectorAll("details[data-open-wide]")) fold.open = true;
+  }
   // Offer the browser's own time zone on the setup form.
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   for (const field of document.querySelectorAll("input[data-browser-time-zone]")) {

@@ -1,11 +1,5 @@
-// Diary pages: mood suggestion as soon as a photo is picked, confirmation before deleting.
+// Diary pages: mood suggestion as soon as a photo is picked (app.js asks before deleting).
 document.addEventListener("DOMContentLoaded", () => {
-  for (const form of document.querySelectorAll("form[data-confirm]")) {
-    form.addEventListener("submit", (event) => {
-      if (!window.confirm(form.dataset.confirm)) event.preventDefault();
-    });
-  }
-
   // A new entry typed while the connection is gone is kept on this device (localStorage) until it can be sent:
   // the draft is restored into the form, and sent by itself when the browser is back online.
   const DRAFT = "hibi-diary-draft";

@@ -32,7 +32,8 @@ document.addEventListener("DOMContentLoaded", () => {
     bar.value = Math.round(job.progress * 100);
     showReport(job);
     if (job.state === "done") {
-      message.textContent = fill(form.dataset.done, job.inserted, job.duplicates);
+      const grouped = (n) => Number(n).toLocaleString(document.documentElement.lang || undefined);
+      message.textContent = fill(form.dataset.done, grouped(job.inserted), grouped(job.duplicates));
       message.className = "notice success";
       form.querySelector("button").disabled = false;
     } else if (job.state === "failed") {

@@ -2,11 +2,6 @@
 "use strict";
 
 document.addEventListener("DOMContentLoaded", () => {
-  for (const form of document.querySelectorAll("form[data-confirm]")) {
-    form.addEventListener("submit", (event) => {
-      if (!window.confirm(form.dataset.confirm)) event.preventDefault();
-    });
-  }
   setUpUpload();
   setUpPlayer();
 });

@@ -50,6 +50,29 @@
     return map;
   }
 
+  // The compact map (CompactMap in Swift): fixed-width base-64 columns, decoded into the points the map draws.
+  const DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  function column(col, count) {
+    const values = new Array(count);
+    for (let i = 0, p = 0; i < count; i++) {
+      let v = 0;
+      for (let k = 0; k < col.width; k++) v = v * 64 + DIGITS.indexOf(col.digits[p++]);
+      values[i] = col.base + v;
+    }
+    return values;
+  }
+  function decodeCompact(data) {
+    if (Array.isArray(data)) return data;
+    const n = data.count;
+    const lat = column(data.lat, n), lon = column(data.lon, n), at = column(data.at, n), name = column(data.name, n);
+    const points = new Array(n);
+    for (let i = 0; i < n; i++) {
+      points[i] = { id: data.ids.substr(i * data.idLength, data.idLength).trim(), lat: lat[i] / 1e5, lon: lon[i] / 1e5,
+        name: data.names[name[i]], at: at[i] * 60000 };
+    }
+    return points;
+  }
+
   function popup(point, openText) {
     const box = document.createElement("div");
     const link = document.createElement("a");
@@ -58,7 +81,7 @@
     link.className = "popup-name";
     const when = document.createElement("div");
     when.className = "popup-time";
-    when.textContent = new Date(point.at).toLocaleString(document.documentElement.lang);
+    when.textContent = new Date(point.at).toLocaleString(document.documentElement.lang, { dateStyle: "medium", timeStyle: "short" });
     const open = document.createElement("a");
     open.href = link.href;
     open.textContent = openText;
@@ -72,7 +95,7 @@
     let points = [];
     try {
       const response = await fetch(element.dataset.pointsUrl, { credentials: "same-origin" });
-      if (response.ok) points = await response.json();
+      if (response.ok) points = decodeCompact(await response.json());
     } catch (_) { /* the map still shows; the list below has every visit */ }
     // Clusters split at the deepest zoom the map allows: a private map (no tiles) stops at country level,
     // where two visits in one city would otherwise stay one "2" for ever.
@@ -273,10 +296,5 @@
     if (photo) photoUpload(photo);
     const importer = document.getElementById("import-form");
     if (importer) importForm(importer);
-    for (const form of document.querySelectorAll("form[data-confirm]")) {
-      form.addEventListener("submit", (event) => {
-        if (!window.confirm(form.dataset.confirm)) event.preventDefault();
-      });
-    }
   });
 })();

@@ -13,11 +13,11 @@ struct HealthUnitTests {
 
     @Test func valuesAreShownInTheUsersChoice() {
         let imperial = UnitPreferences(weight: .lb, distance: .mi, energy: .kJ)
-        #expect(HealthFormat.value(68.0388555, type: "weight", preferences: imperial) == "150 lb")
-        #expect(HealthFormat.value(1.609344, type: "walkingRunningDistance", preferences: imperial) == "1 mi")
-        #expect(HealthFormat.value(1000, type: "activeCalories", preferences: imperial) == "4184 kJ")
-        #expect(HealthFormat.value(64.26, type: "weight", preferences: .init()) == "64.3 kg")
-        #expect(HealthFormat.value(8123, type: "steps", preferences: .init()) == "8123")
+        #expect(HealthFormat.value(68.0388555, type: "weight", preferences: imperial, language: .en) == "150 lb")
+        #expect(HealthFormat.value(1.609344, type: "walkingRunningDistance", preferences: imperial, language: .en) == "1 mi")
+        #expect(HealthFormat.value(1000, type: "activeCalories", preferences: imperial, language: .en) == "4,184 kJ")
+        #expect(HealthFormat.value(64.26, type: "weight", preferences: .init(), language: .en) == "64.3 kg")
+        #expect(HealthFormat.value(8123, type: "steps", preferences: .init(), language: .en) == "8,123")
     }
 
     @Test func manualEntryRejectsImplausibleValuesWithBilingualMessages() {

@@ -108,7 +108,7 @@ import Testing
         #expect(kind(report, "Location")?.added == 2)
         // export.xml alone: the route file it names is not there, and the report says so.
         #expect(kind(report, "FileReference")?.skipped.first?.reason == .missingFile)
-        #expect(report.lines(.en).contains("Record: 11 added, 2 already there, 1 skipped: date that cannot be read (first at line 19)"))
+        #expect(report.lines(.en).contains("Health records: 11 added, 2 already there, 1 skipped: date that cannot be read (first at line 19)"))
         // Stored with the job: a later read shows the same.
         #expect(try await f.health.jobs.find(id: first.job.id, userID: f.user.id)?.report == report)
 

@@ -31,10 +31,10 @@ import Testing
             #expect(job.state == "done")
             #expect(job.report.kinds.first { $0.kind == "Record" }?.added == 11)
             #expect(job.report.kinds.first { $0.kind == "trkpt" }?.added == 3)
-            #expect(job.summary.contains("ClinicalRecord: 0 added, 1 skipped: kind of element Hibi does not keep (first at line 54)"))
+            #expect(job.summary.contains("Clinical records: 0 added, 1 skipped: kind of element Hibi does not keep (first at line 54)"))
 
             let page = try await browser.get("/health/import")
-            #expect(page.body.contains("Record: 11 added, 2 already there"))
+            #expect(page.body.contains("Health records: 11 added, 2 already there"))
             #expect(page.body.contains("/health/electrocardiograms/ecg_2024-05-05.csv"))
             let files = try APIClient.decode([HealthECGStore.File].self, try await api.call(.get, "/api/v1/health/electrocardiograms"))
             #expect(files.map(\.name) == ["ecg_2024-05-05.csv"])

@@ -63,6 +63,6 @@ struct TrendWindowTests {
                      TrendAnalyzer.Sample(instant: Int64(first + 11) * 86400, value: 80)]
         let averaged = TrendAnalyzer.analyze(samples: heart, type: .heartRate, window: window, timeZone: .gmt)
         #expect(averaged.trendPoints.map(\.value) == [70])
-        #expect(averaged.insights.last?.description.en == "1 of 53 weeks have data; trends may be unreliable.")
+        #expect(averaged.insights.last?.description.en == "1 of 53 weeks has data; trends may be unreliable.")
     }
 }

@@ -123,8 +123,8 @@ import Testing
             let history = try #require(job.report.kinds.first { $0.kind == AppleHealthImporter.locationHistoryKind })
             // Two points of the run's WorkoutRoute and three of the ride's GPX file.
             #expect(history.added == 5 && history.duplicates == 0)
-            #expect(job.summary.contains("location history: 5 added"))
-            #expect(try await browser.get("/health/import").body.contains("location history: 5 added"))
+            #expect(job.summary.contains("Location history: 5 added"))
+            #expect(try await browser.get("/health/import").body.contains("Location history: 5 added"))
 
             let again = try await HealthReportAPITests.importRealExport(browser, api)
             #expect(again.report.kinds.first { $0.kind == AppleHealthImporter.locationHistoryKind }.map { ($0.added, $0.duplicates) } ?? (-1, -1) == (0, 5))

@@ -33,7 +33,7 @@ struct GPXImportTests {
         #expect(!visits[1].labels.contains(VisitFormats.approximateTimeLabel))
         let wpt = try #require(Self.kind(report, "wpt"))
         #expect(wpt.added == 2 && wpt.approximateTime == 1 && wpt.skipped.isEmpty)
-        #expect(report.lines(.en) == ["wpt: 2 added, 1 of them with an approximate time"])
+        #expect(report.lines(.en) == ["Waypoints: 2 added, 1 of them with an approximate time"])
     }
 
     @Test func withoutAnyTimeTheImportTimeIsUsed() throws {

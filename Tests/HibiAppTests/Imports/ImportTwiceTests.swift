@@ -24,7 +24,7 @@ import Testing
         #expect(second.added == 0, "\(name): \(lines)")
         for kind in first.kinds where kind.added > 0 {
             #expect(second.kinds.first { $0.kind == kind.kind }?.duplicates == kind.added + kind.duplicates, "\(name) \(kind.kind): \(lines)")
-            #expect(lines.contains { $0.hasPrefix("\(kind.kind): 0 added") && $0.contains("\(kind.added + kind.duplicates) already there") },
+            #expect(lines.contains { $0.hasPrefix("\(ImportReport.kindName(kind.kind).en): 0 added") && $0.contains("\(kind.added + kind.duplicates) already there") },
                     "\(name) \(kind.kind): \(lines)")
         }
     }
@@ -76,7 +76,7 @@ import Testing
             #expect(try APIClient.decode(ImportResponse.self, first).imported == 7)
             let second = try await LocationAPITests.importFile(api, "cerknicko-jezero-waypoints.gpx")
             #expect(second.visitsImported == 0)
-            #expect(second.summary.first == "wpt: 0 added, 7 already there")
+            #expect(second.summary.first == "Waypoints: 0 added, 7 already there")
         }
     }
 

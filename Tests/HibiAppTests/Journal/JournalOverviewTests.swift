@@ -299,13 +299,18 @@ struct ReviewLogicTests {
                                                             device: "Ken's Watch", details: #"{"note":"ginkgo too"}"#)],
                                          userID: ken.id, source: .appleHealth, now: Date())
             let journal = core.features.journal.service
-            let byNote = try await journal.search(user: aiko, query: "GINKGO", diaryOpen: true)
+            let byNote = try await journal.search(user: aiko, query: "GINKGO", diaryOpen: true, language: .en)
             #expect(byNote.count == 1 && byNote.first?.domain == .health && byNote.first?.snippet.contains("Aiko's Watch") == true)
             #expect(byNote.first?.path.hasPrefix("/day/2024-05-01") == true)
-            #expect(try await journal.search(user: aiko, query: "hiking watch", diaryOpen: true).count == 1, "every word, across fields")
-            #expect(try await journal.search(user: aiko, query: "applehealth", diaryOpen: true).count == 1, "the source")
-            #expect(try await journal.search(user: aiko, query: "100%_", diaryOpen: true).isEmpty, "LIKE wildcards are literal")
-            #expect(try await journal.search(user: aiko, query: "Ken's", diaryOpen: true).isEmpty)
+            // Issue 33: the metadata as labelled values in words, never the stored JSON.
+            #expect(byNote.first?.snippet.contains("Workout · Hiking · Aiko's Watch · Apple Health — Note: ginkgo avenue loop") == true)
+            #expect(byNote.first?.snippet.contains("{") == false)
+            let inJapanese = try await journal.search(user: aiko, query: "GINKGO", diaryOpen: true, language: .ja)
+            #expect(inJapanese.first?.snippet.hasPrefix("ワークアウト · ハイキング · Aiko's Watch · Apple ヘルスケア") == true)
+            #expect(try await journal.search(user: aiko, query: "hiking watch", diaryOpen: true, language: .en).count == 1, "every word, across fields")
+            #expect(try await journal.search(user: aiko, query: "applehealth", diaryOpen: true, language: .en).count == 1, "the source")
+            #expect(try await journal.search(user: aiko, query: "100%_", diaryOpen: true, language: .en).isEmpty, "LIKE wildcards are literal")
+            #expect(try await journal.search(user: aiko, query: "Ken's", diaryOpen: true, language: .en).isEmpty)
         }
     }
 }

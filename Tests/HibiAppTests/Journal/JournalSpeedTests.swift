@@ -125,7 +125,7 @@ struct JournalPlaceSpotTests {
             _ = try await visit(6, "Ken's 100% cafe", user: ken)
             let journal = core.features.journal.service
             func found(_ query: String) async throws -> [String] {
-                try await journal.search(user: aiko, query: query, diaryOpen: false).filter { $0.domain == .visits }.map(\.id)
+                try await journal.search(user: aiko, query: query, diaryOpen: false, language: .en).filter { $0.domain == .visits }.map(\.id)
             }
             let percent = try await found("%"), underscore = try await found("_"), hundred = try await found("100%")
             #expect(percent == [juice.id], "a percent sign finds only a literal one")

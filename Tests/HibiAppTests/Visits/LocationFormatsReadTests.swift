@@ -41,7 +41,7 @@ import Testing
             let result = try await LocationAPITests.importFile(api, "zoneless-time.gpx")
             let trkpt = try #require(Self.kind(result.report, "trkpt"))
             #expect(trkpt.added == 5 && trkpt.readAsUTC == 5 && trkpt.skipped.isEmpty)
-            #expect(result.summary.contains("trkpt: 5 added, 5 with a time without a zone, read as UTC"))
+            #expect(result.summary.contains("Track points: 5 added, 5 with a time without a zone, read as UTC"))
             let user = try #require(try await core.users.find(username: "aiko"))
             var first: LocationPoint?
             try await core.features.visits.locations.forEachPointPage(userID: user.id) { page in first = first ?? page.first }
@@ -56,12 +56,12 @@ import Testing
             // The real shape: 184 points at 1901-12-13T20:45:52Z, a 32-bit clock's floor.
             let floor = try await LocationAPITests.importFile(api, "epoch-floor-1901.gpx")
             #expect(floor.pointsStored == 0)
-            #expect(floor.summary.contains("trkpt: 0 added, 184 skipped: suspicious: a time before 1970 (first at 1901-12-13T20:45:52Z)"))
+            #expect(floor.summary.contains("Track points: 0 added, 184 skipped: suspicious: a time before 1970 (first at 1901-12-13T20:45:52Z)"))
             #expect(floor.summary.contains("0 track points stored"))
 
             let stuck = try await Self.importData(api, Self.gpx(Array(repeating: "2020-02-02T02:02:02Z", count: 184)))
             #expect(stuck.pointsStored == 0 && stuck.staysOffered == 0)
-            #expect(stuck.summary.contains("trkpt: 0 added, 184 skipped: suspicious: all 184 points at the same second (first at 2020-02-02T02:02:02Z)"))
+            #expect(stuck.summary.contains("Track points: 0 added, 184 skipped: suspicious: all 184 points at the same second (first at 2020-02-02T02:02:02Z)"))
             browser.acceptLanguage = "ja"
             let again = try await Self.importData(api, Self.gpx(Array(repeating: "2020-02-02T02:02:02Z", count: 184)))
             #expect(again.summary.contains { $0.contains("不審な日時(184 件すべてが同じ秒) 184 件をスキップ") })

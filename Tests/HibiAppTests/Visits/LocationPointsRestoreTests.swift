@@ -75,7 +75,7 @@ import Testing
             #expect(body.trackPointsStored == 492 && body.imported == 0)
             // The stays found in the history are offered again, to the new owner.
             #expect(body.staysDetected == 2)
-            #expect(body.summary?.contains("point: 492 added") == true)
+            #expect(body.summary?.contains("Location points: 492 added") == true)
             // Point for point: the new account's takeout holds the same file.
             #expect(try await Self.takeoutCSV(kenAPI) == csv)
             // Again: nothing new, said so.

@@ -266,6 +266,16 @@ extension APIClient {
             _ = try await VisitTestApp.create(api)
             let points = try APIClient.decode([MapPoint].self, try await api.call(.get, "/api/v1/visits/map"))
             #expect(points.count == 2)
+            // The map page's compact columns carry the same points, and each short id opens its visit.
+            let compact = try APIClient.decode(CompactMap.self, try await api.call(.get, "/api/v1/visits/map?format=compact"))
+            #expect(compact.count == 2 && compact.names == ["Tokyo Station"])
+            for (index, point) in points.enumerated() {
+                let prefix = String(Array(compact.ids)[(index * compact.idLength)..<((index + 1) * compact.idLength)])
+                let opened = try await browser.get("/visits/\(prefix)")
+                #expect(opened.status == .found && opened.location == "/visits/\(point.id)", "\(prefix) opens \(point.id)")
+            }
+            #expect(try await browser.get("/visits/zzzzzzzz").status == .notFound)
+            #expect(try await browser.get("/visits/%25%25%25%25%25%25").status == .notFound, "a LIKE wildcard finds nothing")
             let stats = try APIClient.decode(PlaceStats.self, try await api.call(.get, "/api/v1/visits/stats"))
             #expect(stats.topPlaces.first == .init(name: "Tokyo Station", count: 2, latitude: 35.681236, longitude: 139.767125))
             #expect(stats.perMonth == [.init(month: "2024-05", count: 2)])

@@ -96,7 +96,7 @@ enum BackupStrings {
     static let off = Text(en: "Scheduled backups are off. Set HIBI_BACKUP_DIR (and HIBI_BACKUP_EVERY, HIBI_BACKUP_KEEP) to turn them on; The command hibi backup -o FILE works at any time.",
                           ja: "定期バックアップはオフです。HIBI_BACKUP_DIR(と HIBI_BACKUP_EVERY、HIBI_BACKUP_KEEP)を設定すると有効になります。コマンド hibi backup -o FILE はいつでも使えます。")
     static func on(_ l: Language, _ directory: String, _ every: String, _ keep: Int) -> String {
-        Text(en: "Every \(every) into \(directory), keeping the last \(keep).", ja: "\(every) ごとに \(directory) へ。最新 \(keep) 件を保持します。")(l)
+        Text(en: "Every \(every) into \(directory), keeping the last \(keep).", ja: "\(every)ごとに \(directory) へ。最新 \(keep) 件を保持します。")(l)
     }
     static let none = Text(en: "No scheduled backup yet.", ja: "定期バックアップはまだありません。")
     static let started = Text(en: "Started", ja: "開始")
@@ -126,7 +126,7 @@ enum BackupViews {
             el("h1") { S.title(l) }
             AccountViews.adminNav(l, current: AccountPaths.adminBackups)
             if let directory = settings.directory {
-                el("p", .id("backup-schedule")) { S.on(l, directory, every(settings.interval), settings.keep) }
+                el("p", .id("backup-schedule")) { S.on(l, directory, every(settings.interval, l), settings.keep) }
             } else {
                 el("p", .id("backup-schedule")) { S.off(l) }
             }
@@ -155,7 +155,7 @@ enum BackupViews {
                 el("p") { S.none(l) }
             } else {
                 el("div", .class("overflow-auto card")) {
-                    el("table", .id("backups")) {
+                    el("table", .id("backups"), .class("cards")) {
                         el("thead") {
                             el("tr") {
                                 el("th") { S.started(l) }
@@ -167,10 +167,10 @@ enum BackupViews {
                         el("tbody") {
                             for run in runs {
                                 el("tr") {
-                                    el("td", .class("nowrap")) { AccountViews.formatDate(run.startedAt, user: me, language: l) }
-                                    el("td") { run.fileName }
-                                    el("td") { run.bytes.map { ByteCountFormatter.string(fromByteCount: $0, countStyle: .file) } ?? "—" }
-                                    el("td") {
+                                    el("td", .class("nowrap"), .data("label", S.started(l))) { AccountViews.formatDate(run.startedAt, user: me, language: l) }
+                                    el("td", .data("label", S.file(l))) { run.fileName }
+                                    el("td", .data("label", S.size(l))) { run.bytes.map { ByteCountFormatter.string(fromByteCount: $0, countStyle: .file) } ?? "—" }
+                                    el("td", .data("label", S.verified(l))) {
                                         if run.verified { S.yes(l) } else if run.finishedAt == nil { S.running(l) } else { S.failed(l) + (run.error.map { ": " + $0 } ?? "") }
                                     }
                                 }
@@ -182,11 +182,14 @@ enum BackupViews {
         }
     }
 
-    static func every(_ interval: TimeInterval) -> String {
+    /// The schedule's interval in words ("1 day", "1日"): the page said "1m ごとに".
+    static func every(_ interval: TimeInterval, _ l: Language) -> String {
         let seconds = Int(saturating: interval)
-        if seconds % 86400 == 0 { return "\(seconds / 86400)d" }
-        if seconds % 3600 == 0 { return "\(seconds / 3600)h" }
-        if seconds % 60 == 0 { return "\(seconds / 60)m" }
-        return "\(seconds)s"
+        let (count, unit): (Int, CountText) =
+            if seconds > 0, seconds % 86400 == 0 { (seconds / 86400, CountText(one: Text(en: "%@ day", ja: "%@日"), other: Text(en: "%@ days", ja: "%@日"))) }
+            else if seconds > 0, seconds % 3600 == 0 { (seconds / 3600, CountText(one: Text(en: "%@ hour", ja: "%@時間"), other: Text(en: "%@ hours", ja: "%@時間"))) }
+            else if seconds > 0, seconds % 60 == 0 { (seconds / 60, CountText(one: Text(en: "%@ minute", ja: "%@分"), other: Text(en: "%@ minutes", ja: "%@分"))) }
+            else { (seconds, CountText(one: Text(en: "%@ second", ja: "%@秒"), other: Text(en: "%@ seconds", ja: "%@秒"))) }
+        return unit(l, count)
     }
 }

@@ -20,7 +20,7 @@ public struct VisitsFeature: Feature {
     public func routes() -> FeatureRoutes {
         .build { web, api in
             VisitWebRoutes(visits: service, signer: signer, tiles: platform.mapTiles).register(on: web.signedIn())
-            LocationWebRoutes(locations: locations).register(on: web.signedIn())
+            LocationWebRoutes(locations: locations, publicURL: platform.config.publicURL).register(on: web.signedIn())
             VisitAPIRoutes(visits: service, locations: locations, bodyLimit: platform.config.maxRequestBodyBytes, heavyWork: platform.heavyWork).register(on: api.signedIn())
             LocationAPIRoutes(locations: locations, tokens: platform.tokens, heavyWork: platform.heavyWork).register(on: api, signedIn: api.signedIn())
         }

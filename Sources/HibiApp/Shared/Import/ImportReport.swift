@@ -142,6 +142,41 @@ public struct ImportReport: Codable, Sendable, Equatable {
         }
     }
 
+    /// The kinds of element the importers count, named as a person would ("Record" is Apple's element name,
+    /// "wpt" GPX's): the report's `kind` stays the stable code, the words go through here. A kind not listed
+    /// (an Apple element Hibi does not keep) is shown as the file names it.
+    static let kindNames: [String: Text] = [
+        "Record": Text(en: "Health records", ja: "健康の記録"),
+        "Workout": Text(en: "Workouts", ja: "ワークアウト"),
+        "ActivitySummary": Text(en: "Activity rings", ja: "アクティビティリング"),
+        "Correlation": Text(en: "Paired readings (blood pressure, …)", ja: "組になった記録(血圧など)"),
+        "Location": Text(en: "Workout route points", ja: "ワークアウトの経路の地点"),
+        "location history": Text(en: "Location history", ja: "位置履歴"),
+        "electrocardiogram": Text(en: "Electrocardiograms", ja: "心電図"),
+        "FileReference": Text(en: "Files the export names", ja: "エクスポートが参照するファイル"),
+        "workout-routes file": Text(en: "Workout route files", ja: "ワークアウトの経路ファイル"),
+        "ClinicalRecord": Text(en: "Clinical records", ja: "診療記録"),
+        "Audiogram": Text(en: "Audiograms", ja: "聴力検査"),
+        "VisionPrescription": Text(en: "Vision prescriptions", ja: "視力の処方"),
+        "wpt": Text(en: "Waypoints", ja: "ウェイポイント"),
+        "rtept": Text(en: "Route points", ja: "ルートポイント"),
+        "trkpt": Text(en: "Track points", ja: "トラックポイント"),
+        "point": Text(en: "Location points", ja: "位置の記録"),
+        "location": Text(en: "Locations", ja: "位置情報"),
+        "visit": Text(en: "Visits", ja: "訪問"),
+        "placeVisit": Text(en: "Place visits", ja: "場所への訪問"),
+        "activitySegment": Text(en: "Journeys", ja: "移動"),
+        "timelineObject": Text(en: "Timeline items", ja: "タイムラインの項目"),
+        "segment": Text(en: "Timeline segments", ja: "タイムラインの区間"),
+        "simplifiedRawPath": Text(en: "Path points", ja: "経路の地点"),
+        "feature": Text(en: "Map features", ja: "地図の地物"),
+        "apple-health": Text(en: "Apple Health export", ja: "Apple ヘルスケアの書き出し"),
+    ]
+
+    public static func kindName(_ kind: String) -> Text {
+        kindNames[kind] ?? Text(en: kind, ja: kind)
+    }
+
     /// One line per kind, for the CLI and the web result ("wpt: 3 added, 2 of them with an approximate time, 1 already there").
     public func lines(_ language: Language) -> [String] {
         kinds.map { entry in
@@ -154,7 +189,7 @@ public struct ImportReport: Codable, Sendable, Equatable {
                 for skip in entry.skipped {
                     parts.append("\(skip.reason.text(count: skip.count).ja) \(skip.count) 件をスキップ" + (skip.firstAt.map { "(最初は \($0))" } ?? ""))
                 }
-                return "\(entry.kind): " + parts.joined(separator: "、")
+                return "\(Self.kindName(entry.kind).ja): " + parts.joined(separator: "、")
             }
             parts.append("\(entry.added) added")
             if entry.approximateTime > 0 { parts.append("\(entry.approximateTime) of them with an approximate time") }
@@ -163,7 +198,7 @@ public struct ImportReport: Codable, Sendable, Equatable {
             for skip in entry.skipped {
                 parts.append("\(skip.count) skipped: \(skip.reason.text(count: skip.count).en)" + (skip.firstAt.map { " (first at \($0))" } ?? ""))
             }
-            return "\(entry.kind): " + parts.joined(separator: ", ")
+            return "\(Self.kindName(entry.kind).en): " + parts.joined(separator: ", ")
         }
     }
 }

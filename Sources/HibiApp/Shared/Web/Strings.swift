@@ -12,6 +12,8 @@ public enum CommonStrings {
     public static let signIn = Text(en: "Sign in", ja: "サインイン")
     public static let signOut = Text(en: "Sign out", ja: "サインアウト")
     public static let signOutEverywhere = Text(en: "Sign out on all devices", ja: "すべての端末からサインアウト")
+    public static let signOutEverywhereConfirm = Text(en: "Sign out on all devices, this one included, and revoke every API token?",
+                                                      ja: "この端末を含むすべての端末からサインアウトし、API トークンもすべて無効にしますか?")
     public static let username = Text(en: "Username", ja: "ユーザー名")
     public static let displayName = Text(en: "Display name", ja: "表示名")
     public static let password = Text(en: "Password", ja: "パスワード")

@@ -171,7 +171,7 @@ enum AccountViews {
                     el("p", .class("empty")) { CommonStrings.noTokens(l) }
                 } else {
                     el("div", .class("overflow-auto")) {
-                        el("table") {
+                        el("table", .id("tokens"), .class("cards")) {
                             el("thead") {
                                 el("tr") {
                                     el("th") { CommonStrings.tokenName(l) }
@@ -185,11 +185,11 @@ enum AccountViews {
                             el("tbody") {
                                 for token in tokens {
                                     el("tr") {
-                                        el("td") { token.name }
-                                        el("td") { el("code") { token.prefix + "…" } }
-                                        el("td", .class("token-scopes")) { token.scopes.text }
-                                        el("td") { formatDate(token.createdAt, user: user, language: l) }
-                                        el("td") { token.lastUsedAt.map { formatDate($0, user: user, language: l) } ?? CommonStrings.never(l) }
+                                        el("td", .data("label", CommonStrings.tokenName(l))) { token.name }
+                                        el("td", .data("label", "ID")) { el("code") { token.prefix + "…" } }
+                                        el("td", .class("token-scopes"), .data("label", CommonStrings.tokenScopes(l))) { token.scopes.text }
+                                        el("td", .data("label", CommonStrings.created(l))) { formatDate(token.createdAt, user: user, language: l) }
+                                        el("td", .data("label", CommonStrings.lastUsed(l))) { token.lastUsedAt.map { formatDate($0, user: user, language: l) } ?? CommonStrings.never(l) }
                                         el("td") {
                                             el("form", .method("post"), .action(AccountPaths.revokeToken(token.id)), .class("inline")) {
                                                 Layout.csrfField(context)
@@ -224,7 +224,7 @@ enum AccountViews {
                     el("p", .class("empty")) { CommonStrings.noDevices(l) }
                 } else {
                     el("div", .class("overflow-auto")) {
-                        el("table") {
+                        el("table", .id("devices-table"), .class("cards")) {
                             el("thead") {
                                 el("tr") {
                                     el("th") { CommonStrings.device(l) }
@@ -236,9 +236,9 @@ enum AccountViews {
                             el("tbody") {
                                 for device in devices {
                                     el("tr", .data("device", device.id)) {
-                                        el("td") { device.label }
-                                        el("td") { formatDate(device.createdAt, user: user, language: l) }
-                                        el("td") { device.lastUsedAt.map { formatDate($0, user: user, language: l) } ?? CommonStrings.never(l) }
+                                        el("td", .data("label", CommonStrings.device(l))) { device.label }
+                                        el("td", .data("label", CommonStrings.created(l))) { formatDate(device.createdAt, user: user, language: l) }
+                                        el("td", .data("label", CommonStrings.lastUsed(l))) { device.lastUsedAt.map { formatDate($0, user: user, language: l) } ?? CommonStrings.never(l) }
                                         el("td") {
                                             el("form", .method("post"), .action(AccountPaths.revokeDevice(device.id)), .class("inline")) {
                                                 Layout.csrfField(context)
@@ -255,7 +255,7 @@ enum AccountViews {
             el("section", .class("card"), .id("sessions")) {
                 el("h2") { CommonStrings.dangerZone(l) }
                 el("p") { CommonStrings.sessionsIntro(l) }
-                el("form", .method("post"), .action(AccountPaths.logoutEverywhere)) {
+                el("form", .method("post"), .action(AccountPaths.logoutEverywhere), .id("sign-out-everywhere"), .data("confirm", CommonStrings.signOutEverywhereConfirm(l))) {
                     Layout.csrfField(context)
                     el("button", .type("submit"), .class("secondary")) { CommonStrings.signOutEverywhere(l) }
                 }
@@ -277,7 +277,7 @@ enum AccountViews {
                 }
             }
             el("div", .class("overflow-auto card")) {
-                el("table", .id("users")) {
+                el("table", .id("users"), .class("cards")) {
                     el("thead") {
                         el("tr") {
                             el("th") { CommonStrings.username(l) }
@@ -289,13 +289,13 @@ enum AccountViews {
                     el("tbody") {
                         for user in users {
                             el("tr", .data("username", user.username)) {
-                                el("td") {
+                                el("td", .data("label", CommonStrings.username(l))) {
                                     user.username
                                     if user.isAdmin { el("span", .class("badge")) { CommonStrings.administrator(l) } }
                                     if user.id == me.id { el("span", .class("badge muted")) { CommonStrings.you(l) } }
                                 }
-                                el("td") { user.displayName }
-                                el("td") { user.disabled ? CommonStrings.disabledLabel(l) : CommonStrings.activeLabel(l) }
+                                el("td", .data("label", CommonStrings.displayName(l))) { user.displayName }
+                                el("td", .data("label", CommonStrings.status(l))) { user.disabled ? CommonStrings.disabledLabel(l) : CommonStrings.activeLabel(l) }
                                 el("td", .class("actions")) {
                                     if user.id != me.id {
                                         el("form", .method("post"), .action(AccountPaths.setUserDisabled(user.id, action: user.disabled ? "enable" : "disable")), .class("inline")) {

@@ -27,7 +27,9 @@ enum DiaryViews {
                 for (path, title) in items {
                     el("li") { el("a", [.href(path)] + (current == path ? [.aria("current", "page")] : [])) { title(l) } }
                 }
-                el("li", .class("push")) { el("a", .href(DiaryPaths.new), .role("button"), .id("new-entry")) { "＋ " + DiaryStrings.newEntry(l) } }
+                if current != DiaryPaths.new {
+                    el("li", .class("push")) { el("a", .href(DiaryPaths.new), .role("button"), .id("new-entry")) { "＋ " + DiaryStrings.newEntry(l) } }
+                }
             }
         }
     }
@@ -158,8 +160,9 @@ enum DiaryViews {
         let action = state.entry.map { DiaryPaths.edit($0.id) } ?? DiaryPaths.new
         return Layout.page(title: editing ? DiaryStrings.editEntry(l) : DiaryStrings.newEntry(l), context: context, current: DiaryPaths.list) {
             head(context)
+            el("h1") { editing ? DiaryStrings.editEntry(l) : DiaryStrings.newEntry(l) }
+            subnav(context, current: editing ? "" : DiaryPaths.new)
             el("article", .class("card entry-form")) {
-                el("h1") { editing ? DiaryStrings.editEntry(l) : DiaryStrings.newEntry(l) }
                 if let error = state.error { Layout.notice(error, kind: .error) }
                 el("form", .method("post"), .action(action), .init("enctype", "multipart/form-data"), .id("entry-form"),
                .data("draft-offline", DiaryStrings.draftOffline(l)), .data("draft-restored", DiaryStrings.draftRestored(l))) {

@@ -3,6 +3,8 @@ enum FaceStrings {
     static let enrollIntro = Text(en: "Take at least 3 photos looking straight at the camera, in good light. Each one is checked before it counts. The photos are not kept; only a numeric template, encrypted.",
                                   ja: "明るい場所でカメラを正面から見て、3枚以上撮影してください。1枚ずつ確認します。写真は保存されず、暗号化された数値のテンプレートだけを保存します。")
     static let takePhoto = Text(en: "Take photo", ja: "撮影")
+    /// Enrolment has no Start button (the unlock page's "Press start" was shown here): name the button it has.
+    static let enrollReady = Text(en: "Ready. Look at the camera and press Take photo.", ja: "準備完了。カメラを見て「撮影」を押してください。")
     static let finish = Text(en: "Save face", ja: "顔を保存")
     static let accepted = Text(en: "Photo %@ accepted", ja: "%@ 枚目を受け付けました")
     static let enrolledDone = Text(en: "Your face is enrolled. Next time, unlock with it.", ja: "顔を登録しました。次回から顔で解除できます。")
@@ -71,8 +73,9 @@ enum FaceViews {
         let l = context.language
         return Layout.page(title: FaceStrings.enrollTitle(l), context: context, current: DiaryPaths.list) {
             DiaryViews.head(context)
+            el("h1") { FaceStrings.enrollTitle(l) }
+            DiaryViews.subnav(context, current: DiaryPaths.settings)
             el("article", .class("card narrow unlock"), .id("enroll"), .data("minimum", String(FaceAuthService.minimumEnrollmentPhotos))) {
-                el("h1") { FaceStrings.enrollTitle(l) }
                 if !available {
                     Layout.notice(FaceStrings.unavailable(l), kind: .error)
                 } else {
@@ -80,7 +83,7 @@ enum FaceViews {
                     el("div", .class("camera")) {
                         el("video", .id("camera"), .init("autoplay", nil), .init("playsinline", nil), .init("muted", nil)) { "" }
                     }
-                    el("p", .id("face-status"), .class("status"), .role("status"), .data("state", "ready")) { UnlockStrings.ready(l) }
+                    el("p", .id("face-status"), .class("status"), .role("status"), .data("state", "ready")) { FaceStrings.enrollReady(l) }
                     el("ol", .class("enroll-shots"), .id("shots")) { "" }
                     el("div", .class("form-actions")) {
                         el("button", .type("button"), .id("take-photo")) { "📸 " + FaceStrings.takePhoto(l) }

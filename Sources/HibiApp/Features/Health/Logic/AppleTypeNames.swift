@@ -41,10 +41,85 @@ public enum AppleTypeNames {
         "ToothbrushingEvent": Text(en: "Toothbrushing", ja: "歯みがき"),
     ]
 
+    /// A record's category as a person reads it: a workout's activity ("Running" → ランニング), a sleep stage,
+    /// a category sample's value. Unknown ones in words, as `title` does.
+    static let categories: [String: Text] = [
+        "Running": Text(en: "Running", ja: "ランニング"),
+        "Walking": Text(en: "Walking", ja: "ウォーキング"),
+        "Cycling": Text(en: "Cycling", ja: "サイクリング"),
+        "Swimming": Text(en: "Swimming", ja: "水泳"),
+        "Hiking": Text(en: "Hiking", ja: "ハイキング"),
+        "Yoga": Text(en: "Yoga", ja: "ヨガ"),
+        "Pilates": Text(en: "Pilates", ja: "ピラティス"),
+        "Dance": Text(en: "Dance", ja: "ダンス"),
+        "CardioDance": Text(en: "Cardio dance", ja: "カーディオダンス"),
+        "SocialDance": Text(en: "Social dance", ja: "ソーシャルダンス"),
+        "Elliptical": Text(en: "Elliptical", ja: "エリプティカル"),
+        "Rowing": Text(en: "Rowing", ja: "ローイング"),
+        "StairClimbing": Text(en: "Stair climbing", ja: "階段昇降"),
+        "Stairs": Text(en: "Stairs", ja: "階段"),
+        "StepTraining": Text(en: "Step training", ja: "ステップトレーニング"),
+        "HighIntensityIntervalTraining": Text(en: "High-intensity interval training", ja: "HIIT"),
+        "FunctionalStrengthTraining": Text(en: "Functional strength training", ja: "機能的筋力トレーニング"),
+        "TraditionalStrengthTraining": Text(en: "Strength training", ja: "筋力トレーニング"),
+        "CoreTraining": Text(en: "Core training", ja: "コアトレーニング"),
+        "CrossTraining": Text(en: "Cross training", ja: "クロストレーニング"),
+        "MixedCardio": Text(en: "Mixed cardio", ja: "ミックスカーディオ"),
+        "Flexibility": Text(en: "Flexibility", ja: "柔軟運動"),
+        "Cooldown": Text(en: "Cooldown", ja: "クールダウン"),
+        "MindAndBody": Text(en: "Mind and body", ja: "マインド&ボディ"),
+        "PreparationAndRecovery": Text(en: "Preparation and recovery", ja: "準備とリカバリー"),
+        "JumpRope": Text(en: "Jump rope", ja: "縄跳び"),
+        "Boxing": Text(en: "Boxing", ja: "ボクシング"),
+        "Kickboxing": Text(en: "Kickboxing", ja: "キックボクシング"),
+        "MartialArts": Text(en: "Martial arts", ja: "武道"),
+        "TaiChi": Text(en: "Tai chi", ja: "太極拳"),
+        "Climbing": Text(en: "Climbing", ja: "クライミング"),
+        "Tennis": Text(en: "Tennis", ja: "テニス"),
+        "TableTennis": Text(en: "Table tennis", ja: "卓球"),
+        "Badminton": Text(en: "Badminton", ja: "バドミントン"),
+        "Soccer": Text(en: "Soccer", ja: "サッカー"),
+        "Basketball": Text(en: "Basketball", ja: "バスケットボール"),
+        "Baseball": Text(en: "Baseball", ja: "野球"),
+        "Volleyball": Text(en: "Volleyball", ja: "バレーボール"),
+        "Golf": Text(en: "Golf", ja: "ゴルフ"),
+        "DownhillSkiing": Text(en: "Downhill skiing", ja: "スキー"),
+        "CrossCountrySkiing": Text(en: "Cross-country skiing", ja: "クロスカントリースキー"),
+        "Snowboarding": Text(en: "Snowboarding", ja: "スノーボード"),
+        "SkatingSports": Text(en: "Skating", ja: "スケート"),
+        "SurfingSports": Text(en: "Surfing", ja: "サーフィン"),
+        "PaddleSports": Text(en: "Paddling", ja: "パドルスポーツ"),
+        "WaterFitness": Text(en: "Water fitness", ja: "水中フィットネス"),
+        "WheelchairWalkPace": Text(en: "Wheelchair (walk pace)", ja: "車いす(ウォーキングペース)"),
+        "WheelchairRunPace": Text(en: "Wheelchair (run pace)", ja: "車いす(ランニングペース)"),
+        "HandCycling": Text(en: "Hand cycling", ja: "ハンドサイクリング"),
+        "Play": Text(en: "Play", ja: "遊び"),
+        "Other": Text(en: "Other", ja: "その他"),
+        // Sleep stages and category samples.
+        "InBed": Text(en: "In bed", ja: "ベッドにいた時間"),
+        "Asleep": Text(en: "Asleep", ja: "睡眠"),
+        "AsleepUnspecified": Text(en: "Asleep", ja: "睡眠"),
+        "AsleepCore": Text(en: "Core sleep", ja: "コア睡眠"),
+        "AsleepDeep": Text(en: "Deep sleep", ja: "深い睡眠"),
+        "AsleepREM": Text(en: "REM sleep", ja: "レム睡眠"),
+        "Awake": Text(en: "Awake", ja: "覚醒"),
+        "Stood": Text(en: "Stood", ja: "スタンドした"),
+        "Idle": Text(en: "Idle", ja: "スタンドなし"),
+        "AppleStandHourStood": Text(en: "Stood", ja: "スタンドした"),
+        "AppleStandHourIdle": Text(en: "Idle", ja: "スタンドなし"),
+    ]
+
+    public static func category(_ value: String) -> Text {
+        if let known = categories[value] { return known }
+        // A correlation's summary ("BloodPressureSystolic 120 mmHg, …") or a free word: already a sentence.
+        if value.contains(" ") { return Text(en: value, ja: value) }
+        return title(value)
+    }
+
     /// The friendly name of an Apple identifier (with or without its HK… prefix); unknown ones in words.
     public static func title(_ identifier: String) -> Text {
         let short = AppleHealthMapping.shortName(identifier)
-        if let known = known[short] { return known }
+        if let known = known[short] ?? categories[short] { return known }
         let words = spaced(short)
         return Text(en: words, ja: words)
     }

@@ -306,7 +306,8 @@ public enum TrendAnalyzer {
         if expectedPoints > 0, values.count * 2 < expectedPoints {
             result.append(HealthInsight(
                 title: Text(en: "Few records", ja: "記録が少なめです"),
-                description: Text(en: "\(values.count) of \(expectedPoints) \(bucket.plural.en) have data; trends may be unreliable.",
+                // "1 of 30 days have data" read wrong: the verb follows the count.
+                description: Text(en: "\(values.count) of \(expectedPoints) \(bucket.plural.en) \(values.count == 1 ? "has" : "have") data; trends may be unreliable.",
                                   ja: "\(expectedPoints) \(bucket.plural.ja)のうち \(values.count) \(bucket.plural.ja)しか記録がないため、傾向は参考程度です。"),
                 type: .warning, confidence: nil))
         }

@@ -53,7 +53,7 @@ public enum HealthGraphics {
         // Round ticks, and a left margin as wide as the longest label (about 6.5 units a digit at font size 11).
         let scale = NiceScale(low: lowest, high: highest)
         let low = scale.low, high = scale.high
-        let tickLabels = scale.ticks.map { (value: $0, label: HealthFormat.number($0, maxFractionDigits: scale.fractionDigits)) }
+        let tickLabels = scale.ticks.map { (value: $0, label: HealthFormat.grouped($0, maxFractionDigits: scale.fractionDigits, language: language)) }
         let left = 14 + 6.5 * Double(tickLabels.map(\.label.count).max() ?? 4)
         let t0 = firstPoint.date.timeIntervalSince1970, t1 = max(lastPoint.date.timeIntervalSince1970, t0 + 1)
         func x(_ date: Date) -> Double { points.count == 1 ? left + (width - left - right) / 2 : left + (date.timeIntervalSince1970 - t0) / (t1 - t0) * (width - left - right) }
@@ -79,7 +79,7 @@ public enum HealthGraphics {
         let avg = points.map { "\(f(x($0.date))),\(f(y(display($0.movingAverage))))" }.joined(separator: " ")
         svg += "<polyline points=\"\(bars)\" fill=\"none\" stroke=\"#f59f00\" stroke-width=\"1.5\" opacity=\"0.7\"/>"
         for p in points {
-            svg += "<circle class=\"point\" cx=\"\(f(x(p.date)))\" cy=\"\(f(y(display(p.value))))\" r=\"3\" fill=\"#f59f00\"><title>\(escapeHTML(HealthFormat.number(display(p.value)))) \(escapeHTML(unit))</title></circle>"
+            svg += "<circle class=\"point\" cx=\"\(f(x(p.date)))\" cy=\"\(f(y(display(p.value))))\" r=\"3\" fill=\"#f59f00\"><title>\(escapeHTML(HealthFormat.grouped(display(p.value), language: language))) \(escapeHTML(unit))</title></circle>"
         }
         svg += "<polyline class=\"moving-average\" points=\"\(avg)\" fill=\"none\" stroke=\"#d9480f\" stroke-width=\"3\" stroke-linejoin=\"round\"/>"
         svg += "<text x=\"\(left)\" y=\"11\" font-size=\"11\" fill=\"#6b7280\">\(escapeHTML(unit))</text></svg>"
@@ -97,30 +97,83 @@ public enum HealthGraphics {
     }
 
     /// A 1200×630 card (the size link previews use). Only what the summary carries is drawn.
+    /// Every text has a box of its own: the title and the name on separate lines, the figures in a grid that
+    /// ends above the footer, each text shrunk (then shortened with "…") to its box's width. With every option
+    /// ticked the title ran into the name, the fourth figure overlapped the footer and was cut at the bottom.
     public static func shareCard(_ summary: ShareSummary, language: Language) -> String {
+        let font = "font-family=\"Noto Sans CJK JP, sans-serif\""
+        func text(_ kind: String, x: Int, y: Int, size: Int, _ content: String, weight: Bool = false, fill: String, anchor: String? = nil) -> String {
+            "<text class=\"\(kind)\" x=\"\(x)\" y=\"\(y)\" font-size=\"\(size)\"" + (weight ? " font-weight=\"700\"" : "")
+                + (anchor.map { " text-anchor=\"\($0)\"" } ?? "") + " fill=\"\(fill)\" \(font)>\(escapeHTML(content))</text>"
+        }
         var svg = """
         <svg xmlns="http://www.w3.org/2000/svg" width="1200" height="630" viewBox="0 0 1200 630">\
         <defs><linearGradient id="bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#fff4e6"/><stop offset="1" stop-color="#ffe8cc"/></linearGradient></defs>\
         <rect width="1200" height="630" fill="url(#bg)"/>\
         <rect x="60" y="60" width="64" height="64" rx="14" fill="#d9480f"/>\
-        <text x="92" y="105" text-anchor="middle" font-size="38" font-weight="700" fill="#fff" font-family="Noto Sans CJK JP, sans-serif">日</text>\
-        <text x="144" y="104" font-size="40" font-weight="700" fill="#7a3300" font-family="Noto Sans CJK JP, sans-serif">\(escapeHTML(summary.title))</text>
+        <text x="92" y="105" text-anchor="middle" font-size="38" font-weight="700" fill="#fff" \(font)>日</text>
         """
+        let title = CardText.fit(summary.title, width: 1140 - 144, size: 40, minimum: 24)
+        svg += text("card-title", x: 144, y: 104, size: title.size, title.text, weight: true, fill: "#7a3300")
+        var top = 190
         if let name = summary.name, !name.isEmpty {
-            svg += "<text x=\"1140\" y=\"104\" text-anchor=\"end\" font-size=\"30\" fill=\"#7a3300\" font-family=\"Noto Sans CJK JP, sans-serif\">\(escapeHTML(name))</text>"
+            let fitted = CardText.fit(name, width: 1140 - 144, size: 28, minimum: 20)
+            svg += text("card-name", x: 144, y: 150, size: fitted.size, fitted.text, fill: "#7a3300")
+            top = 215
         }
-        var y = 210
-        for line in summary.lines.prefix(4) {
-            svg += "<text x=\"80\" y=\"\(y)\" font-size=\"30\" fill=\"#6b4a2b\" font-family=\"Noto Sans CJK JP, sans-serif\">\(escapeHTML(line.0))</text>"
-            svg += "<text x=\"80\" y=\"\(y + 56)\" font-size=\"56\" font-weight=\"700\" fill=\"#d9480f\" font-family=\"Noto Sans CJK JP, sans-serif\">\(escapeHTML(line.1))</text>"
-            y += 120
+        // The figures: one column for one or two, a 2×2 grid for three or four, left of the badge if there is one.
+        let lines = Array(summary.lines.prefix(4))
+        let right = summary.badge == nil ? 1140 : 790
+        let columns = lines.count > 2 ? 2 : 1
+        let gap = 40
+        let columnWidth = (right - 80 - gap * (columns - 1)) / columns
+        let rowHeight = 150
+        for (index, line) in lines.enumerated() {
+            let column = columns == 2 ? index % 2 : 0
+            let row = columns == 2 ? index / 2 : index
+            let x = 80 + column * (columnWidth + gap)
+            let y = top + row * rowHeight
+            let label = CardText.fit(line.0, width: columnWidth, size: 28, minimum: 20)
+            let value = CardText.fit(line.1, width: columnWidth, size: 56, minimum: 30)
+            svg += text("card-label", x: x, y: y + 28, size: label.size, label.text, fill: "#6b4a2b")
+            svg += text("card-value", x: x, y: y + 28 + 26 + value.size, size: value.size, value.text, weight: true, fill: "#d9480f")
         }
         if let badge = summary.badge {
-            let inner = HealthGraphics.badge(badge, earned: true, size: 260, language: language)
-            svg += "<g transform=\"translate(820,170)\">\(inner)</g>"
-            svg += "<text x=\"950\" y=\"470\" text-anchor=\"middle\" font-size=\"32\" font-weight=\"700\" fill=\"#7a3300\" font-family=\"Noto Sans CJK JP, sans-serif\">\(escapeHTML(badge.name(language)))</text>"
+            let inner = HealthGraphics.badge(badge, earned: true, size: 240, language: language)
+            svg += "<g class=\"card-badge\" transform=\"translate(840,\(top - 10))\">\(inner)</g>"
+            let badgeName = CardText.fit(badge.name(language), width: 300, size: 30, minimum: 20)
+            svg += text("card-badge-name", x: 960, y: top + 270, size: badgeName.size, badgeName.text, weight: true, fill: "#7a3300", anchor: "middle")
         }
-        svg += "<text x=\"80\" y=\"590\" font-size=\"22\" fill=\"#9a6b3f\" font-family=\"Noto Sans CJK JP, sans-serif\">\(escapeHTML(summary.footer))</text></svg>"
+        svg += text("card-footer", x: 80, y: 595, size: 22, summary.footer, fill: "#9a6b3f") + "</svg>"
         return svg
+    }
+}
+
+/// How wide a line of the share card will be, without a font engine: a generous estimate per character
+/// (a CJK character is a full em, Latin capitals and digits about 0.62 em), so a fitted text never
+/// reaches its neighbour in rsvg-convert or a browser.
+enum CardText {
+    static func width(_ text: String, size: Int) -> Double {
+        var ems = 0.0
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x20: ems += 0.3
+            case 0x2E80...: ems += 1.0
+            case 0x41...0x5A, 0x30...0x39: ems += 0.66
+            case 0x61...0x7A: ems += 0.56
+            default: ems += 0.6
+            }
+        }
+        return ems * Double(size)
+    }
+
+    /// The text at the largest size from `size` down to `minimum` that fits `width`; at the minimum, shortened with "…".
+    static func fit(_ text: String, width: Int, size: Int, minimum: Int) -> (text: String, size: Int) {
+        var current = size
+        while current > minimum, Self.width(text, size: current) > Double(width) { current -= 2 }
+        guard Self.width(text, size: current) > Double(width) else { return (text, current) }
+        var characters = Array(text)
+        while !characters.isEmpty, Self.width(String(characters) + "…", size: current) > Double(width) { characters.removeLast() }
+        return (String(characters).trimmingCharacters(in: .whitespaces) + "…", current)
     }
 }

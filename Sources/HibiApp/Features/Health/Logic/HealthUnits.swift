@@ -75,6 +75,21 @@ public enum HealthUnits {
         }
     }
 
+    /// A unit as a person reads it: Apple's "count/min" is beats per minute for a heart, a count has no unit
+    /// of its own (the type's title says what is counted), and minutes and hours are words in Japanese.
+    public static func label(_ unit: String, type: HealthDataType?) -> Text {
+        switch unit {
+        case "count/min" where type == .heartRate || type == .restingHeartRate: Text(en: "bpm", ja: "拍/分")
+        case "count/min": Text(en: "/min", ja: "回/分")
+        case "count": Text(en: "", ja: "")
+        case "min": Text(en: "min", ja: "分")
+        case "h", "hr": Text(en: "h", ja: "時間")
+        case "s": Text(en: "s", ja: "秒")
+        case "m": Text(en: "m", ja: "m")
+        default: Text(en: unit, ja: unit)
+        }
+    }
+
     public static func display(_ canonical: Double, type: HealthDataType, preferences: UnitPreferences) -> Double {
         let unit = displayUnit(for: type, preferences: preferences)
         guard let factor = factor(from: unit, for: type), factor != 0 else { return canonical }
@@ -120,12 +135,24 @@ public enum HealthFormat {
         return text
     }
 
-    public static func value(_ canonical: Double, type: String, preferences: UnitPreferences) -> String {
-        guard let known = HealthDataType(rawValue: type) else { return number(canonical, maxFractionDigits: 2) }
+    /// A number for reading, thousands grouped as the language writes them ("8,432"), on every page alike.
+    /// (`number` stays ungrouped: it fills form fields and files that are read back.)
+    public static func grouped(_ value: Double, maxFractionDigits: Int = 1, language: Language) -> String {
+        guard value.isFinite else { return number(value, maxFractionDigits: maxFractionDigits) }
+        let digits = max(0, min(maxFractionDigits, 6))
+        return value.formatted(.number.precision(.fractionLength(0...digits)).grouping(.automatic)
+            .locale(Locale(identifier: language == .ja ? "ja_JP" : "en_US")))
+    }
+
+    public static func value(_ canonical: Double, type: String, preferences: UnitPreferences, language: Language) -> String {
+        guard let known = HealthDataType(rawValue: type) else { return grouped(canonical, maxFractionDigits: 2, language: language) }
         let shown = HealthUnits.display(canonical, type: known, preferences: preferences)
-        let unit = HealthUnits.displayUnit(for: known, preferences: preferences)
+        let unit = HealthUnits.label(HealthUnits.displayUnit(for: known, preferences: preferences), type: known)(language)
         let digits = known == .steps ? 0 : (known == .walkingRunningDistance ? 2 : 1)
-        return "\(number(shown, maxFractionDigits: digits)) \(unit == "count" ? "" : unit)".trimmingCharacters(in: .whitespaces)
+        let text = grouped(shown, maxFractionDigits: digits, language: language)
+        // Japanese writes minutes and hours against the number ("30.5分"); symbols keep their space.
+        let tight = language == .ja && ["分", "時間", "秒"].contains(unit)
+        return unit.isEmpty ? text : text + (tight ? "" : " ") + unit
     }
 }
 

@@ -12,9 +12,9 @@ public struct HealthRecordResponse: Codable, Sendable {
     public let source: String
     public let device: String
 
-    init(_ r: HealthRecord, units: UnitPreferences) {
+    init(_ r: HealthRecord, units: UnitPreferences, language: Language) {
         id = r.id; type = r.type; value = r.value; unit = r.unit; category = r.category
-        displayValue = HealthFormat.value(r.value, type: r.type, preferences: units)
+        displayValue = HealthFormat.value(r.value, type: r.type, preferences: units, language: language)
         start = r.start; end = r.end; source = r.source.rawValue; device = r.device
     }
 }

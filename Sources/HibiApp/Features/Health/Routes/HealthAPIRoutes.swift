@@ -13,7 +13,7 @@ struct HealthAPIRoutes: Sendable {
             let user = context.user
             let filter = try Self.filter(request)
             let units = try await health.profiles.get(userID: user.id).units
-            return JSONBody(try await health.records.list(userID: user.id, filter: filter).map { HealthRecordResponse($0, units: units) })
+            return JSONBody(try await health.records.list(userID: user.id, filter: filter).map { HealthRecordResponse($0, units: units, language: context.language) })
         }
         api.post("health/records") { request, context in
             let user = context.user
@@ -22,12 +22,12 @@ struct HealthAPIRoutes: Sendable {
             let (record, badges) = try await health.add(.init(type: body.type, value: body.value, unit: body.unit, start: body.start, end: body.end),
                                                         user: user, now: context.now)
             let units = try await health.profiles.get(userID: user.id).units
-            return JSONBody(CreatedRecordResponse(record: HealthRecordResponse(record, units: units), newBadges: badges.map(\.key)), status: .created)
+            return JSONBody(CreatedRecordResponse(record: HealthRecordResponse(record, units: units, language: context.language), newBadges: badges.map(\.key)), status: .created)
         }
         api.get("health/records/:id") { _, context in
             let user = context.user
             guard let record = try await health.records.find(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
-            return JSONBody(HealthRecordResponse(record, units: try await health.profiles.get(userID: user.id).units))
+            return JSONBody(HealthRecordResponse(record, units: try await health.profiles.get(userID: user.id).units, language: context.language))
         }
         api.put("health/records/:id") { request, context in
             let user = context.user
@@ -36,7 +36,7 @@ struct HealthAPIRoutes: Sendable {
             let record = try await health.update(id: try context.parameters.require("id"),
                                                  .init(type: body.type, value: body.value, unit: body.unit, start: body.start, end: body.end),
                                                  user: user, now: context.now)
-            return JSONBody(HealthRecordResponse(record, units: try await health.profiles.get(userID: user.id).units))
+            return JSONBody(HealthRecordResponse(record, units: try await health.profiles.get(userID: user.id).units, language: context.language))
         }
         api.delete("health/records/:id") { _, context in
             let user = context.user

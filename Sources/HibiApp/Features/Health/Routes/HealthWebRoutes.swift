@@ -172,7 +172,7 @@ struct HealthWebRoutes: Sendable {
             let (first, _) = TrendAnalyzer.window(.week, now: now, timeZone: zone)
             let total = try await health.records.sum(userID: user.id, type: HealthDataType.steps.rawValue,
                                                      from: Int64(first) * 86400 - Int64(zone.secondsFromGMT(for: now)), to: Int64(saturating: now.timeIntervalSince1970))
-            lines.append((HealthStrings.weekSteps(l), HealthFormat.number(total, maxFractionDigits: 0)))
+            lines.append((HealthStrings.weekSteps(l), HealthFormat.grouped(total, maxFractionDigits: 0, language: l)))
         }
         if options.contains("streak") {
             let days = StreakCalculator.localDays(try await health.records.activeQuarterHours(userID: user.id), timeZone: zone)

@@ -19,6 +19,8 @@ enum HealthStrings {
     static let to = Text(en: "To", ja: "終了日")
     static let noRecords = Text(en: "No records yet. Add one above or import your Apple Health export.", ja: "まだ記録がありません。上のフォームから追加するか、Apple ヘルスケアの書き出しを読み込んでください。")
     static let recordSaved = Text(en: "Record saved.", ja: "記録を保存しました。")
+    static let deleteRecordConfirm = Text(en: "Delete this record? It cannot be undone.", ja: "この記録を削除しますか?元に戻せません。")
+    static let deleteGoalConfirm = Text(en: "Delete this goal? Its progress is not kept.", ja: "この目標を削除しますか?進み具合は残りません。")
     static let recordDeleted = Text(en: "Record deleted.", ja: "記録を削除しました。")
     static let newBadge = Text(en: "New badge: %@", ja: "新しいバッジ: %@")
     static let importTitle = Text(en: "Import & export", ja: "読み込みと書き出し")
@@ -28,7 +30,17 @@ enum HealthStrings {
     static let chooseFile = Text(en: "File", ja: "ファイル")
     static let upload = Text(en: "Upload and import", ja: "アップロードして読み込む")
     static let importing = Text(en: "Importing…", ja: "読み込み中…")
-    static let importDone = Text(en: "Import finished: %@ new records, %@ duplicates skipped.", ja: "読み込み完了: 新しい記録 %@ 件、重複 %@ 件をスキップしました。")
+    /// The same words as the report's lines under it ("added", "already there"): the headline said "duplicates skipped".
+    static let importDone = Text(en: "Import finished: %@ added, %@ already there.", ja: "読み込み完了: %@ 件追加、%@ 件は取り込み済みでした。")
+    static let jobCounts = Text(en: "%1 added, %2 already there", ja: "%1 件追加、%2 件は取り込み済み")
+    static func jobState(_ state: ImportState) -> Text {
+        switch state {
+        case .queued: Text(en: "waiting", ja: "待機中")
+        case .running: Text(en: "importing", ja: "読み込み中")
+        case .done: Text(en: "finished", ja: "完了")
+        case .failed: Text(en: "failed", ja: "失敗")
+        }
+    }
     static let importFailed = Text(en: "Import failed", ja: "読み込みに失敗しました")
     static let recentImports = Text(en: "Recent imports", ja: "最近の読み込み")
     static let electrocardiograms = Text(en: "Electrocardiograms (from Apple Health)", ja: "心電図(Apple ヘルスケアから)")

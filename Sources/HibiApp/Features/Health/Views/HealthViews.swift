@@ -8,16 +8,20 @@ enum HealthViews {
     static func page(_ title: String, context: HibiRequestContext, tab: String, scripts: [String] = [], @NodeBuilder content: () -> [Node]) -> Node {
         let l = context.language
         let body = content()
+        // One pattern in every section: the page's heading, then the section's menu under it (Health had it above).
+        var headingFirst = false
+        if case let .element(tag, _, _)? = body.first { headingFirst = tag == "h1" || tag == "hgroup" }
         return Layout.page(title: title, context: context, current: HealthPaths.overview) {
             link(.init("rel", "stylesheet"), .href("/static/health.css"))
-            el("div", .class("health-tabs section-nav"), .role("navigation"), .aria("label", HealthStrings.health(l))) {
+            if headingFirst { body[0] }
+            el("nav", .class("health-tabs section-nav"), .aria("label", HealthStrings.health(l))) {
                 el("ul") {
                     for (path, name) in tabs {
                         el("li") { el("a", [.href(path)] + (path == tab ? [.aria("current", "page")] : [])) { name(l) } }
                     }
                 }
             }
-            body
+            headingFirst ? Node.fragment(Array(body.dropFirst())) : Node.fragment(body)
             for script in scripts { el("script", .src(script), .init("defer", nil)) }
         }
     }
@@ -92,11 +96,11 @@ enum HealthViews {
             el("div", .class("health-summary")) {
                 el("div", .class("card stat"), .id("stat-steps")) {
                     el("small") { HealthStrings.stepsToday(l) }
-                    el("strong") { HealthFormat.number(data.todaySteps, maxFractionDigits: 0) }
+                    el("strong") { HealthFormat.grouped(data.todaySteps, maxFractionDigits: 0, language: l) }
                 }
                 el("div", .class("card stat"), .id("stat-weight")) {
                     el("small") { HealthDataType.weight.title(l) }
-                    el("strong") { data.latestWeight.map { HealthFormat.value($0.value, type: $0.type, preferences: data.units) } ?? "—" }
+                    el("strong") { data.latestWeight.map { HealthFormat.value($0.value, type: $0.type, preferences: data.units, language: l) } ?? "—" }
                 }
                 el("div", .class("card stat"), .id("stat-streak")) {
                     el("small") { HealthStrings.streak(l) }
@@ -145,20 +149,20 @@ enum HealthViews {
                     el("p", .class("muted"), .id("no-records")) { HealthStrings.noRecords(l) }
                 } else {
                     el("div", .class("table-scroll")) {
-                        el("table", .id("records-table")) {
+                        el("table", .id("records-table"), .class("cards")) {
                             el("thead") { el("tr") {
                                 el("th") { HealthStrings.type(l) }; el("th") { HealthStrings.value(l) }; el("th") { HealthStrings.time(l) }; el("th") { HealthStrings.source(l) }; el("th") { "" }
                             } }
                             el("tbody") {
                                 for r in data.records {
                                     el("tr", .data("record-id", r.id)) {
-                                        el("td") { HealthDataType.title(of: r.type)(l) + (r.category.isEmpty ? "" : " · \(r.category)") }
-                                        el("td", .class("num")) { HealthFormat.value(r.value, type: r.type, preferences: data.units) }
-                                        el("td") { r.start.formatted(formatter(l, zone)) }
-                                        el("td") { r.source.title(l) + (r.device.isEmpty ? "" : " · \(r.device)") }
+                                        el("td", .data("label", HealthStrings.type(l))) { HealthDataType.title(of: r.type)(l) + (r.category.isEmpty ? "" : " · \(AppleTypeNames.category(r.category)(l))") }
+                                        el("td", .class("num"), .data("label", HealthStrings.value(l))) { HealthFormat.value(r.value, type: r.type, preferences: data.units, language: l) }
+                                        el("td", .data("label", HealthStrings.time(l))) { r.start.formatted(formatter(l, zone)) }
+                                        el("td", .data("label", HealthStrings.source(l))) { r.source.title(l) + (r.device.isEmpty ? "" : " · \(r.device)") }
                                         el("td", .class("actions")) {
                                             el("a", .href(HealthPaths.editRecord(r.id)), .class("small")) { HealthStrings.edit(l) }
-                                            el("form", .method("post"), .action(HealthPaths.deleteRecord(r.id)), .class("inline")) {
+                                            el("form", .method("post"), .action(HealthPaths.deleteRecord(r.id)), .class("inline"), .data("confirm", HealthStrings.deleteRecordConfirm(l))) {
                                                 Layout.csrfField(context)
                                                 el("button", .type("submit"), .class("linklike small danger")) { HealthStrings.delete(l) }
                                             }
@@ -276,7 +280,9 @@ enum HealthViews {
                     el("ul", .id("job-list")) {
                         for job in jobs {
                             el("li") {
-                                "\(job.createdAt.formatted(formatter(l, zone))) · \(job.fileName) · \(job.state.rawValue) · +\(job.inserted) / =\(job.duplicates)"
+                                "\(job.createdAt.formatted(formatter(l, zone))) · \(job.fileName) · \(HealthStrings.jobState(job.state)(l)) · "
+                                    + HealthStrings.jobCounts(l).replacingOccurrences(of: "%1", with: CountText.grouped(Int(clamping: job.inserted), l))
+                                        .replacingOccurrences(of: "%2", with: CountText.grouped(Int(clamping: job.duplicates), l))
                                 if let error = job.errorMessage { br(); el("small", .class("error-text")) { error(l) } }
                                 if !job.report.kinds.isEmpty {
                                     el("ul", .class("import-report")) { for line in job.report.lines(l) { el("li") { line } } }
@@ -292,7 +298,7 @@ enum HealthViews {
     static func trends(context: HibiRequestContext, type: HealthDataType, selection: TrendSelection, result: TrendResult, units: UnitPreferences) -> Node {
         let l = context.language
         let analysis = result.analysis
-        let unit = HealthUnits.displayUnit(for: type, preferences: units)
+        let unit = HealthUnits.label(HealthUnits.displayUnit(for: type, preferences: units), type: type)(l)
         let rangeTitle = switch selection {
         case let .range(range): range.title(l)
         case .all: HealthStrings.allTime(l)
@@ -369,7 +375,7 @@ enum HealthViews {
                 for (goal, progress) in goals {
                     el("article", .class("goal \(progress.status.rawValue)"), .data("goal-id", goal.id)) {
                         el("header") {
-                            el("strong") { goal.type.title(l) + " → " + HealthFormat.value(goal.targetValue, type: goal.type.rawValue, preferences: units) }
+                            el("strong") { goal.type.title(l) + " → " + HealthFormat.value(goal.targetValue, type: goal.type.rawValue, preferences: units, language: l) }
                             el("span", .class("status-pill \(progress.status.rawValue)")) {
                                 switch progress.status { case .active: HealthStrings.active(l); case .achieved: HealthStrings.achieved(l); case .missed: HealthStrings.missed(l) }
                             }
@@ -378,9 +384,9 @@ enum HealthViews {
                         el("small", .class("muted")) {
                             "\(Int(saturating: (progress.fraction * 100).rounded()))% · " + (goal.deadline.map { "\(HealthStrings.deadline(l)) \($0.formatted(formatter(l, zone, time: .omitted)))" }
                                                                      ?? (GoalRules.isDaily(goal) ? HealthStrings.everyDay(l) : HealthStrings.noDeadline(l)))
-                            if let current = progress.currentValue { " · \(HealthFormat.value(current, type: goal.type.rawValue, preferences: units))" }
+                            if let current = progress.currentValue { " · \(HealthFormat.value(current, type: goal.type.rawValue, preferences: units, language: l))" }
                         }
-                        el("form", .method("post"), .action(HealthPaths.deleteGoal(goal.id)), .class("inline")) {
+                        el("form", .method("post"), .action(HealthPaths.deleteGoal(goal.id)), .class("inline"), .data("confirm", HealthStrings.deleteGoalConfirm(l))) {
                             Layout.csrfField(context)
                             el("button", .type("submit"), .class("linklike small")) { HealthStrings.delete(l) }
                         }

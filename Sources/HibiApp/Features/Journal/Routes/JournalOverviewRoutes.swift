@@ -81,6 +81,10 @@ struct JournalOverviewRoutes: Sendable {
                 let open = options.contains("mood") ? try await day.diaryReadable(context.base) : false
                 let review = try await journal.review(user: user, period: period, diaryOpen: open)
                 let svg = JournalViews.reviewCard(review: review, options: options, name: user.displayName, language: context.language)
+                // The drawing itself on request (format=svg): what the browser test measures, box by box.
+                if request.uri.formQuery.get("format") == "svg" {
+                    return FileResponse.attachment(Data(svg.utf8), contentType: "image/svg+xml", filename: "hibi-\(kind.rawValue)-\(period.slug).svg")
+                }
                 let png = try await renderer.png(svg: svg)
                 return FileResponse.attachment(png, contentType: "image/png", filename: "hibi-\(kind.rawValue)-\(period.slug).png")
             }

@@ -51,7 +51,7 @@ struct JournalRoutes: Sendable {
             let user = context.user
             let query = request.uri.formQuery.get("q") ?? ""
             let open = try await diaryReadable(context.base)
-            return HTMLPage(JournalViews.search(context: context.base, query: query, hits: try await journal.search(user: user, query: query, diaryOpen: open),
+            return HTMLPage(JournalViews.search(context: context.base, query: query, hits: try await journal.search(user: user, query: query, diaryOpen: open, language: context.language),
                                                 diaryOpen: open))
         }
         api.get("search") { request, context in
@@ -62,7 +62,7 @@ struct JournalRoutes: Sendable {
             guard query.count <= 200 else { throw RequestError.invalidParameter("q", Text(en: "at most 200 characters", ja: "200文字以内")) }
             let open = try await diaryReadable(context.base)
             return JSONBody(SearchResponse(query: query, diarySearched: open,
-                                           results: try await journal.search(user: user, query: query, diaryOpen: open)))
+                                           results: try await journal.search(user: user, query: query, diaryOpen: open, language: context.language)))
         }
     }
 

@@ -127,7 +127,7 @@ public struct JournalService: Sendable {
     }
 
     /// Every domain's matches for `query` (each word must occur), at most `perDomainLimit` each.
-    public func search(user: User, query: String, diaryOpen: Bool) async throws -> [SearchHit] {
+    public func search(user: User, query: String, diaryOpen: Bool, language: Language) async throws -> [SearchHit] {
         let query = String(query.prefix(200)).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !query.isEmpty else { return [] }
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
@@ -144,8 +144,13 @@ public struct JournalService: Sendable {
         }
         hits += try await records.map { record in
             let day = DayKey(record.start, timeZone: zone)
-            let what = [record.type, record.category, record.device, record.source.rawValue].filter { !$0.isEmpty }.joined(separator: " · ")
-            let notes = record.details.map { " — " + String($0.prefix(120)) } ?? ""
+            // In words, as the day's page shows it: the type's name, the activity, the device, where it came from,
+            // and the metadata as labelled values (it was shown as JSON).
+            let category = record.category.isEmpty ? "" : AppleTypeNames.category(record.category)(language)
+            let what = [HealthDataType.title(of: record.type)(language), category, record.device, record.source.title(language)]
+                .filter { !$0.isEmpty }.joined(separator: " · ")
+            let labelled = HealthDetails.labelled(record.details, language: language).joined(separator: " · ")
+            let notes = labelled.isEmpty ? "" : " — " + String(labelled.prefix(160))
             return SearchHit(domain: .health, id: record.id, title: day.description, snippet: what + notes, date: record.start,
                              path: JournalPaths.day(day) + "#day-health")
         }

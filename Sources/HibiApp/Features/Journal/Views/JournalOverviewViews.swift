@@ -125,6 +125,11 @@ extension JournalViews {
         let T = TimelineStrings.self
         return Layout.page(title: T.title(l), context: context) {
             el("h1") { T.title(l) }
+            // Folded under its summary (it filled a phone's first screen); open while a filter is in use,
+            // and on a wide screen (app.js opens details[data-open-wide]).
+            let filtered = filter.domain != nil || filter.tag != nil || filter.label != nil || filter.rating != nil
+            el("details", [.class("timeline-filter-fold"), .id("timeline-filter-fold"), .data("open-wide", "true")] + (filtered ? [.init("open", nil)] : [])) {
+                el("summary") { T.filter(l) }
             el("form", .method("get"), .action(JournalPaths.timeline), .class("timeline-filter"), .id("timeline-filter")) {
                 el("fieldset", .class("grid")) {
                     el("label") {
@@ -151,6 +156,7 @@ extension JournalViews {
                     }
                 }
                 el("button", .type("submit"), .class("secondary")) { T.apply(l) }
+            }
             }
             if page.days.isEmpty {
                 el("p", .id("timeline-empty"), .class("card")) { T.empty(l) }

@@ -181,7 +181,7 @@ enum JournalViews {
                         for line in day.health {
                             el("li", .data("type", line.type)) {
                                 HealthDataType.title(of: line.type)(l) + ": "
-                                el("strong") { HealthFormat.value(line.value, type: line.type, preferences: units) }
+                                el("strong") { HealthFormat.value(line.value, type: line.type, preferences: units, language: l) }
                                 " (" + kind(line.kind)(l) + ", " + S.records(l, line.records) + ")"
                             }
                         }

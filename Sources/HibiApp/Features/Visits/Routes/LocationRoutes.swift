@@ -5,6 +5,8 @@ import NIOCore
 /// The "Detected stays" page and its forms.
 struct LocationWebRoutes: Sendable {
     let locations: LocationService
+    /// HIBI_PUBLIC_URL, if set: the address phones reach this server at (else the request's own host).
+    let publicURL: URL?
 
     func register(on router: some RouterMethods<SignedInContext>) {
         router.get(RouterPath(VisitPaths.stays)) { request, context in
@@ -12,7 +14,7 @@ struct LocationWebRoutes: Sendable {
             let query = request.uri.formQuery
             let notice: (String, Layout.NoticeKind)? = query.get("confirmed") != nil ? (LocationStrings.confirmed(context.language), .success)
                 : query.get("dismissed") != nil ? (LocationStrings.dismissed(context.language), .success) : nil
-            return try await page(user: user, context: context.base, notice: notice)
+            return try await page(user: user, request: request, context: context.base, notice: notice)
         }
         router.post(RouterPath(VisitPaths.staySettings)) { request, context in
             let user = context.user
@@ -25,9 +27,9 @@ struct LocationWebRoutes: Sendable {
                 let minutes = (try? NumberInput.parse(form["duration"], typed)).flatMap { $0 }.flatMap { Int(exactly: $0) } ?? -1
                 let settings = StaySettings(distanceMeters: distance, durationMinutes: minutes)
                 _ = try await locations.setSettings(userID: user.id, settings)
-                return try await page(user: user, context: context.base, notice: (LocationStrings.saved(context.language), .success))
+                return try await page(user: user, request: request, context: context.base, notice: (LocationStrings.saved(context.language), .success))
             } catch let error as LocationError {
-                return try await page(user: user, context: context.base, notice: (error.message(context.language), .error), status: .badRequest)
+                return try await page(user: user, request: request, context: context.base, notice: (error.message(context.language), .error), status: .badRequest)
             }
         }
         router.post(RouterPath(VisitPaths.confirmStay(":id"))) { request, context in
@@ -39,7 +41,7 @@ struct LocationWebRoutes: Sendable {
                 _ = try await locations.confirm(userID: user.id, id: id, name: form["name"], now: context.now)
                 return Response.redirect(to: VisitPaths.stayConfirmed, type: .found)
             } catch let error as VisitError where error != .notFound {
-                return try await page(user: user, context: context.base, notice: (error.message(context.language), .error), status: .badRequest)
+                return try await page(user: user, request: request, context: context.base, notice: (error.message(context.language), .error), status: .badRequest)
                     .response(from: request, context: context.base)
             }
         }
@@ -50,14 +52,14 @@ struct LocationWebRoutes: Sendable {
         }
     }
 
-    private func page(user: User, context: HibiRequestContext, notice: (String, Layout.NoticeKind)?,
+    private func page(user: User, request: Request, context: HibiRequestContext, notice: (String, Layout.NoticeKind)?,
                       status: HTTPResponse.Status = .ok) async throws -> HTMLPage {
         let open = try await locations.stays(userID: user.id, status: .open)
         let decided = try await locations.stays(userID: user.id, status: nil, limit: 50).filter { $0.status != .open }
         let settings = try await locations.settings(userID: user.id)
         let hasHistory = try await locations.hasPoints(userID: user.id)
         return HTMLPage(LocationViews.stays(context: context, user: user, open: open, decided: decided, settings: settings, hasHistory: hasHistory,
-                                            notice: notice), status: status)
+                                            origin: PublicOrigin.of(configured: publicURL, host: request.head.authority), notice: notice), status: status)
     }
 }
 

@@ -23,9 +23,13 @@ struct VisitAPIRoutes: Sendable {
             let visit = try await visits.create(userID: user.id, fields: body.fields(now: now), now: now)
             return JSONBody(VisitResponse(visit, language: context.language), status: .created)
         }
-        api.get("visits/map") { _, context in
+        api.get("visits/map") { request, context in
             let user = context.user
-            return JSONBody(try await visits.mapPoints(userID: user.id))
+            // format=compact: the same points in fixed-width columns, what the map page loads (CompactMap).
+            if request.uri.formQuery.get("format") == "compact" {
+                return try JSONBody(try await visits.compactMap(userID: user.id)).response(from: request, context: context)
+            }
+            return try JSONBody(try await visits.mapPoints(userID: user.id)).response(from: request, context: context)
         }
         api.get("visits/stats") { _, context in
             let user = context.user

@@ -77,10 +77,18 @@ struct VisitWebRoutes: Sendable {
         router.get(RouterPath(VisitPaths.visit(":id"))) { request, context in
             let user = context.user
             let id = try context.parameters.require("id")
-            let visit = try await visits.get(userID: user.id, id: id)
+            let visit: Visit
+            do {
+                visit = try await visits.get(userID: user.id, id: id)
+            } catch VisitError.notFound {
+                // The map names a visit by the shortest prefix of its id that is unique for this person.
+                guard let full = try await visits.visitID(userID: user.id, prefix: id) else { throw VisitError.notFound }
+                return Response.redirect(to: VisitPaths.visit(full), type: .found)
+            }
             let history = try await visits.history(userID: user.id, visitID: id)
             let notice = request.uri.formQuery.get("saved") != nil ? VisitStrings.saved(context.language) : nil
-            return HTMLPage(VisitViews.detail(context: context.base, user: user, visit: visit, history: history, notice: notice, tileURL: await tiles.current(now: context.now)))
+            return try await HTMLPage(VisitViews.detail(context: context.base, user: user, visit: visit, history: history, notice: notice, tileURL: await tiles.current(now: context.now)))
+                .response(from: request, context: context.base)
         }
         router.get(RouterPath(VisitPaths.edit(":id"))) { _, context in
             let user = context.user

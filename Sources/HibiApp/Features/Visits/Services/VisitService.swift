@@ -194,6 +194,23 @@ public struct VisitService: Sendable {
             }
     }
 
+    /// The map's points as fixed-width columns (a quarter of the objects' size); see `CompactMap`.
+    public func compactMap(userID: String) async throws -> CompactMap {
+        CompactMap.encode(try await mapPoints(userID: userID))
+    }
+
+    /// The one live visit of this person whose id starts with `prefix` (the compact map names visits so),
+    /// nil when none or several do. Only letters, digits and "-" are looked up: no LIKE wildcard gets in.
+    public func visitID(userID: String, prefix: String) async throws -> String? {
+        guard prefix.count >= CompactMap.minimumIDLength, prefix.count <= 64,
+              prefix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else { return nil }
+        let rows = try await database.sql.select().column("id").from("visits")
+            .where("user_id", .equal, userID).where("deleted_at", .is, SQLLiteral.null)
+            .where("id", .like, prefix + "%").limit(2).all()
+        guard rows.count == 1 else { return nil }
+        return try rows[0].decode(column: "id", as: String.self)
+    }
+
     public func stats(userID: String, timeZone: TimeZone) async throws -> PlaceStats {
         PlaceStats.compute(try await VisitStore.list(userID: userID, from: nil, to: nil, on: database.sql), timeZone: timeZone)
     }

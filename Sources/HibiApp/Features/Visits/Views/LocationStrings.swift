@@ -32,8 +32,8 @@ enum LocationStrings {
     static let imported = Text(en: "Imported: %@ new points.", ja: "取り込みました: 新しい地点 %@ 件。")
     static let file = Text(en: "File", ja: "ファイル")
     static let liveTitle = Text(en: "Live location from your phone", ja: "スマートフォンからの現在地")
-    static let liveIntro = Text(en: "OwnTracks (HTTP mode): URL below, your username and a personal API token with write access as the password. Overland: the second URL with ?token= replaced by an Authorization: Bearer header, or the token in its settings.",
-                                ja: "OwnTracks(HTTP モード): 下の URL、ユーザー名、パスワードとして書き込み可能な個人用 API トークン。Overland: 2つ目の URL とトークン(Authorization: Bearer)。")
+    static let liveIntro = Text(en: "OwnTracks (HTTP mode): the first URL, your username, and a personal API token with write access as the password. Overland: the second URL, with the same kind of token as its access token (sent as Authorization: Bearer).",
+                                ja: "OwnTracks(HTTP モード): 1つ目の URL、ユーザー名、パスワードとして書き込み可能な個人用 API トークン。Overland: 2つ目の URL と、同じ種類のトークンをアクセストークンとして設定します(Authorization: Bearer で送られます)。")
     static let status: [StayStatus: Text] = [
         .open: Text(en: "Waiting", ja: "確認待ち"), .confirmed: Text(en: "Confirmed", ja: "確定済み"),
         .dismissed: Text(en: "Dismissed", ja: "却下済み"), .merged: Text(en: "Already a visit", ja: "既存の訪問"),

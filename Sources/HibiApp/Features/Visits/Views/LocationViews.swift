@@ -4,7 +4,7 @@ import Foundation
 /// and how to connect a phone.
 enum LocationViews {
     static func stays(context: HibiRequestContext, user: User, open: [DetectedStay], decided: [DetectedStay], settings: StaySettings,
-                      hasHistory: Bool = false, notice: (String, Layout.NoticeKind)?) -> Node {
+                      hasHistory: Bool = false, origin: String = "", notice: (String, Layout.NoticeKind)?) -> Node {
         let l = context.language
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         return Layout.page(title: LocationStrings.staysTitle(l), context: context, current: VisitPaths.list) {
@@ -83,8 +83,9 @@ enum LocationViews {
             el("section", .class("card"), .id("live")) {
                 el("h2") { LocationStrings.liveTitle(l) }
                 el("p", .class("muted")) { LocationStrings.liveIntro(l) }
-                el("p") { el("code") { "/api/v1/locations/owntracks" } }
-                el("p") { el("code") { "/api/v1/locations/overland" } }
+                // Absolute: a phone app needs the whole address, not a path on a page it never saw.
+                el("p") { el("code", .id("owntracks-url")) { origin + "/api/v1/locations/owntracks" } }
+                el("p") { el("code", .id("overland-url")) { origin + "/api/v1/locations/overland" } }
             }
             if !decided.isEmpty {
                 el("section", .class("card"), .id("decided-stays")) {

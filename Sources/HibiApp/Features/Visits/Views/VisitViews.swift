@@ -183,7 +183,7 @@ enum VisitViews {
             }
             subnav(l, current: VisitPaths.list)
             if let notice { Layout.notice(notice, kind: .success) }
-            mapElement(id: "visits-map", tileURL: tileURL, l: l, attributes: [.data("points-url", "/api/v1/visits/map"), .data("routes-url", routesURL)])
+            mapElement(id: "visits-map", tileURL: tileURL, l: l, attributes: [.data("points-url", "/api/v1/visits/map?format=compact"), .data("routes-url", routesURL)])
             el("details", [.class("card filter")] + (filtered ? [.init("open", nil)] : [])) {
                 el("summary") { VisitStrings.filter(l) }
                 el("form", .method("get"), .action(VisitPaths.list), .id("filter-form"), .class("filter-grid")) {
@@ -213,7 +213,7 @@ enum VisitViews {
                             el("span", .class("muted visit-time")) { formatTime(visit.fields.visitedAt, timeZone: zone, language: l) }
                             let address = Geo.formatAddress(visit.fields.address, language: l)
                             if !address.isEmpty { el("span", .class("visit-address")) { address } }
-                            tags(visit.fields)
+                            tags(visit.fields, l)
                         }
                     }
                 }
@@ -222,10 +222,17 @@ enum VisitViews {
         }
     }
 
-    static func tags(_ f: VisitFields) -> Node {
+    static func tags(_ f: VisitFields, _ l: Language) -> Node {
         el("span", .class("visit-tags")) {
             if let group = f.group { el("span", .class("badge group")) { "▣ " + group } }
-            for label in f.labels { el("span", .class("badge label")) { "# " + label } }
+            for label in f.labels {
+                // The label an import gives a time it guessed is stored as a code; a person reads it in words.
+                if label == VisitFormats.approximateTimeLabel {
+                    el("span", .class("badge label approximate"), .data("label", label)) { "🕓 " + VisitStrings.approximateTime(l) }
+                } else {
+                    el("span", .class("badge label")) { "# " + label }
+                }
+            }
         }
     }
 
@@ -318,7 +325,7 @@ enum VisitViews {
                         if f.simulated { el("dt") { "⚠" }; el("dd") { VisitStrings.simulated(l) } }
                         let address = Geo.formatAddress(f.address, language: l)
                         if !address.isEmpty { el("dt") { VisitStrings.address(l) }; el("dd", .id("visit-address")) { address } }
-                        if f.group != nil || !f.labels.isEmpty { el("dt") { VisitStrings.labels(l) }; el("dd") { tags(f) } }
+                        if f.group != nil || !f.labels.isEmpty { el("dt") { VisitStrings.labels(l) }; el("dd") { tags(f, l) } }
                         if !f.companions.isEmpty { el("dt") { VisitStrings.companions(l) }; el("dd") { f.companions.joined(separator: l == .ja ? "、" : ", ") } }
                         if !f.notes.isEmpty { el("dt") { VisitStrings.notes(l) }; el("dd", .class("notes")) { f.notes } }
                     }
