@@ -79,7 +79,12 @@ public struct AppCore: Sendable {
             let users = UserStore(database: database)
             let sessions = SessionStore(database: database, lifetime: config.sessionLifetime)
             let tokens = TokenStore(database: database)
-            let hasher = PasswordHasher(cost: config.passwordHashCost)
+            let metrics = PrometheusCollectorRegistry()
+            // Counted on /metrics so a flood's cost can be read off (Benchmarks/login-flood.sh).
+            let hasher = PasswordHasher(cost: config.passwordHashCost, gate: BcryptGate(onRun: { priority in
+                metrics.makeCounter(name: "hibi_bcrypt_total", labels: [("priority", priority == .account ? "account" : "decoy")],
+                                    help: "bcrypt hashes computed, by priority").increment()
+            }))
             let decoy = DecoyHash(hasher: hasher)
             if purpose == .server { _ = try await decoy.value() }
             let accounts = AccountService(
@@ -91,11 +96,13 @@ public struct AppCore: Sendable {
             try await OwnerSealing(database: database, box: box, values: Features.types.map { $0.ownerSealedValues(config: config) },
                                   logger: logger).upgradeIfNeeded()
             let (analyzer, moods) = try loadFaceEngine(face, config: config, purpose: purpose)
+            let instanceID = UUID().uuidString.lowercased()
             let platform = Platform(
                 config: config, logger: logger, database: database, box: box, users: users, sessions: sessions, tokens: tokens,
-                accounts: accounts, openAPIDocument: openAPIDocument, quota: quota, heavyWork: HeavyWork(),
+                accounts: accounts, openAPIDocument: openAPIDocument, quota: quota,
+                heavyWork: HeavyWork(leases: JobLeases(database: database, holder: instanceID)),
                 outbound: OutboundHTTP(allowedNetworks: config.webhookAllowedNetworks), clock: clock,
-                metrics: PrometheusCollectorRegistry(), instanceID: UUID().uuidString.lowercased(), faceAnalyzer: analyzer, moodEstimator: moods,
+                metrics: metrics, instanceID: instanceID, faceAnalyzer: analyzer, moodEstimator: moods,
                 mapTiles: MapTileServer(database: database, fallback: config.mapTileURL))
             return AppCore(platform: platform, features: Features(platform: platform))
         } catch {

@@ -20,11 +20,14 @@ public actor BcryptGate {
     private var running = 0
     private var accountWaiting: [CheckedContinuation<Void, Never>] = []
     private var decoyWaiting: [CheckedContinuation<Void, Never>] = []
+    /// Told of each hash that gets a slot (the server counts them on /metrics).
+    private let onRun: (@Sendable (Priority) -> Void)?
 
-    public init(slots: Int = 2, accountQueue: Int = 64, decoyQueue: Int = 16) {
+    public init(slots: Int = 2, accountQueue: Int = 64, decoyQueue: Int = 16, onRun: (@Sendable (Priority) -> Void)? = nil) {
         self.slots = max(1, slots)
         self.accountQueue = accountQueue
         self.decoyQueue = decoyQueue
+        self.onRun = onRun
     }
 
     /// Runs `work` in a slot, after the work queued before it at its priority (and, for decoys, after every
@@ -32,6 +35,7 @@ public actor BcryptGate {
     public func run<T: Sendable>(_ priority: Priority, _ work: @Sendable () async throws -> T) async rethrows -> T? {
         guard await acquire(priority) else { return nil }
         defer { release() }
+        onRun?(priority)
         return try await work()
     }
 

@@ -63,24 +63,15 @@ public enum DiaryRules {
 
     /// A whole JPEG, PNG or WebP image, judged by its structure and size (`ImageHeader`), not by its first
     /// bytes or the declared type.
-    /// Most pixels a diary photo may have: above any phone camera (a 48 MP sensor is 8,000 × 6,000) and far
-    /// under `ImageInfo.maxPixels`. Decoding costs about 4 bytes a pixel whatever the file's size (a 712 KB PNG
-    /// of 20,000 × 12,500 took 770 MB in ffmpeg), so this bounds every later decode.
-    public static let maxPhotoPixels = 50_000_000
-
-    /// Megapixels for a message, one decimal (checked arithmetic: the sides come from a file).
-    public static func megapixels(_ width: Int, _ height: Int) -> String {
-        let (pixels, over) = width.multipliedReportingOverflow(by: height)
-        return over ? "?" : String(format: "%.1f", Double(pixels) / 1_000_000)
-    }
+    /// Most pixels a diary photo may have: the cap all uploaded photos share (`PhotoPixels`).
+    public static let maxPhotoPixels = PhotoPixels.max
 
     /// The photo's structure and size read from its header, before anything decodes it: a JPEG, PNG or WebP of
     /// at most `maxPhotoPixels`.
     public static func validatePhoto(_ data: Data) throws(DiaryError) {
         guard let info = ImageHeader.read(data), info.format != .gif else { throw .photoNotAnImage }
-        let (pixels, over) = info.width.multipliedReportingOverflow(by: info.height)
-        guard !over, pixels <= maxPhotoPixels else {
-            throw .photoTooManyPixels(width: info.width, height: info.height, limitMegapixels: maxPhotoPixels / 1_000_000)
+        guard PhotoPixels.allows(info) else {
+            throw .photoTooManyPixels(width: info.width, height: info.height, limitMegapixels: PhotoPixels.limitMegapixels)
         }
     }
 

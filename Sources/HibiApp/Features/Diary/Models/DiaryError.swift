@@ -72,9 +72,7 @@ public enum DiaryError: UserFacingError, Equatable {
                                    ja: "日記が大きすぎて1つのアーカイブに書き出せません(写真 65,000 枚・4 GiB まで)。")
         case .photoNotFound: Text(en: "This entry has no such photo.", ja: "この日記にその写真はありません。")
         case let .tooManyPhotos(limit): Text(en: "At most \(limit) photos per entry.", ja: "写真は1件の日記につき\(limit)枚までです。")
-        case let .photoTooManyPixels(width, height, limit):
-            Text(en: "The photo is \(width) × \(height) pixels (\(DiaryRules.megapixels(width, height)) megapixels); at most \(limit) megapixels. Make it smaller and try again.",
-                 ja: "写真は \(width) × \(height) ピクセル(\(DiaryRules.megapixels(width, height)) メガピクセル)です。\(limit) メガピクセルまでにしてからもう一度お試しください。")
+        case let .photoTooManyPixels(width, height, limit): PhotoPixels.tooMany(width: width, height: height, limitMegapixels: limit)
         }
         return text(language)
     }

@@ -17,6 +17,8 @@ public enum VisitError: UserFacingError, Equatable {
     case photoNotFound
     case photoTooLarge(limitBytes: Int)
     case photoType
+    /// Above the pixel cap every uploaded photo shares (`PhotoPixels`), read from the header.
+    case photoTooManyPixels(width: Int, height: Int, limitMegapixels: Int)
     case tooManyPhotos(limit: Int)
     /// An import file is wrong at `position` (e.g. "line 12, column 5" or "features[3].geometry").
     case importInvalid(position: String, reason: Text)
@@ -32,7 +34,7 @@ public enum VisitError: UserFacingError, Equatable {
     public var status: HTTPResponse.Status {
         switch self {
         case .notFound, .photoNotFound: .notFound
-        case .photoTooLarge, .importTooLarge: .contentTooLarge
+        case .photoTooLarge, .photoTooManyPixels, .importTooLarge: .contentTooLarge
         case .photoType: .unsupportedMediaType
         case .importInvalid: .unprocessableContent
         case .logTampered: .conflict
@@ -54,6 +56,7 @@ public enum VisitError: UserFacingError, Equatable {
         case .photoNotFound: "photo_not_found"
         case .photoTooLarge: "photo_too_large"
         case .photoType: "unsupported_photo_type"
+        case .photoTooManyPixels: "photo_too_many_pixels"
         case .tooManyPhotos: "too_many_photos"
         case .importInvalid: "import_invalid"
         case .importTooLarge: "import_too_large"
@@ -92,6 +95,8 @@ public enum VisitError: UserFacingError, Equatable {
             Text(en: "The photo is too large (limit \(limit / 1024 / 1024) MB).", ja: "写真が大きすぎます(上限 \(limit / 1024 / 1024) MB)。")
         case .photoType:
             Text(en: "Photos must be JPEG, PNG, WebP or GIF.", ja: "写真は JPEG・PNG・WebP・GIF にしてください。")
+        case let .photoTooManyPixels(width, height, limit):
+            PhotoPixels.tooMany(width: width, height: height, limitMegapixels: limit)
         case let .tooManyPhotos(limit):
             Text(en: "A visit can have at most \(limit) photos.", ja: "1件の訪問に付けられる写真は\(limit)枚までです。")
         case let .importInvalid(position, reason):

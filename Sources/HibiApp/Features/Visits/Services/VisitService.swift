@@ -225,6 +225,10 @@ public struct VisitService: Sendable {
         let visit = try await mutate(userID: userID, id: visitID, now: now, { visit in
             // The bytes decide the type: the declared one is the client's word, and visit photos are served back as stored.
             guard let image = ImageHeader.read(data) else { throw VisitError.photoType }
+            // Dimensions before anything decodes it: a small file may still hold a huge picture.
+            guard PhotoPixels.allows(image) else {
+                throw VisitError.photoTooManyPixels(width: image.width, height: image.height, limitMegapixels: PhotoPixels.limitMegapixels)
+            }
             let type = try VisitRules.validatePhoto(contentType: image.format.contentType, size: data.count, existing: visit.photos.count)
             visit.photos.append(VisitPhotoRef(id: photoID, contentType: type, size: data.count, sha256: digest))
         }, extra: { visit, sql in
