@@ -90,48 +90,71 @@ public enum DayOneFormat {
         }
         var result = ForeignRead(format: .dayOne)
         for (index, item) in export.entries.enumerated() {
-            var position = "\(file) entry \(index + 1)"
-            guard let entry = item.value else {
-                result.skipped.append(.init(at: position, code: "unreadable", reason: Text(en: "unreadable (\(item.error ?? "?"))", ja: "読めません(\(item.error ?? "?"))")))
-                continue
-            }
-            if let uuid = entry.uuid { position += " (\(uuid))" }
-            guard let date = parseDate(entry.creationDate) else {
-                result.skipped.append(.init(at: position, code: "unreadable", reason: Text(en: "no creation date that can be read", ja: "読める作成日時がありません")))
-                continue
-            }
-            let (text, photos) = resolvePhotos(entry.text ?? "", media: (entry.photos ?? []).compactMap(\.value), archiveNames: archiveNames)
-            for bad in (entry.photos ?? []) where bad.value == nil {
-                result.skipped.append(.init(at: position + " photo", code: "unreadable", reason: Text(en: "unreadable photo (\(bad.error ?? "?"))", ja: "読めない写真(\(bad.error ?? "?"))")))
-            }
-            for (kind, list) in [("video", entry.videos), ("audio", entry.audios), ("PDF", entry.pdfAttachments)] {
-                for media in list ?? [] {
-                    result.skipped.append(.init(at: position + " \(kind) \(media.value?.identifier ?? "?")", code: "unsupported",
-                                                reason: Text(en: "the diary keeps photos, not \(kind) files", ja: "日記が保存するのは写真だけです(\(kind) は保存しません)")))
-                }
-            }
-            var rawTags = entry.tags ?? []
-            if tagJournal, let journal { rawTags.insert(journal, at: 0) }
-            let (tags, overflow) = ForeignDiary.fitTags(rawTags)
-            var details = ForeignDetails(source: "dayone", timeZone: entry.timeZone, starred: entry.starred, journal: journal)
-            if let place = entry.location?.value, let latitude = place.latitude, let longitude = place.longitude, latitude.isFinite, longitude.isFinite {
-                details.location = ForeignLocation(latitude: latitude, longitude: longitude, placeName: place.placeName, locality: place.localityName,
-                                                   region: place.administrativeArea, country: place.country)
-            }
-            if let weather = entry.weather?.value {
-                let kept = ForeignWeather(conditions: weather.conditionsDescription, code: weather.weatherCode,
-                                          temperatureCelsius: weather.temperatureCelsius.flatMap { $0.isFinite ? $0 : nil },
-                                          relativeHumidity: weather.relativeHumidity.flatMap { $0.isFinite ? $0 : nil },
-                                          windSpeedKPH: weather.windSpeedKPH.flatMap { $0.isFinite ? $0 : nil },
-                                          pressureMB: weather.pressureMB.flatMap { $0.isFinite ? $0 : nil })
-                if !kept.isEmpty { details.weather = kept }
-            }
-            let body = ForeignDiary.appendOverflow(overflow, to: text)
-            result.entries.append(ForeignEntry(
-                position: position, key: ForeignDiary.contentKey(source: "dayone", id: entry.uuid, localMinute: entry.creationDate ?? "", text: body),
-                sourceID: entry.uuid, date: date, modified: parseDate(entry.modifiedDate), text: body, tags: tags, details: details, photos: photos))
+            let (entry, skips) = read(item, index: index, file: file, journal: journal, tagJournal: tagJournal, archiveNames: archiveNames)
+            result.skipped += skips
+            if let entry { result.entries.append(entry) }
         }
         return result
+    }
+
+    /// One element of the `entries` array as its own JSON (read from a journal streamed entry by entry, see
+    /// `JSONArrayStream`); bytes that are not JSON are one skipped entry, like an entry that does not decode.
+    static func read(element: Data, index: Int, file: String, journal: String?, tagJournal: Bool,
+                     archiveNames: Set<String>?) -> (ForeignEntry?, [ForeignSkip]) {
+        let item: Lenient<Entry>
+        do { item = try JSONDecoder().decode(Lenient<Entry>.self, from: element) } catch {
+            let detail = DiaryTransfer.describe(error)
+            return (nil, [.init(at: "\(file) entry \(index + 1)", code: "unreadable", reason: Text(en: "unreadable (\(detail))", ja: "読めません(\(detail))"))])
+        }
+        return read(item, index: index, file: file, journal: journal, tagJournal: tagJournal, archiveNames: archiveNames)
+    }
+
+    /// The entry at `index` (from 0) of a journal file, or why it is skipped, with what of it is skipped
+    /// (videos, unreadable photos) while the entry itself is kept.
+    static func read(_ item: Lenient<Entry>, index: Int, file: String, journal: String?, tagJournal: Bool,
+                     archiveNames: Set<String>?) -> (ForeignEntry?, [ForeignSkip]) {
+        var skipped: [ForeignSkip] = []
+        var position = "\(file) entry \(index + 1)"
+        guard let entry = item.value else {
+            skipped.append(.init(at: position, code: "unreadable", reason: Text(en: "unreadable (\(item.error ?? "?"))", ja: "読めません(\(item.error ?? "?"))")))
+            return (nil, skipped)
+        }
+        if let uuid = entry.uuid { position += " (\(uuid))" }
+        guard let date = parseDate(entry.creationDate) else {
+            skipped.append(.init(at: position, code: "unreadable", reason: Text(en: "no creation date that can be read", ja: "読める作成日時がありません")))
+            return (nil, skipped)
+        }
+        let (text, photos) = resolvePhotos(entry.text ?? "", media: (entry.photos ?? []).compactMap(\.value), archiveNames: archiveNames)
+        for bad in (entry.photos ?? []) where bad.value == nil {
+            skipped.append(.init(at: position + " photo", code: "unreadable", reason: Text(en: "unreadable photo (\(bad.error ?? "?"))", ja: "読めない写真(\(bad.error ?? "?"))")))
+        }
+        for (kind, list) in [("video", entry.videos), ("audio", entry.audios), ("PDF", entry.pdfAttachments)] {
+            for media in list ?? [] {
+                skipped.append(.init(at: position + " \(kind) \(media.value?.identifier ?? "?")", code: "unsupported",
+                                     reason: Text(en: "the diary keeps photos, not \(kind) files", ja: "日記が保存するのは写真だけです(\(kind) は保存しません)")))
+            }
+        }
+        var rawTags = entry.tags ?? []
+        if tagJournal, let journal { rawTags.insert(journal, at: 0) }
+        let (tags, overflow) = ForeignDiary.fitTags(rawTags)
+        var details = ForeignDetails(source: "dayone", timeZone: entry.timeZone, starred: entry.starred, journal: journal)
+        if let place = entry.location?.value, let latitude = place.latitude, let longitude = place.longitude, latitude.isFinite, longitude.isFinite {
+            details.location = ForeignLocation(latitude: latitude, longitude: longitude, placeName: place.placeName, locality: place.localityName,
+                                               region: place.administrativeArea, country: place.country)
+        }
+        if let weather = entry.weather?.value {
+            let kept = ForeignWeather(conditions: weather.conditionsDescription, code: weather.weatherCode,
+                                      temperatureCelsius: weather.temperatureCelsius.flatMap { $0.isFinite ? $0 : nil },
+                                      relativeHumidity: weather.relativeHumidity.flatMap { $0.isFinite ? $0 : nil },
+                                      windSpeedKPH: weather.windSpeedKPH.flatMap { $0.isFinite ? $0 : nil },
+                                      pressureMB: weather.pressureMB.flatMap { $0.isFinite ? $0 : nil })
+            if !kept.isEmpty { details.weather = kept }
+        }
+        let body = ForeignDiary.appendOverflow(overflow, to: text)
+        return (ForeignEntry(
+            position: position, key: ForeignDiary.contentKey(source: "dayone", id: entry.uuid, localMinute: entry.creationDate ?? "", text: body),
+            sourceID: entry.uuid, date: date, modified: parseDate(entry.modifiedDate), text: body, tags: tags, details: details, photos: photos),
+                skipped)
     }
 
     /// Takes the photo references (`![](dayone-moment://ID)`) that name an attached photo out of the

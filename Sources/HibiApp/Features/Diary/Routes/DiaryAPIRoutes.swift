@@ -95,7 +95,7 @@ struct DiaryAPIRoutes: Sendable {
             // One import per person, refused before a byte of the upload is stored; the body goes to disk, not memory.
             // Any format the diary reads, recognised by its content (Hibi, Day One, Daylio, Journey).
             let report = try await heavyWork.exclusive(userID: user.id) {
-                try await transfer.withUpload(request.body) { path in
+                try await transfer.withUpload(request.body, limit: DiaryForeignImport.maxUploadBytes) { path in
                     try await imports.importFile(path: path, userID: user.id, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt, now: context.now)
                 }
             }

@@ -91,13 +91,16 @@ struct DiaryWebRoutes: Sendable {
         }
         router.post(RouterPath(DiaryPaths.importArchive)) { request, context in
             let user = context.user
-            var request = request
             do {
-                // Parsing a large archive is heavy: one import per person, a bounded number at once.
+                guard let contentType = request.headers[.contentType], request.isMultipart,
+                      let boundary = MultipartForm.boundary(of: contentType) else { throw RequestError.unsupportedMediaType }
+                // Parsing a large archive is heavy: one import per person, a bounded number at once. The file part
+                // streams to disk as it arrives (never the whole form in memory), then imports like an API upload.
+                let file = MultipartFileStream(base: request.body, boundary: boundary, field: "file")
                 let report = try await heavyWork.exclusive(userID: user.id) {
-                    let form = try await request.multipart(limit: DiaryTransfer.maxImportBytes)
-                    guard let file = form.file("file") else { throw RequestError.missingField("file") }
-                    return try await imports.importFile(file.data, userID: user.id, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt, now: context.now)
+                    try await transfer.withUpload(file, limit: DiaryForeignImport.maxUploadBytes) { path in
+                        try await imports.importFile(path: path, userID: user.id, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt, now: context.now)
+                    }
                 }
                 let notice = report.format == .hibi ? DiaryStrings.imported(context.language, report.added) : report.lines(context.language).joined(separator: "\n")
                 return try HTMLPage(DiaryDataViews.page(context: context.base, notice: (notice, .success), report: report.format == .hibi ? nil : report))

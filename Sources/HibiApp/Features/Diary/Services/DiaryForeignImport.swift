@@ -91,23 +91,21 @@ public struct DiaryForeignImport: Sendable {
     /// An upload or a file on disk. A Hibi export is read from the file as it is needed (each member spooled
     /// once, see `DiaryTransfer`), so its size is bounded by what it may inflate to, not by memory; the other
     /// formats are read whole, within `DiaryTransfer.maxImportBytes`.
-    public func importFile(path: String, userID: String, timeZone: TimeZone, now: Date) async throws -> DiaryImportReport {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw DiaryError.importInvalid(Text(en: "the file cannot be read", ja: "ファイルを読めません"))
+    public func importFile(path: String, userID: String, timeZone: TimeZone, now: Date, resume: Checkpoint? = nil,
+                           progress: Progress? = nil) async throws -> DiaryImportReport {
+        let format = try Self.format(path: path)
+        switch format.format {
+        case .hibi:
+            var report = DiaryImportReport(format: .hibi)
+            report.added = try await transfer.importExport(path: path, userID: userID, now: now)
+            return report
+        case .dayOne:
+            // Streamed whatever its size: only its entries' and photos' own bounds apply.
+            return try await importDayOne(path: path, archive: format.archive, userID: userID, now: now, resume: resume, progress: progress)
+        default:
+            break
         }
-        let head = (try? handle.read(upToCount: 4096)) ?? Data()
-        let size = (try? handle.seekToEnd()) ?? 0
-        try? handle.close()
-        if ZipReader.looksLikeArchive(head) {
-            let archive: ZipReader
-            do { archive = try ZipReader(path: path, maxTotalBytes: DiaryTransfer.maxInflatedBytes) } catch { throw DiaryError.importInvalid(error.text) }
-            if try Self.format(head: head, archive: archive) == .hibi {
-                var report = DiaryImportReport(format: .hibi)
-                report.added = try await transfer.importExport(path: path, userID: userID, now: now)
-                return report
-            }
-        }
-        guard size <= UInt64(DiaryTransfer.maxImportBytes) else {
+        guard format.size <= UInt64(DiaryTransfer.maxImportBytes) else {
             throw DiaryError.importInvalid(Text(en: "the file is larger than \(DiaryTransfer.maxImportBytes / 1_048_576) MB",
                                                 ja: "ファイルが \(DiaryTransfer.maxImportBytes / 1_048_576) MB を超えています"))
         }
@@ -118,13 +116,38 @@ public struct DiaryForeignImport: Sendable {
         return try await importFile(data, userID: userID, timeZone: timeZone, now: now)
     }
 
-    /// The format of an archive, told by its member names and its first top-level JSON file.
+    /// What a file on disk is, told by its first bytes (and, for an archive, its member names), with the
+    /// archive opened for reading when it is one.
+    static func format(path: String) throws -> (format: ForeignDiary.Format, archive: ZipReader?, size: UInt64) {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw DiaryError.importInvalid(Text(en: "the file cannot be read", ja: "ファイルを読めません"))
+        }
+        let head = (try? handle.read(upToCount: 4096)) ?? Data()
+        let size = (try? handle.seekToEnd()) ?? 0
+        try? handle.close()
+        guard ZipReader.looksLikeArchive(head) else { return (try format(head: head, archive: nil), nil, size) }
+        let archive: ZipReader
+        do { archive = try ZipReader(path: path, maxTotalBytes: maxArchiveInflatedBytes) } catch { throw DiaryError.importInvalid(error.text) }
+        return (try format(head: head, archive: archive), archive, size)
+    }
+
+    /// The format of an archive, told by its member names and the head of its first top-level JSON file.
     static func format(head: Data, archive: ZipReader?) throws -> ForeignDiary.Format {
         let names = archive.map { Array($0.entries.keys) }
-        let topJSON = (names ?? []).filter { !$0.contains("/") && $0.lowercased().hasSuffix(".json") }.sorted()
         var head = head.prefix(4096)
-        if let archive, let first = topJSON.first { head = try Self.member(first, in: archive)?.prefix(4096) ?? Data() }
+        if let archive, let first = journals(in: archive).first { head = Self.head(of: first, in: archive) }
         return ForeignDiary.detect(head: head, names: names)
+    }
+
+    /// The first 4 KB of a member, without inflating the rest of it.
+    static func head(of name: String, in archive: ZipReader) -> Data {
+        struct Enough: Error {}
+        var head = Data()
+        try? archive.stream(name, chunkSize: 4096) { chunk in
+            head.append(chunk.prefix(4096 - head.count))
+            if head.count >= 4096 { throw Enough() }
+        }
+        return head
     }
 
     public func importFile(_ data: Data, userID: String, timeZone: TimeZone, now: Date) async throws -> DiaryImportReport {
@@ -132,7 +155,7 @@ public struct DiaryForeignImport: Sendable {
         if ZipReader.looksLikeArchive(data) {
             do { archive = try ZipReader(data: data, maxTotalBytes: DiaryTransfer.maxInflatedBytes) } catch { throw DiaryError.importInvalid(error.text) }
         }
-        let topJSON = (archive.map { Array($0.entries.keys) } ?? []).filter { !$0.contains("/") && $0.lowercased().hasSuffix(".json") }.sorted()
+        let topJSON = archive.map(Self.journals(in:)) ?? []
         let format = try Self.format(head: data, archive: archive)
         let read: ForeignRead
         switch format {
@@ -215,45 +238,70 @@ public struct DiaryForeignImport: Sendable {
         let foreign: ForeignEntry
     }
 
+    /// What an import carries from one batch of entries to the next: the report so far, the ids this file
+    /// already produced (two identical entries in one file are one entry), and the photos read for the
+    /// batch not yet written.
+    struct Session {
+        var report: DiaryImportReport
+        var seen = Set<String>()
+        var batch: [Prepared] = []
+        var reads: PhotoReads
+
+        init(format: ForeignDiary.Format, limit: UInt64) {
+            report = DiaryImportReport(format: format)
+            reads = PhotoReads(limit: limit)
+        }
+    }
+
     func add(_ read: ForeignRead, archive: ZipReader?, userID: String, now: Date) async throws -> DiaryImportReport {
-        var report = DiaryImportReport(format: read.format)
-        report.skipped = read.skipped
-        report.photosSkipped = read.skipped.filter { $0.at.hasSuffix(" photo") }.count
-        let ids = read.entries.map { entryID(userID: userID, key: $0.key) }
-        let sourceIDs = read.entries.compactMap { $0.sourceID.flatMap(Self.uuid(fromHex:)) }
+        var session = Session(format: read.format, limit: archive?.limit ?? 0)
+        session.report.skipped = read.skipped
+        session.report.photosSkipped = read.skipped.filter { $0.at.hasSuffix(" photo") }.count
+        for start in stride(from: 0, to: read.entries.count, by: 500) {
+            try await add(Array(read.entries[start..<min(start + 500, read.entries.count)]), archive: archive, session: &session, userID: userID, now: now)
+        }
+        try await flush(&session, userID: userID, now: now)
+        session.report.dayRatingsSet = try await setDayRatings(read.entries, userID: userID, now: now)
+        return session.report
+    }
+
+    /// Adds what is new of `entries` (the next part of a file), writing a batch whenever it is full; the last
+    /// batch waits for `flush`.
+    func add(_ entries: [ForeignEntry], archive: ZipReader?, session: inout Session, userID: String, now: Date) async throws {
+        let ids = entries.map { entryID(userID: userID, key: $0.key) }
+        let sourceIDs = entries.compactMap { $0.sourceID.flatMap(Self.uuid(fromHex:)) }
         var owners: [String: String] = [:]
         let asked = ids + sourceIDs
         for start in stride(from: 0, to: asked.count, by: 500) {
             owners.merge(try await store.owners(ids: Array(asked[start..<min(start + 500, asked.count)]))) { a, _ in a }
         }
-        var seen = Set<String>()
-        var batch: [Prepared] = []
-        var reads = PhotoReads(limit: archive?.limit ?? 0)
-        for (foreign, id) in zip(read.entries, ids) {
+        for (foreign, id) in zip(entries, ids) {
             // Already in this diary: imported before, or (a Hibi export read back) the entry it came from.
             let original = foreign.sourceID.flatMap(Self.uuid(fromHex:))
-            if owners[id] == userID || original.map({ owners[$0] == userID }) == true || !seen.insert(id).inserted {
-                report.alreadyThere += 1
+            if owners[id] == userID || original.map({ owners[$0] == userID }) == true || !session.seen.insert(id).inserted {
+                session.report.alreadyThere += 1
                 continue
             }
             guard owners[id] == nil else {
-                report.skipped.append(.init(at: foreign.position, code: "invalid", reason: Text(en: "id already in use", ja: "ID が使用中です")))
+                session.report.skipped.append(.init(at: foreign.position, code: "invalid", reason: Text(en: "id already in use", ja: "ID が使用中です")))
                 continue
             }
-            let outcome = prepare(foreign, id: id, archive: archive, reads: &reads, userID: userID, now: now)
-            report.skipped += outcome.skips
-            report.photosSkipped += outcome.photosSkipped
-            if let prepared = outcome.prepared { batch.append(prepared) }
-            if batch.count >= Self.batchSize || reads.held >= Self.maxHeldPhotoBytes {
-                report.merge(try await write(batch, userID: userID, now: now))
-                batch.removeAll()
-                reads.byPath.removeAll()
-                reads.held = 0
+            let outcome = prepare(foreign, id: id, archive: archive, reads: &session.reads, userID: userID, now: now)
+            session.report.skipped += outcome.skips
+            session.report.photosSkipped += outcome.photosSkipped
+            if let prepared = outcome.prepared { session.batch.append(prepared) }
+            if session.batch.count >= Self.batchSize || session.reads.held >= Self.maxHeldPhotoBytes {
+                try await flush(&session, userID: userID, now: now)
             }
         }
-        report.merge(try await write(batch, userID: userID, now: now))
-        report.dayRatingsSet = try await setDayRatings(read.entries, userID: userID, now: now)
-        return report
+    }
+
+    /// Writes the batch held so far and lets its photos go.
+    func flush(_ session: inout Session, userID: String, now: Date) async throws {
+        session.report.merge(try await write(session.batch, userID: userID, now: now))
+        session.batch.removeAll()
+        session.reads.byPath.removeAll()
+        session.reads.held = 0
     }
 
     struct Outcome {

@@ -120,17 +120,17 @@ public struct DiaryTransfer: Sendable {
     /// Where imports keep what they read: the media directory (`ImportSpool`).
     var mediaDirectory: String { (photos.directory as NSString).deletingLastPathComponent }
 
-    /// An uploaded export streamed into a spool file (at most `maxImportBytes`), handed to `body` by path and
+    /// An uploaded export streamed into a spool file (at most `limit`), handed to `body` by path and
     /// removed afterwards: the request body is never held in memory whole.
-    public func withUpload<Body: AsyncSequence & Sendable, T>(_ upload: Body, _ body: (String) async throws -> T) async throws -> T
+    public func withUpload<Body: AsyncSequence & Sendable, T>(_ upload: Body, limit: Int64 = Int64(maxImportBytes),
+                                                              _ body: (String) async throws -> T) async throws -> T
     where Body.Element == ByteBuffer {
         let directory = ((mediaDirectory as NSString).appendingPathComponent("tmp") as NSString).appendingPathComponent("uploads")
         let path: String
         do {
-            path = try await UploadSpool.receive(upload, into: directory, suffix: ".upload", limit: Int64(Self.maxImportBytes)).path
+            path = try await UploadSpool.receive(upload, into: directory, suffix: ".upload", limit: limit).path
         } catch .tooLarge {
-            throw DiaryError.importInvalid(Text(en: "the file is larger than \(Self.maxImportBytes / 1_048_576) MB",
-                                                ja: "ファイルが \(Self.maxImportBytes / 1_048_576) MB を超えています"))
+            throw DiaryError.importInvalid(Text(en: "the file is larger than \(limit / 1_048_576) MB", ja: "ファイルが \(limit / 1_048_576) MB を超えています"))
         } catch .empty {
             throw DiaryError.importInvalid(Text(en: "the upload is empty", ja: "アップロードされたファイルが空です"))
         } catch {

@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+@testable import HibiApp
+
+/// The splitter that lets a Day One journal of any size be read one entry at a time.
+@Suite struct JSONArrayStreamTests {
+    func split(_ text: String, chunk: Int, max: Int = 1 << 20) -> (pieces: [JSONArrayStream.Piece], stream: JSONArrayStream) {
+        var stream = JSONArrayStream(key: "entries", maxElementBytes: max)
+        let bytes = Array(text.utf8)
+        var pieces: [JSONArrayStream.Piece] = []
+        for start in stride(from: 0, to: bytes.count, by: chunk) { pieces += stream.feed(bytes[start..<min(start + chunk, bytes.count)]) }
+        return (pieces, stream)
+    }
+
+    @Test func elementsComeOutWholeWhereverTheChunksBreak() {
+        // Brackets, commas, quotes and an "entries" key inside strings and nested objects do not confuse it.
+        let text = #"{"metadata":{"entries":[9]},"note":"entries","entries" : [ {"text":"a, ] } [\"b\\","n":{"entries":[1,2]}} ,{"text":"日記"}, 3 ],"after":[4]}"#
+        let expected: [JSONArrayStream.Piece] = [.element(Data(#"{"text":"a, ] } [\"b\\","n":{"entries":[1,2]}}"#.utf8)),
+                                                 .element(Data(#"{"text":"日記"}"#.utf8)), .element(Data("3".utf8))]
+        for chunk in [1, 2, 3, 7, 64, 4096] {
+            let (pieces, stream) = split(text, chunk: chunk)
+            #expect(pieces == expected, "chunk \(chunk)")
+            #expect(stream.found && stream.closed)
+        }
+    }
+
+    @Test func anElementOverTheBoundIsCountedNotHeldAndACutFileIsSeen() {
+        let big = String(repeating: "x", count: 100)
+        let (pieces, stream) = split(#"{"entries":[{"text":"\#(big)"},{"text":"ok"},{"text":"cut"#, chunk: 10, max: 50)
+        #expect(pieces == [.tooLarge(#"{"text":""#.utf8.count + 100 + 2), .element(Data(#"{"text":"ok"}"#.utf8))])
+        #expect(stream.found && !stream.closed)
+        let (none, other) = split(#"{"items":[{"text":"a"}]}"#, chunk: 5)
+        #expect(none.isEmpty && !other.found)
+    }
+}
+
+/// Day One archives streamed entry by entry through the real router (SQLite, and PostgreSQL with HIBI_TEST_POSTGRES_URL).
+@Suite(.serialized) struct DiaryStreamImportTests {
+    /// A Day One journal of `count` entries; the entries at `damaged` (from 0) are not JSON.
+    static func journal(_ count: Int, damaged: Set<Int> = [], photoAt: Int? = nil) -> Data {
+        var parts: [String] = []
+        for index in 0..<count {
+            if damaged.contains(index) {
+                parts.append(#"{"uuid":"BAD\#(index)","creationDate": }"#)
+                continue
+            }
+            let uuid = String(format: "%032X", index + 1)
+            var photos = ""
+            var text = "Entry number \(index + 1), written on day \(index)."
+            if index == photoAt {
+                photos = #","photos":[{"identifier":"D3456FD591A34C098719F1A0E6C46829","md5":"cf80411fda6ba991b6110b2365fb8286","type":"jpeg"}]"#
+                text += "\\n\\n![](dayone-moment://D3456FD591A34C098719F1A0E6C46829)"
+            }
+            let day = Date(timeIntervalSince1970: 1_500_000_000 + Double(index) * 86_400)
+            parts.append(#"{"uuid":"\#(uuid)","creationDate":"\#(day.formatted(.iso8601))","timeZone":"Asia/Tokyo","text":"\#(text)"\#(photos)}"#)
+        }
+        return Data(("{\"metadata\":{\"version\":\"1.0\"},\"entries\":[\n" + parts.joined(separator: ",\n") + "\n]}").utf8)
+    }
+
+    func api(_ browser: Browser) async throws -> APIClient {
+        try await browser.setUp()
+        return APIClient(browser: browser, token: try await browser.createToken())
+    }
+
+    func importFile(_ api: APIClient, _ data: Data) async throws -> (Browser.Page, DiaryImportReport) {
+        let page = try await api.call(.post, "/api/v1/diary/import", body: data, contentType: "application/zip")
+        struct Answer: Decodable { let report: DiaryImportReport }
+        return (page, try APIClient.decode(Answer.self, page).report)
+    }
+
+    @Test func aDamagedEntryIsSkippedWithItsPositionAndTheRestStreamsIn() async throws {
+        try await TestApp.run { browser in
+            let api = try await api(browser)
+            let photo = try DiaryFixtures.data("dayone-demo-photo.jpeg")
+            // More entries than one part, in two journals, one entry in the middle not JSON.
+            let zip = try StoredZipTests.archive([("Journal.json", Self.journal(230, damaged: [120], photoAt: 7)), (DiaryFixtures.photoName, photo),
+                                                  ("Travel.json", Self.journal(3))])
+            let (page, report) = try await importFile(api, zip)
+            #expect(page.status == .ok, "\(page.body)")
+            #expect(report.format == .dayOne)
+            // Travel.json's entries have the same uuids as Journal.json's first three: the same entries.
+            #expect(report.added == 229)
+            #expect(report.alreadyThere == 3)
+            #expect(report.photosAdded == 1)
+            #expect(report.skipped.map(\.at) == ["Journal.json entry 121"])
+            #expect(report.skipped.first?.code == "unreadable")
+            #expect(try APIClient.decode(DiaryEntryPage.self, try await api.call(.get, "/api/v1/diary/entries")).total == 229)
+
+            let (_, again) = try await importFile(api, zip)
+            #expect(again.added == 0 && again.alreadyThere == 232 && again.photosAdded == 0)
+            #expect(try APIClient.decode(DiaryEntryPage.self, try await api.call(.get, "/api/v1/diary/entries")).total == 229)
+        }
+    }
+
+    @Test func thePageStreamsADayOneArchiveToDiskAndImportsIt() async throws {
+        try await TestApp.run { browser in
+            try await browser.setUp()
+            try await browser.unlockDiary()
+            try await browser.get("/diary/data")
+            let zip = try StoredZipTests.archive([("Journal.json", Self.journal(5, damaged: [2], photoAt: 0)),
+                                                  (DiaryFixtures.photoName, try DiaryFixtures.data("dayone-demo-photo.jpeg"))])
+            let page = try await browser.postMultipart("/diary/import", fields: ["note": "ignored"], files: ["file": ("dayone.zip", zip)])
+            #expect(page.status == .ok, "\(page.body)")
+            #expect(page.body.contains("Day One: 4 added, 0 already there, 1 skipped."))
+            #expect(page.body.contains("Photos: 1 added, 0 skipped."))
+            #expect(page.body.contains("Journal.json entry 3: unreadable"))
+            // A form without a file is a clear error, not a crash or an empty import.
+            let empty = try await browser.postMultipart("/diary/import", fields: ["note": "no file"])
+            #expect(empty.status == .badRequest)
+            #expect(empty.body.contains("the upload is empty"))
+        }
+    }
+
+    @Test func aJobStoppedMidwayResumesAndAddsEachEntryOnce() async throws {
+        try await TestApp.withTwoPeople { core, aiko, _ in
+            let imports = core.features.diary.imports
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hibi-resume-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appendingPathComponent("dayone.zip").path
+            try StoredZipTests.archive([("Journal.json", Self.journal(250, damaged: [30]))]).write(to: URL(fileURLWithPath: path))
+
+            struct Stopped: Error {}
+            let saved = Saved()
+            // The first run "dies" after its second checkpoint (its second part is in the database).
+            await #expect(throws: Stopped.self) {
+                _ = try await imports.importFile(path: path, userID: aiko.id, timeZone: .gmt, now: Date()) { total, checkpoint in
+                    await saved.set(total, checkpoint)
+                    if checkpoint.done >= 200 { throw Stopped() }
+                }
+            }
+            let checkpoint = try #require(await saved.checkpoint)
+            #expect(await saved.total == 250)
+            #expect(checkpoint.done == 200)
+            #expect(checkpoint.report.added == 199)
+            let resumed = try await imports.importFile(path: path, userID: aiko.id, timeZone: .gmt, now: Date(), resume: checkpoint)
+            // Every entry once: the resumed run reads on from entry 201 and its report continues the first's.
+            #expect(resumed.added == 249)
+            #expect(resumed.alreadyThere == 0)
+            #expect(resumed.skipped.map(\.at) == ["Journal.json entry 31"])
+            #expect(try await core.features.diary.service.store.entryIDs(userID: aiko.id).count == 249)
+        }
+    }
+}
+
+actor Saved {
+    var total = 0
+    var checkpoint: DiaryForeignImport.Checkpoint?
+    func set(_ total: Int, _ checkpoint: DiaryForeignImport.Checkpoint) {
+        self.total = total
+        self.checkpoint = checkpoint
+    }
+}
