@@ -19,6 +19,8 @@ HIBI=$(hibi_bin)
 DATA=$(bench_tmpdir)
 PORT=$(free_port)
 export HIBI_DATA_DIR="$DATA" HIBI_PORT="$PORT" HIBI_LOG_LEVEL=error HIBI_RESOURCES_DIR="$PWD/Resources" HIBI_VENDOR_DIR="$PWD/vendor"
+# wrk opens CONNECTIONS from one address: room for them under the per-client connection cap.
+export HIBI_MAX_CONNECTIONS_PER_CLIENT=$((CONNECTIONS + 16))
 echo "benchmark password" | "$HIBI" user create bench --password-stdin >/dev/null
 TOKEN=$("$HIBI" user token bench --name bench)
 "$HIBI" serve >"$DATA/server.log" 2>&1 &

@@ -9,7 +9,7 @@
 #   flood_attempts / flood_refused_429 / flood_unauthorized_401: what the flood got back
 #   bcrypt_decoy / bcrypt_account: hashes the server computed during the flood (its /metrics)
 # Usage: Benchmarks/login-flood.sh   (HIBI_BENCH_BIN=.build/debug/hibi to try a debug build;
-#   FLOOD_CONNECTIONS=8, FLOOD_SECONDS=20, SAMPLES=5)
+#   FLOOD_CONNECTIONS=8, FLOOD_SECONDS=20, SAMPLES=5; a smoke run: ROUNDS=1 FLOOD_SECONDS=3 SAMPLES=1)
 source "$(dirname "$0")/lib/common.sh"
 
 FLOOD_CONNECTIONS=${FLOOD_CONNECTIONS:-8}
@@ -100,13 +100,13 @@ threads = [threading.Thread(target=flood) for _ in range(connections)]
 for t in threads: t.start()
 time.sleep(min(2, seconds / 4))  # the flood under way
 under = []
-while time.monotonic() < stop - 1 and len(under) < samples:
+# At least one sign-in under the flood, however short it is (a smoke run uses FLOOD_SECONDS=3).
+while len(under) < samples and (not under or time.monotonic() < stop - 1):
     under.append(owner_sign_in())
 for t in threads: t.join()
 after = bcrypts()
-if under:
-    record("owner_sign_in_under_flood", statistics.median(under), "s", rnd)
-    record("owner_sign_in_under_flood_max", max(under), "s", rnd)
+record("owner_sign_in_under_flood", statistics.median(under), "s", rnd)
+record("owner_sign_in_under_flood_max", max(under), "s", rnd)
 record("flood_attempts", counts["attempts"], "requests", rnd)
 record("flood_refused_429", counts[429], "requests", rnd)
 record("flood_unauthorized_401", counts[401], "requests", rnd)

@@ -15,7 +15,8 @@ Also two traps that need a little reading of the code:
   a literal with a decimal point, `ceil`/`floor`/`sqrt`/`pow`/`.squareRoot()`, or a name this file
   declares as `Double`/`Float`/`CGFloat`/`TimeInterval` (or `= 0.0`) and nowhere as anything else.
   That last rule is deliberately conservative: a name declared with two types in one file is not
-  guessed at, and a floating value reached through a property of another file is not seen.
+  guessed at. A property reached through another value (`Int(settings.distanceMeters)`) counts as
+  floating when the code checked declares that name only as a floating value, in any file.
 - Unchecked `+`, `-` or `*` applied directly to an integer read from a database row
   (`row.decode(column: …, as: Int64.self) + 1`): a stored value can be anything a restore or
   another version wrote. Use `&+` or `addingReportingOverflow` and say what happens at the end.
@@ -116,6 +117,13 @@ STORED_ARITHMETIC = re.compile(
 
 def floating_names(code):
     """Names this file declares only as floating values (see the module comment for why only these)."""
+    floating, other = declarations(code)
+    return floating - other
+
+
+def declarations(code, parameters=True):
+    """(names declared as floating values, names declared as anything else) in one file; without
+    `parameters`, only `let`/`var` count (a call's labels look like parameters to this reading)."""
     floating, other = set(), set()
     for name, annotated, assigned in DECLARED.findall(code):
         if annotated:
@@ -126,8 +134,18 @@ def floating_names(code):
                 floating.add(name)
             else:
                 other.add(name)
-    for name, annotated in PARAMETER.findall(code):
+    for name, annotated in PARAMETER.findall(code) if parameters else []:
         (floating if re.fullmatch(FLOAT_TYPES + r"\??", annotated) else other).add(name)
+    return floating, other
+
+
+def module_floating(codes):
+    """Names declared only as floating values across all the files checked: what `x.name` may be."""
+    floating, other = set(), set()
+    for code in codes:
+        f, o = declarations(code, parameters=False)
+        floating |= f
+        other |= o
     return floating - other
 
 
@@ -168,7 +186,7 @@ def outer(text):
     return "".join(out)
 
 
-def conversions_of_floating(line, names):
+def conversions_of_floating(line, names, members=frozenset()):
     """Start offsets of the integer conversions in `line` whose argument is a floating value."""
     found = []
     for match in INTEGER_INIT.finditer(line):
@@ -181,26 +199,30 @@ def conversions_of_floating(line, names):
             found.append(match.end())
             continue
         tokens = set(re.findall(r"(?<![.\w])([A-Za-z_]\w*)\b(?!\s*\()", shown))
-        if tokens & names:
+        properties = set(re.findall(r"(?<=[\w)\]?])\.([A-Za-z_]\w*)\b(?!\s*\()", shown))
+        if tokens & names or properties & members:
             found.append(match.end())
     return found
 
 
-def integer_conversion_of_floating(line, names):
-    return bool(conversions_of_floating(line, names))
+def integer_conversion_of_floating(line, names, members=frozenset()):
+    return bool(conversions_of_floating(line, names, members))
 
 
-def problems(text):
-    """(line number, kind) of every unexplained trap in one file's text."""
+def problems(text, members=None):
+    """(line number, kind) of every unexplained trap in one file's text; `members` are the floating property
+    names of all the code checked (this file's own when not given)."""
     code = code_only(text)
     names = floating_names(code)
+    if members is None:
+        members = module_floating([code])
     original = text.split("\n")
     out = []
     for number, line in enumerate(code.split("\n"), 1):
         kind = None
         if TRAP.search(line):
             kind = "trap"
-        elif integer_conversion_of_floating(line, names):
+        elif integer_conversion_of_floating(line, names, members):
             kind = "floating to integer (use Int(saturating:))"
         elif STORED_ARITHMETIC.search(line):
             kind = "unchecked arithmetic on a stored integer"
@@ -224,6 +246,7 @@ PLANTED = [
     "let a = base * row.decode(column: \"n\", as: Int.self)",
     "let s = \"\\(Int(ratio.rounded()))%\"",
     "let every = Duration.milliseconds(Int64(max(lease / 3, 0.2) * 1000))",
+    "struct Settings { var distanceMeters: Double }\nlet shown = String(Int(settings.distanceMeters))",
 ]
 SAFE = [
     "let n = Int(saturating: value.rounded())",
@@ -237,6 +260,7 @@ SAFE = [
     "let later = try row.decode(column: \"seq\", as: Int64.self) &+ 1",
     "let n = Int(value.rounded()) // trap-check: value is in 0...100 (checked above)",
     "let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(t))))",
+    "struct Settings { var durationMinutes: Int }\nlet shown = Int(settings.durationMinutes)",
 ]
 
 
@@ -253,18 +277,20 @@ def self_test():
 def main():
     if ROOTS == ["--self-test"]:
         return self_test()
-    found = []
+    texts = {}
     for root in ROOTS:
         for folder, _, files in os.walk(root):
             for name in sorted(files):
-                if not name.endswith(".swift"):
-                    continue
-                path = os.path.join(folder, name)
-                with open(path, encoding="utf-8") as f:
-                    text = f.read()
-                original = text.split("\n")
-                for number, kind in problems(text):
-                    found.append(f"{path}:{number}: [{kind}] {original[number - 1].strip()}")
+                if name.endswith(".swift"):
+                    path = os.path.join(folder, name)
+                    with open(path, encoding="utf-8") as f:
+                        texts[path] = f.read()
+    members = module_floating([code_only(text) for text in texts.values()])
+    found = []
+    for path, text in texts.items():
+        original = text.split("\n")
+        for number, kind in problems(text, members):
+            found.append(f"{path}:{number}: [{kind}] {original[number - 1].strip()}")
     if found:
         print("Lines that can trap on input (handle the nil or error, or explain with '// trap-check: why'):")
         print("\n".join(found))

@@ -55,11 +55,16 @@ public func buildApplication(core: AppCore) async -> some ApplicationProtocol {
         services += feature.backgroundServices()
     }
 
+    // Shared by every connection: how many each client address holds open (issue 28 item 8).
+    let connections = ConnectionCounter(limit: config.connectionLimits.perClient)
+    let limits = config.connectionLimits, trustedProxies = config.trustedProxies
     return Application(
         router: router,
         // The idle timeout also ends a request head trickled in byte by byte: Hummingbird counts a
-        // connection active only from a whole head on.
-        server: .http1(configuration: .init(idleTimeout: .seconds(config.idleTimeoutSeconds))),
+        // connection active only from a whole head on. A body trickled in is the guard's to end.
+        server: .http1(configuration: .init(
+            additionalChannelHandlers: [ConnectionGuardHandler(limits: limits, counter: connections, trustedProxies: trustedProxies)],
+            idleTimeout: .seconds(config.idleTimeoutSeconds))),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Hibi"),
         services: services,
         logger: core.logger

@@ -221,6 +221,8 @@ struct ExtremeValueLogicTests {
             let userID = try await core.database.sql.raw("SELECT id FROM users WHERE username = 'aiko'").first(decoding: IDRow.self)?.id ?? ""
             let twoDaysAgo = Date().addingTimeInterval(-2 * 86400)
             try await Self.plant(core.database.sql, userID: userID, around: twoDaysAgo)
+            let entries = try await Self.plantDiary(core, userID: userID, around: twoDaysAgo)
+            let visits = try await Self.plantPlaces(core.database.sql, userID: userID, around: twoDaysAgo)
 
             var failures: [String] = []
             // Every page a person can reach by following links from the first one.
@@ -242,6 +244,14 @@ struct ExtremeValueLogicTests {
             var pages = [JournalPaths.timeline, JournalPaths.day(Self.dayKey(twoDaysAgo)), JournalPaths.insights, "/health/trends?range=year",
                          "/health/goals", "/health/badges", "/health/share", "/health/share/card.svg", "/health/share/card.png", "/videos",
                          "/videos/history", "/videos/v0", "/videos/v1", "/videos/v2"] + Self.reviews(twoDaysAgo)
+            pages += [DiaryPaths.list, DiaryPaths.list + "?page=2", DiaryPaths.list(tag: "t2"), DiaryPaths.list(from: "0001-01-01", to: "9999-12-31"),
+                      DiaryPaths.stats, DiaryPaths.stats + "?period=all", DiaryPaths.stats + "?period=year", DiaryPaths.calendar,
+                      DiaryPaths.calendar(year: 1, month: 1), DiaryPaths.calendar(year: 9999, month: 12), DiaryPaths.data,
+                      VisitPaths.list, VisitPaths.places, VisitPaths.verify, VisitPaths.stays, VisitPaths.staySettings, VisitPaths.transfer,
+                      "/locations", "/locations/stays", "/locations/settings"]
+            pages += entries.flatMap { [DiaryPaths.entry($0), DiaryPaths.edit($0), DiaryPaths.firstPhoto($0)] }
+                + ["xp0", "xp1", "xp2"].enumerated().flatMap { i, photo in [DiaryPaths.photo(entries[i % 3], photo), DiaryPaths.thumbnail(entries[i % 3], photo)] }
+            pages += visits.flatMap { [VisitPaths.visit($0), VisitPaths.edit($0)] }
             for type in HealthDataType.allCases {
                 for range in ["week", "month", "year"] { pages.append("/health/trends?type=\(type.rawValue)&range=\(range)") }
             }
@@ -252,7 +262,14 @@ struct ExtremeValueLogicTests {
             var routes = ["health/records", "health/records?type=steps", "health/export.csv", "health/goals", "health/badges", "health/profile",
                           "health/workouts/routes", "health/imports", "insights", "timeline", "days/\(Self.dayKey(twoDaysAgo))", "search?q=x",
                           "me", "me/export", "videos", "videos/v0", "videos/v1", "videos/continue-watching", "videos/history", "playlists",
-                          "diary/statistics", "diary/trend", "visits/stats", "visits/map"]
+                          "diary/statistics", "diary/trend", "visits/stats", "visits/map",
+                          "diary/entries", "diary/entries?page=2", "diary/entries?from=0001-01-01&to=9999-12-31", "diary/entries?mood=happiness",
+                          "diary/statistics?from=0001-01-01&to=9999-12-31", "diary/trend?period=week", "diary/trend?period=year",
+                          "diary/export", "diary/export?format=dayone", "visits", "visits?limit=1000", "visits/verify", "visits/chain",
+                          "visits/export", "visits/export?format=gpx", "visits/export?format=csv", "visits/webhook",
+                          "locations/stays", "locations/stays?status=all", "locations/stays?status=confirmed", "locations/settings"]
+            routes += entries.flatMap { ["diary/entries/\($0)", "diary/entries/\($0)/photo"] } + ["diary/entries/xd0/photos/xp0"]
+            routes += visits.flatMap { ["visits/\($0)", "visits/\($0)/history", "visits/\($0)/photos/p0"] }
             routes += ["reviews/week/", "reviews/month/"].enumerated().map { i, r in r + (Self.reviews(twoDaysAgo)[i].split(separator: "/").last.map(String.init) ?? "") }
             for type in HealthDataType.allCases {
                 for range in ["week", "month", "year"] { routes.append("health/trends?type=\(type.rawValue)&range=\(range)") }

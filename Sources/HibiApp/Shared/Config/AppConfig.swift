@@ -53,6 +53,8 @@ public struct AppConfig: Sendable {
     /// A connection that sends nothing (no request, or a request head trickled byte by byte) for this
     /// long is closed (`HIBI_IDLE_TIMEOUT_SECONDS`).
     public var idleTimeoutSeconds: Int64 = 30
+    /// Connections per client address and the slowest body accepted (see ConnectionGuard.swift).
+    public var connectionLimits = ConnectionLimits()
     /// Reverse proxies whose `X-Forwarded-For`/`Forwarded` give the client's address (`HIBI_TRUSTED_PROXIES`).
     public var trustedProxies: [IPRange] = []
     /// Local networks webhooks may reach after all (`HIBI_WEBHOOK_ALLOW_NETWORKS`, e.g. a home server).
@@ -209,6 +211,7 @@ public struct AppConfig: Sendable {
             }
             config.idleTimeoutSeconds = seconds
         }
+        config.connectionLimits = try ConnectionLimits.load(environment: environment)
         config.backups = try BackupSettings.load(environment: environment)
         return config
     }

@@ -104,7 +104,7 @@ struct AccountWebRoutes: Sendable {
                 if current?.id != user.id {
                     if let old { try await devices.revoke(token: old) }
                     let token = try await devices.create(userID: user.id, label: AccountRules.deviceLabel(userAgent: request.headers[.userAgent]), now: context.now)
-                    response.setCookie(Cookie(name: Cookies.device, value: token, maxAge: Int(DeviceStore.lifetime), path: "/",
+                    response.setCookie(Cookie(name: Cookies.device, value: token, maxAge: Int(saturating: DeviceStore.lifetime), path: "/",
                                               secure: secureCookies, httpOnly: true, sameSite: .lax))
                 }
             }

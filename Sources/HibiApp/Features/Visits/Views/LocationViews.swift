@@ -56,7 +56,7 @@ enum LocationViews {
                         Layout.csrfField(context)
                         el("label") {
                             LocationStrings.distance(l)
-                            Node.void("input", [.type("number"), .name("distance"), .id("stay-distance"), .value(String(Int(settings.distanceMeters))),
+                            Node.void("input", [.type("number"), .name("distance"), .id("stay-distance"), .value(String(Int(saturating: settings.distanceMeters))),
                                                 .init("min", "10"), .init("max", "5000"), .required])
                         }
                         el("label") {
