@@ -9,12 +9,12 @@
 #   flood_attempts / flood_refused_429 / flood_unauthorized_401: what the flood got back
 #   bcrypt_decoy / bcrypt_account: hashes the server computed during the flood (its /metrics)
 # Usage: Benchmarks/login-flood.sh   (HIBI_BENCH_BIN=.build/debug/hibi to try a debug build;
-#   FLOOD_CONNECTIONS=8, FLOOD_SECONDS=20, SAMPLES=5; a smoke run: ROUNDS=1 FLOOD_SECONDS=3 SAMPLES=1)
+#   FLOOD_CONNECTIONS=8, FLOOD_SECONDS=20, SAMPLES=5; BENCH_SIZE=smoke: 3 s of flood, one sample, one round)
 source "$(dirname "$0")/lib/common.sh"
 
 FLOOD_CONNECTIONS=${FLOOD_CONNECTIONS:-8}
-FLOOD_SECONDS=${FLOOD_SECONDS:-$(by_size 20 60)}
-SAMPLES=${SAMPLES:-5}
+FLOOD_SECONDS=${FLOOD_SECONDS:-$(by_size 20 60 3)}
+SAMPLES=${SAMPLES:-$(by_size 5 5 1)}
 is_count "$FLOOD_CONNECTIONS" && is_count "$FLOOD_SECONDS" && is_count "$SAMPLES" || die "counts must be positive whole numbers"
 ensure_apt curl python3
 HIBI=$(hibi_bin)
