@@ -17,8 +17,10 @@ public protocol Feature: Sendable {
     /// The folders of files it keeps under the media directory, and which of them no row owns: the assembly's
     /// one `MediaOrphanSweeper` sweeps them all.
     var mediaFolders: [MediaFolder] { get }
-    /// Its entry in the main navigation, if it has one (`SiteNavigation` orders them).
+    /// Its entry in the main navigation, if it has one (`Layout.navigation` orders them).
     static var navigation: NavEntry? { get }
+    /// The pages it serves that every page's frame links to (the search box, the account menu: `SitePage`).
+    static var sitePages: [(page: SitePage, path: String)] { get }
     /// Values it sealed under contexts that named only the row, re-sealed to their owners once at start-up
     /// (`OwnerSealing`, before any feature is built, hence static).
     static func ownerSealedValues(config: AppConfig) -> OwnerSealedValues
@@ -32,6 +34,7 @@ extension Feature {
     public func prepareToServe(logger: Logger) async {}
     public var mediaFolders: [MediaFolder] { [] }
     public static var navigation: NavEntry? { nil }
+    public static var sitePages: [(page: SitePage, path: String)] { [] }
     public static func ownerSealedValues(config: AppConfig) -> OwnerSealedValues { OwnerSealedValues() }
     public static func storageUsage(database: Database, config: AppConfig, box: SealedBoxService) -> [StorageQuota.Usage] { [] }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import HibiApp
 
 /// The wall between `Shared/` and the features: no file under Sources/HibiApp/Shared names a type declared
 /// under Features/ or a table a feature's migration creates. What Shared needs of a feature it asks through a
@@ -23,9 +24,8 @@ import Testing
         "Web/AuthorizedContexts.swift": (["User"], "the signed-in person (Accounts' model) that every request context carries"),
         "Web/RequestContext.swift": (["Identity", "User"], "the signed-in person (Accounts' model) that every request context carries"),
         "Web/Strings.swift": (["User"], "the signed-in person (Accounts' model) that every request context carries"),
-        "Web/Layout.swift": (["AccountPaths", "JournalPaths"], "the header's account menu, language form and search box"),
-        "Web/Middleware.swift": (["AccountError", "AccountPaths", "Identity", "SessionStore", "TokenStore", "UserStore"],
-                                 "identity, token scopes, CSRF and error pages read Accounts' stores and pages"),
+        "Web/Middleware.swift": (["AccountError", "Identity", "SessionStore", "TokenStore", "UserStore"],
+                                 "the identity middleware reads Accounts' user, session and token stores; token scopes and sign-in throttling answer with AccountError"),
     ]
 
     @Test func sharedNamesNoFeatureTypeOrTable() throws {
@@ -48,6 +48,13 @@ import Testing
             let stale = entry.names.subtracting(found[file] ?? [])
             #expect(stale.isEmpty, "Shared/\(file) no longer names \(stale.sorted()): take them off `remaining`")
         }
+    }
+
+    /// Every page the frame links to is declared by exactly one feature: none falls back to `/`.
+    @Test func everySitePageIsDeclaredOnce() {
+        let declared = SitePage.declared.map(\.page)
+        #expect(declared.count == SitePage.allCases.count)
+        #expect(Set(SitePage.allCases).isSubset(of: Set(declared)))
     }
 
     /// Top-level type names declared under Features/, and the tables their migrations create.

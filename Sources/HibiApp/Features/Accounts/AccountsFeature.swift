@@ -45,3 +45,10 @@ public struct AccountsFeature: Feature {
         }
     }
 }
+
+extension AccountsFeature {
+    public static var sitePages: [(page: SitePage, path: String)] {
+        [(.settings, AccountPaths.settings), (.administration, AccountPaths.adminUsers), (.signIn, AccountPaths.login),
+         (.setup, AccountPaths.setup), (.signOut, AccountPaths.logout), (.language, AccountPaths.language)]
+    }
+}

@@ -32,5 +32,7 @@ public struct JournalFeature: Feature {
 }
 
 extension JournalFeature {
+    public static var sitePages: [(page: SitePage, path: String)] { [(.search, JournalPaths.search)] }
+
     public static var navigation: NavEntry? { NavEntry(order: 10, item: NavItem(path: JournalPaths.today, title: CommonStrings.today, icon: "☀")) }
 }

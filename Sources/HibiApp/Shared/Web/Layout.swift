@@ -22,6 +22,18 @@ public struct NavEntry: Sendable {
     }
 }
 
+/// Pages the frame of every page (and the shared middleware) links to, each declared by the feature that serves it
+/// (`Feature.sitePages`): the search box, the account menu, the language form, sign-in and setup.
+public enum SitePage: Sendable, CaseIterable {
+    case search, settings, administration, signIn, setup, signOut, language
+
+    /// Every feature's declared pages, collected once; `WallTests` checks each is declared exactly once.
+    static let declared: [(page: SitePage, path: String)] = Features.types.flatMap { $0.sitePages }
+    private static let paths = Dictionary(declared.map { ($0.page, $0.path) }, uniquingKeysWith: { first, _ in first })
+
+    public var path: String { Self.paths[self] ?? "/" }
+}
+
 public enum Layout {
     /// The main navigation: every feature's entry, in order (the assembly collects them: `Layout.navigation(of:)`).
     public static let navigation: [NavItem] = navigation(of: Features.types.compactMap { $0.navigation })
@@ -86,23 +98,23 @@ public enum Layout {
                         }
                         // One search box for everything, on every page (a link to the search page where the header is narrow).
                         el("li", .class("header-search")) {
-                            el("form", .method("get"), .action(JournalPaths.search), .role("search")) {
+                            el("form", .method("get"), .action(SitePage.search.path), .role("search")) {
                                 input(.type("search"), .name("q"), .id("header-search"), .placeholder(CommonStrings.search(language)),
                                       .aria("label", CommonStrings.searchEverything(language)))
                             }
-                            el("a", .href(JournalPaths.search), .class("search-link"), .aria("label", CommonStrings.searchEverything(language))) { "🔍" }
+                            el("a", .href(SitePage.search.path), .class("search-link"), .aria("label", CommonStrings.searchEverything(language))) { "🔍" }
                         }
                         el("li") {
                             el("details", .class("dropdown user-menu")) {
                                 el("summary", .aria("label", CommonStrings.userMenu(language, user.displayName))) { user.displayName }
                                 // A menu of its own (app.css), not dir=rtl: that reversed the items and left them inline.
                                 el("ul", .class("user-menu-items")) {
-                                    el("li") { el("a", .href(AccountPaths.settings)) { CommonStrings.settings(language) } }
+                                    el("li") { el("a", .href(SitePage.settings.path)) { CommonStrings.settings(language) } }
                                     if user.isAdmin {
-                                        el("li") { el("a", .href(AccountPaths.adminUsers)) { CommonStrings.admin(language) } }
+                                        el("li") { el("a", .href(SitePage.administration.path)) { CommonStrings.admin(language) } }
                                     }
                                     el("li") {
-                                        el("form", .method("post"), .action(AccountPaths.logout), .class("inline")) {
+                                        el("form", .method("post"), .action(SitePage.signOut.path), .class("inline")) {
                                             csrfField(context)
                                             el("button", .type("submit"), .class("linklike"), .id("sign-out")) { CommonStrings.signOut(language) }
                                         }
@@ -119,7 +131,7 @@ public enum Layout {
     static func footer(context: HibiRequestContext) -> Node {
         let language = context.language
         return el("footer", .class("container site-footer")) {
-            el("form", .method("post"), .action(AccountPaths.language), .class("language-switch")) {
+            el("form", .method("post"), .action(SitePage.language.path), .class("language-switch")) {
                 csrfField(context)
                 el("label", .for("language-select")) { CommonStrings.language(language) }
                 el("select", .name("language"), .id("language-select"), .data("autosubmit", "true")) {

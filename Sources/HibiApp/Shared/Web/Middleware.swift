@@ -168,7 +168,7 @@ struct CSRFMiddleware: RouterMiddleware {
     /// Checks pre-session tokens (see `PreSessionCSRF`).
     let box: SealedBoxService
     /// Paths an anonymous client may write to: sign-in, first-run setup, the language switch.
-    var anonymousWebPaths: Set<String> = [AccountPaths.login, AccountPaths.setup, AccountPaths.logout, AccountPaths.language]
+    var anonymousWebPaths: Set<String> = [SitePage.signIn.path, SitePage.setup.path, SitePage.signOut.path, SitePage.language.path]
     /// API paths that a remembered device may call before anyone is signed in (face sign-in).
     var deviceAPIPaths: Set<String> = ["/api/v1/auth/face/challenge", "/api/v1/auth/face/frame",
                                        // Phones sending their position with HTTP Basic (username and API token), checked by the route.
@@ -250,7 +250,7 @@ struct ErrorMiddleware: RouterMiddleware {
             // A browser without a session asking for a page goes to sign-in instead of a bare 401 page.
             if case RequestError.unauthenticated = error, !request.uri.path.hasPrefix("/api/"), request.method == .get {
                 let next = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
-                return .redirect(to: AccountPaths.login + "?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"), type: .found)
+                return .redirect(to: SitePage.signIn.path + "?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"), type: .found)
             }
             return response
         } catch let error as any HTTPResponseError {
@@ -309,7 +309,7 @@ enum ErrorRenderer {
                 el("p", .class("error-message"), .role("alert")) { message }
                 el("p", .class("muted")) { "HTTP \(status.code)" }
                 // An expired sign-in or setup form: the same page again, with a fresh token.
-                if code == RequestError.formExpired.code, [AccountPaths.login, AccountPaths.setup].contains(path) {
+                if code == RequestError.formExpired.code, [SitePage.signIn.path, SitePage.setup.path].contains(path) {
                     el("a", .href(path), .role("button")) { CommonStrings.freshForm(context.language) }
                 } else {
                     el("a", .href("/"), .role("button")) { CommonStrings.backHome(context.language) }
