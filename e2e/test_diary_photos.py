@@ -25,7 +25,9 @@ def test_an_entry_with_a_landscape_and_a_face_lists_under_its_day_with_a_thumbna
     fill(browser, text="A walk by the river, and a selfie at the end.")
     submit(browser, "entry-form")
     WebDriverWait(browser, 30).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#entry-photos .entry-photo")) == 2)
-    assert browser.execute_script("return [...document.querySelectorAll('#entry-photos img')].every(i => i.complete && i.naturalWidth > 0)")
+    # Every photo loads (polled: on a loaded machine the page is there before its images).
+    WebDriverWait(browser, 30).until(lambda d: d.execute_script(
+        "return [...document.querySelectorAll('#entry-photos img')].every(i => i.complete && i.naturalWidth > 0)"))
     # The estimate came from the photo with a face (the second), and the page says which.
     sources = [img.get_attribute("data-mood-source") for img in browser.find_elements(By.CSS_SELECTOR, "#entry-photos img")]
     assert sources == ["false", "true"], sources
