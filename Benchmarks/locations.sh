@@ -7,13 +7,18 @@
 # (ElementTree iterparse, sqlite3 with the same unique key, the same stay-point method). It is a
 # plain-Python reference of the same algorithm, not scikit-mobility, whose install (pandas,
 # geopandas, scikit-learn) is far heavier than one figure is worth. Both must find the same stays.
+# Then each other format the import reads by content (an OwnTracks Recorder .rec file, TCX, FIT), generated
+# by scripts/generate-locations.py with FORMAT_POINTS points (default 200,000: a year of a phone logging
+# every few minutes, or a season of activities), imported the same way: points/s and peak memory each.
 # Usage: Benchmarks/locations.sh [points]   (ROUNDS=3 by default; quick and full are the
-#   same size; BENCH_SIZE=smoke: 20,000 points, 1 round)
+#   same size; BENCH_SIZE=smoke: 20,000 points and 5,000 per other format, 1 round)
 # Ends with `name: median unit (min …, max …, N rounds)` lines.
 [ "${BENCH_SIZE:-quick}" = smoke ] || ROUNDS=${ROUNDS:-3}
 # shellcheck source=Benchmarks/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
-POINTS=${1:-$(by_size 1000000 1000000 20000)}
+POINTS=${1:-${LOCATIONS_POINTS:-$(by_size 1000000 1000000 20000)}}
+FORMAT_POINTS=${FORMAT_POINTS:-$(by_size 200000 200000 5000)}
+is_count "$FORMAT_POINTS" || die "FORMAT_POINTS must be a positive whole number"
 is_count "$POINTS" || die "points must be a positive whole number"
 
 ensure_apt python3 time
@@ -22,23 +27,32 @@ WORK=$(bench_tmpdir)
 TRACK="$WORK/track.gpx"
 log "generating $POINTS track points"
 python3 scripts/generate-locations.py gpx "$POINTS" >"$TRACK"
-EXPECTED=$((POINTS / 720))
+# A 20-minute stop (120 points) closes every 720; a stop cut short by the end of the track is a stay too
+# when it lasts 10 minutes (61 points) or more.
+expected_stays() { python3 -c "n = $1; print(n // 720 + (1 if n % 720 - 600 >= 61 else 0))"; }
+EXPECTED=$(expected_stays "$POINTS")
 cat "$TRACK" >/dev/null # the page cache holds it for both sides alike
 export HIBI_RESOURCES_DIR="$BENCH_ROOT/Resources" HIBI_VENDOR_DIR="$BENCH_ROOT/vendor" HIBI_LOG_LEVEL=error
 
 peak_mb() { awk '/Maximum resident set size/ {printf "%.1f", $NF / 1024}' "$1"; }
 # User plus system CPU seconds: steadier than wall time on a machine others are using too.
 cpu_s() { awk '/User time|System time/ {s += $NF} END {printf "%.2f", s}' "$1"; }
-import_hibi() {
-  local data="$WORK/hibi-data-$ROUND" start end seconds stays
+# hibi_import FILE TAG: a fresh data dir, one account, the import timed; leaves $WORK/TAG.time and
+# $WORK/TAG.out and prints the wall seconds.
+hibi_import() {
+  local file=$1 tag=$2 data="$WORK/hibi-data-$2-$ROUND" start end
   mkdir -p "$data"
   echo "benchmark password" | HIBI_DATA_DIR="$data" "$HIBI" user create bench --password-stdin >/dev/null
   start=$(date +%s.%N)
-  HIBI_DATA_DIR="$data" /usr/bin/time -v -o "$WORK/hibi.time" "$HIBI" visits import-locations --user bench "$TRACK" \
-    >"$WORK/hibi.out" 2>&1 || { tail -20 "$WORK/hibi.out" >&2; die "hibi visits import-locations failed"; }
+  HIBI_DATA_DIR="$data" /usr/bin/time -v -o "$WORK/$tag.time" "$HIBI" visits import-locations --user bench "$file" \
+    >"$WORK/$tag.out" 2>&1 || { tail -20 "$WORK/$tag.out" >&2; die "hibi visits import-locations failed on $file"; }
   end=$(date +%s.%N)
   rm -rf "$data"
-  seconds=$(python3 -c "print($end - $start)")
+  python3 -c "print($end - $start)"
+}
+import_hibi() {
+  local seconds stays
+  seconds=$(hibi_import "$TRACK" hibi)
   stays=$(awk '/stays? detected/ {print $1}' "$WORK/hibi.out")
   [ "$stays" = "$EXPECTED" ] || log "warning: Hibi found $stays stays, the track has $EXPECTED"
   record locations_hibi_seconds "$seconds" s
@@ -71,8 +85,27 @@ for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
   p=$(import_reference)
   log "round $ROUND/$ROUNDS: Hibi $h; Python reference $p"
 done
+# The other formats: Hibi alone (no reference reads them all); the same stays must be found in each.
+import_format() {
+  local format=$1 seconds stays
+  seconds=$(hibi_import "$WORK/track.$format" "$format")
+  stays=$(awk '/stays? detected/ {print $1}' "$WORK/$format.out")
+  [ "$stays" = "$(expected_stays "$FORMAT_POINTS")" ] || log "warning: Hibi found $stays stays in the $format file, it has $(expected_stays "$FORMAT_POINTS")"
+  record "locations_${format}_rate" "$(python3 -c "print($FORMAT_POINTS / $seconds)")" points/s
+  record "locations_${format}_peak_rss" "$(peak_mb "$WORK/$format.time")" MB
+  printf '%.1f s, %s stays' "$seconds" "$stays"
+}
+for format in rec tcx fit; do
+  python3 scripts/generate-locations.py "$format" "$FORMAT_POINTS" >"$WORK/track.$format"
+  for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
+    log "round $ROUND/$ROUNDS: $format, $FORMAT_POINTS points ($(du -h "$WORK/track.$format" | cut -f1)): $(import_format "$format")"
+  done
+  rm -f "$WORK/track.$format"
+done
+
 ROUND=0
 record locations_points "$POINTS" points
+record locations_format_points "$FORMAT_POINTS" points
 record locations_track_size "$(python3 -c "import os; print(os.path.getsize('$TRACK') / 2**20)")" MB
 report --ratio "locations_speedup=locations_python_seconds/locations_hibi_seconds:x" \
   --ratio "locations_cpu_ratio=locations_python_cpu/locations_hibi_cpu:x"

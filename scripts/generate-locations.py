@@ -4,6 +4,10 @@
   generate-locations.py gpx POINTS [--stop-every N] [--stop-minutes M] > track.gpx
   generate-locations.py records POINTS > Records.json        (Google Takeout's old shape)
   generate-locations.py stops > track.gpx                    (the two-stop track the browser test imports)
+  generate-locations.py rec POINTS > 2024-05.rec             (an OwnTracks Recorder month file, one lwt a thousand lines)
+  generate-locations.py tcx POINTS > activity.tcx            (Training Center XML, a heart rate on every trackpoint)
+  generate-locations.py fit POINTS > activity.fit            (a FIT activity: record messages, every tenth with a
+                                                              compressed timestamp header)
 
 A track moves at about 10 m/s with a point every 10 s and stops (GPS jitter of a few metres) for
 --stop-minutes every --stop-every points, so the number of stays in it is known: POINTS // stop-every.
@@ -61,6 +65,54 @@ def records(points):
     out.write(']\n}\n')
 
 
+def rec(points):
+    out = sys.stdout
+    for i, (t, lat, lon) in enumerate(track(points, 720, 20)):
+        out.write('%s\t*                 \t{"_type":"location","acc":8,"alt":40,"batt":80,"lat":%.7f,"lon":%.7f,"tid":"ai","tst":%d,"vac":3}\n'
+                  % (iso(t), lat, lon, t))
+        if i % 1000 == 999:
+            out.write('%s\t-                 \t{"_type":"lwt","tst":%d}\n' % (iso(t), t))
+
+
+def tcx(points):
+    out = sys.stdout
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n<TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2">\n'
+              '<Activities><Activity Sport="Other"><Id>%s</Id><Lap StartTime="%s"><Track>\n' % (iso(START), iso(START)))
+    for t, lat, lon in track(points, 720, 20):
+        out.write('<Trackpoint><Time>%s</Time><Position><LatitudeDegrees>%.7f</LatitudeDegrees><LongitudeDegrees>%.7f</LongitudeDegrees>'
+                  '</Position><AltitudeMeters>40.0</AltitudeMeters><HeartRateBpm><Value>90</Value></HeartRateBpm></Trackpoint>\n' % (iso(t), lat, lon))
+    out.write('</Track></Lap></Activity></Activities>\n</TrainingCenterDatabase>\n')
+
+
+def fit(points):
+    """A FIT activity as the protocol describes it: a 14-byte header, a file_id message, one record
+    definition (timestamp, position_lat, position_long, altitude, heart_rate; little-endian), then a
+    record per point: a normal header with the full timestamp, or, when the time is within 31 s of the
+    last full one, every tenth point a compressed-timestamp header without it (local type 1)."""
+    import struct
+    body = bytearray()
+    # Definition of local 0 = file_id (global 0): type (enum, 1 byte) = 4 (activity).
+    body += bytes([0x40, 0, 0]) + struct.pack("<H", 0) + bytes([1, 0, 1, 0x00])
+    body += bytes([0x00, 4])
+    # Local 0 = record (global 20): timestamp, lat, long, altitude, heart_rate.
+    body += bytes([0x40, 0, 0]) + struct.pack("<H", 20) + bytes([5, 253, 4, 0x86, 0, 4, 0x85, 1, 4, 0x85, 2, 2, 0x84, 3, 1, 0x02])
+    # Local 1 = record without its timestamp, for compressed-timestamp headers.
+    body += bytes([0x41, 0, 0]) + struct.pack("<H", 20) + bytes([4, 0, 4, 0x85, 1, 4, 0x85, 2, 2, 0x84, 3, 1, 0x02])
+    semi = 2 ** 31 / 180
+    last_full = None
+    out = sys.stdout.buffer
+    for i, (t, lat, lon) in enumerate(track(points, 720, 20)):
+        ft = t - 631_065_600
+        fields = struct.pack("<iiHB", round(lat * semi), round(lon * semi), (40 + 500) * 5, 90)
+        if i % 10 == 9 and last_full is not None and 0 <= ft - last_full < 32:
+            body += bytes([0x80 | (1 << 5) | (ft & 0x1F)]) + fields
+        else:
+            body += bytes([0x00]) + struct.pack("<I", ft) + fields
+            last_full = ft
+    header = bytes([14, 0x20]) + struct.pack("<H", 2132) + struct.pack("<I", len(body)) + b".FIT" + b"\x00\x00"
+    out.write(header + bytes(body) + b"\x00\x00")
+
+
 def stops():
     """Walk 10 min, stop 20 min (a café), walk 10 min, wait 2 min (a red light), walk 10 min,
     stop 25 min (a museum), walk 5 min: two stays, the red light not one."""
@@ -111,6 +163,8 @@ def main():
         records(int(rest[0]))
     elif args[0] == "stops":
         stops()
+    elif args[0] in ("rec", "tcx", "fit"):
+        {"rec": rec, "tcx": tcx, "fit": fit}[args[0]](int(rest[0]))
     else:
         sys.exit(__doc__)
 

@@ -39,10 +39,10 @@ struct VisitsCommand: AsyncParsableCommand {
     struct ImportLocations: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "import-locations",
-            abstract: "Import location history (GPX tracks, Google Takeout Records.json, semantic history or Timeline.json) of any size and detect stays to confirm.")
+            abstract: "Import location history (GPX, TCX or FIT tracks, OwnTracks Recorder .rec files, Google Takeout Records.json, semantic history or Timeline.json) of any size and detect stays to confirm.")
         @OptionGroup var options: ConfigOptions
         @Option(help: "Username to import for") var user: String
-        @Argument(help: "Path to the .gpx or .json file") var file: String
+        @Argument(help: "Path to the .gpx, .tcx, .fit, .rec or .json file") var file: String
 
         func run() async throws {
             try await options.withCore { core in

@@ -126,6 +126,7 @@ public struct TakeoutLocationReader: Sendable {
             case "locations": "location"
             case "timelineObjects": "timelineObject"
             case "rawSignals": "position"
+            case "features": "feature"
             default: "segment"
             }
             report.skip(kind, .missingValue, at: at)
@@ -146,6 +147,10 @@ public struct TakeoutLocationReader: Sendable {
         case "rawSignals":
             shape = shape ?? "timeline"
             rawSignal(object, at: at)
+        case "features":
+            // A GeoJSON position log (GPSLogger, Overland's dumps): Point features with a time each.
+            shape = shape ?? "geojson"
+            feature(object, at: at)
         default:
             // userLocationProfile and the like: not positions.
             break
@@ -293,6 +298,19 @@ public struct TakeoutLocationReader: Sendable {
         } else {
             report.skip("segment", .missingValue, at: at)
         }
+    }
+
+    /// A Point feature with `properties.time` (ISO 8601, as GPSLogger writes it), `timestamp`, or
+    /// `time_long` (milliseconds); `accuracy` in metres.
+    mutating func feature(_ feature: [String: Any], at: String) {
+        let geometry = feature["geometry"] as? [String: Any] ?? [:]
+        let coordinates = (geometry["type"] as? String == "Point" ? geometry["coordinates"] as? [Any] : nil) ?? []
+        let numbers = coordinates.compactMap(VisitFormats.jsonNumber)
+        let properties = feature["properties"] as? [String: Any] ?? [:]
+        var time = Self.time(properties, ["time", "timestamp"])
+        if time == nil, let ms = properties["time_long"].flatMap(VisitFormats.jsonNumber), ms.isFinite, abs(ms) < 1e15 { time = .some(Int64(ms / 1000)) }
+        point("feature", lat: numbers.count >= 2 ? numbers[1] : nil, lon: numbers.count >= 2 ? numbers[0] : nil, time: time,
+              accuracy: properties["accuracy"], at: at)
     }
 
     mutating func rawSignal(_ signal: [String: Any], at: String) {

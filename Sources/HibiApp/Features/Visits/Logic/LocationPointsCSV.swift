@@ -14,21 +14,19 @@ public struct LocationPointsCSV: Sendable {
     public var report = ImportReport()
     /// Points read and not yet taken by the caller, in file order.
     public var points: [LocationPoint] = []
-    private var partial: [UInt8] = []
+    private var lines = LineSplitter()
     private var line = 0
 
     public init() {}
 
     /// Reads the lines this buffer completes.
     public mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>) throws(LocationError) {
-        var start = 0
-        for (index, byte) in bytes.enumerated() where byte == 0x0A {
-            partial.append(contentsOf: bytes[start..<index])
-            try take()
-            start = index + 1
-        }
-        partial.append(contentsOf: bytes[start...])
-        guard partial.count <= Self.maxLineBytes else {
+        // Taken out while it calls back into `take`, which changes the rest of self.
+        var splitter = lines
+        lines = LineSplitter()
+        defer { lines = splitter }
+        try splitter.feed(bytes) { (text: ArraySlice<UInt8>) throws(LocationError) in try take(text) }
+        guard splitter.pendingCount <= Self.maxLineBytes else {
             throw .importInvalid(position: "line \(line + 1)", reason: Text(en: "the line is too long for a location point",
                                                                            ja: "位置情報の行としては長すぎます"))
         }
@@ -36,16 +34,18 @@ public struct LocationPointsCSV: Sendable {
 
     /// The last line, when the file does not end with a line break.
     public mutating func finish() throws(LocationError) {
-        if !partial.isEmpty { try take() }
+        var splitter = lines
+        lines = LineSplitter()
+        defer { lines = splitter }
+        try splitter.finish { (text: ArraySlice<UInt8>) throws(LocationError) in try take(text) }
         guard line > 0 else {
             throw .importInvalid(position: "line 1", reason: Text(en: "the file is empty", ja: "ファイルが空です"))
         }
     }
 
-    private mutating func take() throws(LocationError) {
+    private mutating func take(_ text: ArraySlice<UInt8>) throws(LocationError) {
         line += 1
-        var bytes = partial[...]
-        partial.removeAll(keepingCapacity: true)
+        var bytes = text
         if bytes.last == 0x0D { bytes = bytes.dropLast() }
         if line == 1 {
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }

@@ -77,6 +77,37 @@ public enum VisitFormats {
         .importInvalid(position: position, reason: Text(en: en, ja: ja))
     }
 
+    /// What a GeoJSON file given to the visits import is, told by its first feature's properties:
+    /// Hibi's own visits (`visitedAt`), a position log (GPSLogger: `time` or `time_long` on every
+    /// point, a history of where the phone was, not places visited), or Google Maps' "Saved Places.json"
+    /// (`google_maps_url`, `location`: places saved without a visit time). Only the first feature is
+    /// decoded, from at most the first 4 MB.
+    public enum GeoJSONDialect: String, Sendable {
+        case hibi = "hibi-geojson"
+        case positionLog = "gpslogger"
+        case googleSavedPlaces = "google-saved-places"
+    }
+
+    private struct FirstFeatureFound: Error {}
+
+    public static func geoJSONDialect(_ data: Data) -> GeoJSONDialect {
+        var scanner = JSONElementScanner(maxElementBytes: 1 << 20)
+        var first: [String: Any]?
+        _ = data.prefix(4 << 20).withUnsafeBytes { raw in
+            try? scanner.feed(raw.bindMemory(to: UInt8.self)) { element in
+                guard element.key == "features" else { return }
+                first = (try? JSONSerialization.jsonObject(with: Data(element.bytes))) as? [String: Any]
+                throw FirstFeatureFound()
+            }
+        }
+        let properties = first?["properties"] as? [String: Any] ?? [:]
+        if properties["visitedAt"] != nil { return .hibi }
+        if properties["google_maps_url"] != nil || properties["Google Maps URL"] != nil || properties["location"] is [String: Any]
+            || properties["Location"] is [String: Any] { return .googleSavedPlaces }
+        if properties["time"] != nil || properties["time_long"] != nil || properties["timestamp"] != nil { return .positionLog }
+        return .hibi
+    }
+
     public static func parseGeoJSON(_ data: Data) throws(VisitError) -> [VisitFields] {
         let root: Any
         do {
@@ -247,13 +278,29 @@ public final class GPXStreamParser {
     /// Reads until `maxPoints` track points are waiting or the file ends; false once it has ended.
     public func next(maxPoints: Int) throws(VisitError) -> Bool {
         guard !ended else { return false }
+        // The reader state is worked on as a local: a class's stored struct is checked for exclusive access
+        // at run time on every mutating call, a few per token (perf: a few % of a GPX import).
+        var gpx = GPXReader(importedAt: self.gpx.importedAt)
+        swap(&gpx, &self.gpx)
+        defer { swap(&gpx, &self.gpx) }
         do {
             while gpx.trackPoints.count < maxPoints {
-                guard let event = try reader.nextEvent() else {
+                guard let token = try reader.nextToken() else {
                     ended = true
                     return false
                 }
-                try gpx.handle(event, line: reader.line)
+                switch token {
+                case let .start(name):
+                    // A track point's lat and lon are read from the tag's bytes: a million points made two
+                    // million attribute strings and arrays through `nextEvent()`.
+                    if gpx.sawRoot, GPXReader.local(name) == "trkpt" {
+                        gpx.startTrackPoint(reader.attributes, line: reader.line)
+                    } else {
+                        try gpx.handle(.start(name: name, attributes: reader.attributes.materialized), line: reader.line)
+                    }
+                case let .end(name): try gpx.handle(.end(name: name), line: reader.line)
+                case let .text(run): try gpx.handle(.text(run), line: reader.line)
+                }
             }
             return true
         } catch let error as XMLStreamError {
@@ -334,6 +381,47 @@ struct GPXReader {
         }
     }
 
+    /// `<trkpt lat=… lon=…>`, the one start tag a track has a million of: the two numbers are read
+    /// straight from the tag's bytes.
+    mutating func startTrackPoint(_ attributes: XMLTagAttributes, line: Int) {
+        text = ""
+        var lat: Double?
+        var lon: Double?
+        for i in 0..<attributes.count {
+            if attributes.nameIs(i, "lat") { lat = Self.number(attributes.value(i)) }
+            else if attributes.nameIs(i, "lon") { lon = Self.number(attributes.value(i)) }
+        }
+        trackPoint(lat: lat, lon: lon, line: line)
+        stack.append("trkpt")
+    }
+
+    /// `text` without surrounding whitespace. A track point's time almost never has any, and Foundation's
+    /// `trimmingCharacters` (through NSString and UTF-16) was 16% of a GPX import's CPU time (perf, 300,000 points).
+    static func trimmed(_ text: String) -> String {
+        func blank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
+        guard let first = text.utf8.first, let last = text.utf8.last, blank(first) || blank(last) else { return text }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A decimal number from bytes, as `Double(String)` reads it (a short value stays a small string: no allocation).
+    static func number(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        Double(String(decoding: bytes, as: UTF8.self))
+    }
+
+    private mutating func trackPoint(lat: Double?, lon: Double?, line: Int) {
+        guard let lat, let lon else {
+            report.skip("trkpt", .missingValue, at: "line \(line)")
+            track = nil
+            return
+        }
+        guard lat.isFinite, lon.isFinite, (-90...90).contains(lat), (-180...180).contains(lon) else {
+            report.skip("trkpt", .outOfRange, at: "line \(line)")
+            track = nil
+            return
+        }
+        track = (VisitRules.roundCoordinate(lat), VisitRules.roundCoordinate(lon), nil, false, false, line)
+    }
+
     /// The points as visits: times filled in now that the whole file (and its metadata time,
     /// which GPX 1.0 may give after the points) is read; repeats within the file skipped.
     mutating func finish() -> [VisitFields] {
@@ -377,17 +465,7 @@ struct GPXReader {
                               kind: name, line: line, timeSeen: false)
         case "trkpt":
             func number(_ key: String) -> Double? { attributes.first { $0.name == key }.flatMap { Double($0.value) } }
-            guard let lat = number("lat"), let lon = number("lon") else {
-                report.skip("trkpt", .missingValue, at: "line \(line)")
-                track = nil
-                return
-            }
-            guard lat.isFinite, lon.isFinite, (-90...90).contains(lat), (-180...180).contains(lon) else {
-                report.skip("trkpt", .outOfRange, at: "line \(line)")
-                track = nil
-                return
-            }
-            track = (VisitRules.roundCoordinate(lat), VisitRules.roundCoordinate(lon), nil, false, false, line)
+            trackPoint(lat: number("lat"), lon: number("lon"), line: line)
         case "address" where current != nil:
             address = VisitAddress()
         default:
@@ -400,7 +478,7 @@ struct GPXReader {
             // Inside a track point only its time is read: nothing else is trimmed or kept.
             defer { text = "" }
             if name == "time", stack.count >= 2, stack[stack.count - 2] == "trkpt" {
-                let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                let value = Self.trimmed(text)
                 if let time = LocationTime.parse(value) {
                     track?.time = time
                 } else if let utc = VisitFormats.zonelessAsUTC(value) {

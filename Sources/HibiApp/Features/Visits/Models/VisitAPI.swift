@@ -90,6 +90,8 @@ public struct ImportResponse: Codable, Sendable, Equatable {
     /// GPX track points stored in the location history (not visits), and stays found in them to confirm.
     public var trackPointsStored: Int?
     public var staysDetected: Int?
+    /// What the file was read as: "hibi-geojson", "gpslogger" (a position log, into the location history), "gpx", "hibi-csv".
+    public var dialect: String?
 }
 
 public struct WebhookRequest: Codable, Sendable {

@@ -72,8 +72,21 @@ struct VisitAPIRoutes: Sendable {
                     try await locations.importFile(userID: user.id, stream: MemoryByteStream(Array(data)), now: now)
                 }
                 return JSONBody(ImportResponse(imported: 0, report: result.report, summary: LocationStrings.summary(result, context.language),
-                                               trackPointsStored: result.pointsStored, staysDetected: result.staysOffered), status: .created)
+                                               trackPointsStored: result.pointsStored, staysDetected: result.staysOffered, dialect: "hibi-csv"),
+                                status: .created)
             }
+            let dialect = format == .geoJSON ? VisitFormats.geoJSONDialect(data) : nil
+            if dialect == .positionLog {
+                // Where the phone was, not places visited: into the location history, where stays are found and offered.
+                let result = try await heavyWork.exclusive(userID: user.id) {
+                    try await locations.importFile(userID: user.id, stream: MemoryByteStream(Array(data)), now: now)
+                }
+                return JSONBody(ImportResponse(imported: 0, report: result.report,
+                                               summary: [VisitStrings.readAsPositionLog(context.language)] + LocationStrings.summary(result, context.language),
+                                               trackPointsStored: result.pointsStored, staysDetected: result.staysOffered,
+                                               dialect: VisitFormats.GeoJSONDialect.positionLog.rawValue), status: .created)
+            }
+            if dialect == .googleSavedPlaces { throw VisitError.importInvalid(position: "features[0]", reason: VisitStrings.savedPlacesNotVisits) }
             if format == .gpx {
                 let parsed = try await heavyWork.run(userID: user.id) { try VisitFormats.parseGPXWithTrack(data, importedAt: now) }
                 // Waypoints become visits (all or none); track points go to the location history, and
@@ -82,7 +95,7 @@ struct VisitAPIRoutes: Sendable {
                                                            trackPoints: parsed.trackPoints, now: now)
                 return JSONBody(ImportResponse(imported: result.visitsImported, report: result.report,
                                                summary: LocationStrings.summary(result, context.language), trackPointsStored: result.pointsStored,
-                                               staysDetected: result.staysOffered), status: .created)
+                                               staysDetected: result.staysOffered, dialect: "gpx"), status: .created)
             }
             let parsed = try await heavyWork.run(userID: user.id) {
                 try VisitFormats.parseWithReport(data, gpx: false, importedAt: now)
@@ -90,7 +103,8 @@ struct VisitAPIRoutes: Sendable {
             let outcome = try await visits.importAll(userID: user.id, visits: parsed.visits, now: now)
             var report = parsed.report
             outcome.settle(&report, kinds: ["feature"])
-            return JSONBody(ImportResponse(imported: outcome.added, report: report, summary: report.lines(context.language)), status: .created)
+            return JSONBody(ImportResponse(imported: outcome.added, report: report, summary: report.lines(context.language),
+                                           dialect: VisitFormats.GeoJSONDialect.hibi.rawValue), status: .created)
         }
         api.get("visits/webhook") { _, context in
             let user = context.user

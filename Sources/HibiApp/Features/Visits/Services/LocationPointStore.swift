@@ -13,6 +13,9 @@ struct LocationPointStore: Sendable {
     /// Inserts what is new; returns how many rows were really added (the rest were already stored).
     static func insert(_ points: ArraySlice<LocationPoint>, userID: String, source: String, importID: String?,
                        on sql: any SQLDatabase) async throws -> Int {
+        if let session = sql as? SQLiteSession, let handle = session.rawHandle {
+            return try await LocationPointSQLite.insert(points, userID: userID, source: source, importID: importID, handle: handle)
+        }
         var inserted = 0
         var start = points.startIndex
         while start < points.endIndex {
@@ -59,11 +62,19 @@ struct LocationPointStore: Sendable {
     /// million points are read in steps of bounded memory).
     static func points(userID: String, from: Int64, to: Int64, after: (Int64, Double, Double)?, limit: Int,
                        on sql: any SQLDatabase) async throws -> [LocationPoint] {
+        if sql is PooledSQLiteDatabase || sql is SQLiteSession {
+            let read = try await sql.withSession { session -> [LocationPoint]? in
+                guard let handle = (session as? SQLiteSession)?.rawHandle else { return nil }
+                return try await LocationPointSQLite.points(userID: userID, from: from, to: to, after: after, limit: limit, handle: handle)
+            }
+            if let read { return read }
+        }
         var query = sql.select().columns("recorded_at", "latitude", "longitude").from("location_points")
             .where("user_id", .equal, userID).where("recorded_at", .lessThanOrEqual, to)
         if let (time, lat, lon) = after {
-            // (t, lat, lon) > (time, lat, lon), spelled out for both engines.
-            query = query.where { group in
+            // (t, lat, lon) > (time, lat, lon), spelled out for both engines; the plain lower bound first, so the
+            // index range starts at the page's first second instead of the person's first point.
+            query = query.where("recorded_at", .greaterThanOrEqual, time).where { group in
                 group.where("recorded_at", .greaterThan, time)
                     .orWhere { g in g.where("recorded_at", .equal, time).where("latitude", .greaterThan, lat) }
                     .orWhere { g in g.where("recorded_at", .equal, time).where("latitude", .equal, lat).where("longitude", .greaterThan, lon) }

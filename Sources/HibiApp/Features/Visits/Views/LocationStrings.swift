@@ -26,8 +26,10 @@ enum LocationStrings {
     static let save = Text(en: "Save", ja: "保存")
     static let saved = Text(en: "Saved. New stays are found with these settings.", ja: "保存しました。今後の滞在はこの条件で検出します。")
     static let importTitle = Text(en: "Import location history", ja: "位置履歴の取り込み")
-    static let importNote = Text(en: "GPX tracks, Google Takeout Records.json, semantic location history (timelineObjects), the phone's Timeline.json or a Hibi takeout's location-points.csv, up to 64 MB. Larger files: hibi visits import-locations.",
-                                 ja: "GPX のトラック、Google Takeout の Records.json、セマンティック位置履歴(timelineObjects)、スマートフォンの Timeline.json、Hibi のデータ書き出しの location-points.csv(64 MB まで)。大きなファイルは hibi visits import-locations で。")
+    static let importNote = Text(en: "GPX tracks, Google Takeout Records.json, semantic location history (timelineObjects), the phone's Timeline.json, OwnTracks Recorder .rec files, TCX and FIT activities (Garmin, Google Fit, Strava, Wahoo) or a Hibi takeout's location-points.csv, up to 64 MB. Larger files: hibi visits import-locations.",
+                                 ja: "GPX のトラック、Google Takeout の Records.json、セマンティック位置履歴(timelineObjects)、スマートフォンの Timeline.json、OwnTracks Recorder の .rec ファイル、TCX・FIT のアクティビティ(Garmin、Google Fit、Strava、Wahoo)、Hibi のデータ書き出しの location-points.csv(64 MB まで)。大きなファイルは hibi visits import-locations で。")
+    static let formatsExpected = Text(en: "expected GPX, TCX, FIT, an OwnTracks Recorder .rec file, a Google location history JSON file or a Hibi takeout's location-points.csv",
+                                      ja: "GPX、TCX、FIT、OwnTracks Recorder の .rec ファイル、Google の位置履歴 JSON ファイル、または Hibi のデータ書き出しの location-points.csv が必要です")
     static let importButton = Text(en: "Import", ja: "取り込む")
     static let imported = Text(en: "Imported: %@ new points.", ja: "取り込みました: 新しい地点 %@ 件。")
     static let file = Text(en: "File", ja: "ファイル")

@@ -5,6 +5,10 @@ extension VisitStrings {
     static let intro = Text(en: "Where you have been, on a map. Every change is signed, so any tampering shows.",
                             ja: "訪れた場所を地図に記録します。すべての変更は署名されるので、改ざんがあれば分かります。")
     static let add = Text(en: "Add a visit", ja: "訪問を追加")
+    static let readAsPositionLog = Text(en: "Read as a GPSLogger position log: where your phone was, not places visited. Its points went to your location history; the stays found in it wait on the \"Detected stays\" page.",
+                                        ja: "GPSLogger の位置ログとして読み込みました(訪れた場所ではなく、スマートフォンがいた位置の記録です)。地点は位置履歴に保存し、見つかった滞在は「検出された滞在」ページで確認できます。")
+    static let savedPlacesNotVisits = Text(en: "this is Google Maps' Saved Places: places saved without a visit time, which are not visits. Hibi does not import saved places yet; add the ones you visited as visits",
+                                           ja: "これは Google マップの「保存した場所」です。訪問日時のない保存済みの場所で、訪問ではありません。Hibi はまだ保存した場所を取り込めません。訪れた場所は訪問として追加してください")
     static let edit = Text(en: "Edit", ja: "編集")
     static let editTitle = Text(en: "Edit visit", ja: "訪問を編集")
     static let delete = Text(en: "Delete", ja: "削除")
