@@ -149,6 +149,7 @@ START = ["/", "/diary", "/diary/new", "/diary/stats", "/diary/calendar", "/diary
          "/health/badges", "/health/import", "/visits", "/visits/places", "/visits/transfer", "/videos", "/settings",
          "/settings/import", "/admin/users", "/admin/backups", "/search?q=72", "/search?q=Apple", "/search?q=京都",
          "/search?q=Running"]
+SHOTS = {"/": "today", "/health": "health", "/search?q=Apple": "search", "/visits": "visits", "/health/import": "import"}
 # Links that change something, download a file or leave the pages a person reads.
 NOT_PAGES = re.compile(r"/api/|/static/|/vendor/|logout|/export|download|\.(zip|csv|gpx|json|xml|png|jpg|mp4)\b|/lock\b|/face")
 
@@ -166,6 +167,11 @@ def test_no_developer_words_on_any_japanese_page(server, browser, tmp_path):
         seen.add(path)
         browser.get(base + path)
         problems += [f"{path}: {p}" for p in developer_words(browser.execute_script(READABLE_TEXT))]
+        if path in SHOTS:
+            for theme in ("light", "dark"):
+                browser.add_cookie({"name": "hibi-theme", "value": theme, "path": "/"})
+                browser.get(base + path)
+                shot(browser, f"plain-words-{SHOTS[path]}-ja-{theme}")
         # One level of links from the pages above: a day, a visit, a record, a workout, a trend.
         if path in START:
             for href in browser.execute_script("return [...document.querySelectorAll('main a[href]')].map(a => a.getAttribute('href'))"):
