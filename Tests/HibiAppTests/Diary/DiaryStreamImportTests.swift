@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 @testable import HibiApp
 
@@ -139,6 +140,88 @@ import Testing
             #expect(resumed.alreadyThere == 0)
             #expect(resumed.skipped.map(\.at) == ["Journal.json entry 31"])
             #expect(try await core.features.diary.service.store.entryIDs(userID: aiko.id).count == 249)
+        }
+    }
+
+    @Test func anInterruptedJobShowsItsProgressThenResumesWhereItStoppedAndReportsEachEntryOnce() async throws {
+        try await ExtremeValueRouterTests.run { core, browser in
+            try await browser.setUp()
+            try await browser.unlockDiary()
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            let user = try #require(try await core.users.find(username: "aiko"))
+            let runner = core.features.diary.runner
+            try FileManager.default.createDirectory(atPath: runner.directory, withIntermediateDirectories: true)
+            let path = (runner.directory as NSString).appendingPathComponent(UUID().uuidString.lowercased() + ".upload")
+            try StoredZipTests.archive([("Journal.json", Self.journal(250, damaged: [30]))]).write(to: URL(fileURLWithPath: path))
+            let job = try await runner.jobs.create(id: UUID().uuidString.lowercased(), userID: user.id, fileName: "dayone.zip", uploadPath: path, now: Date())
+
+            // The first run stops after its second part is in the database, as when the process is killed there.
+            struct Stopped: Error {}
+            try await runner.jobs.started(job)
+            await #expect(throws: Stopped.self) {
+                _ = try await core.features.diary.imports.importFile(path: path, userID: user.id, timeZone: .gmt, now: Date()) { total, checkpoint in
+                    try await runner.jobs.progress(job, total: total, checkpoint: checkpoint)
+                    if checkpoint.done >= 200 { throw Stopped() }
+                }
+            }
+            let refresh = try #require(HTTPField.Name("Refresh"))
+            let running = try await browser.get(DiaryPaths.data)
+            #expect(running.body.contains("Importing dayone.zip"))
+            #expect(running.body.contains("200 of 250 entries"))
+            #expect(running.headers[refresh] == "3")
+            // One import per person while it runs, on this instance or any other.
+            let busy = try await api.call(.post, "/api/v1/diary/import", body: Self.journal(1), contentType: "application/json")
+            #expect(busy.status == .conflict)
+
+            // The background pass (at start-up, and every little while) resumes it from its checkpoint.
+            let resumed = await runner.resumeInterrupted()
+            #expect(resumed.count == 1)
+            let ended = try #require(try await resumed.first?.wait(seconds: 120)?.get())
+            #expect(ended.state == .done)
+            let report = try #require(ended.checkpoint?.report)
+            #expect(report.added == 249 && report.alreadyThere == 0)
+            #expect(report.skipped.map(\.at) == ["Journal.json entry 31"])
+            #expect(ended.done == 250 && ended.total == 250)
+            #expect(try APIClient.decode(DiaryEntryPage.self, try await api.call(.get, "/api/v1/diary/entries")).total == 249)
+            #expect(!FileManager.default.fileExists(atPath: path))
+            #expect(await runner.resumeInterrupted().isEmpty)
+
+            let page = try await browser.get(DiaryPaths.data)
+            #expect(page.headers[refresh] == nil)
+            #expect(page.body.contains("Last import: dayone.zip"))
+            #expect(page.body.contains("Day One: 249 added, 0 already there, 1 skipped."))
+            #expect(page.body.contains("Journal.json entry 31: unreadable"))
+            try await browser.post("/language", form: ["language": "ja"])
+            let japanese = try await browser.get(DiaryPaths.data)
+            #expect(japanese.body.contains("前回のインポート: dayone.zip"))
+            #expect(japanese.body.contains("Day One: 249 件追加、0 件は既にあります、1 件スキップ。"))
+            #expect(japanese.body.contains("Journal.json 31 件目: 読めません"))
+
+            struct Answer: Decodable { let state: String; let total: Int; let done: Int; let summary: [String] }
+            let answer = try APIClient.decode(Answer.self, try await api.call(.get, "/api/v1/diary/import/jobs/\(job.id)"))
+            // In the person's language, chosen above.
+            #expect(answer.state == "done" && answer.done == 250 && answer.summary.first == "Day One: 249 件追加、0 件は既にあります、1 件スキップ。")
+            #expect(try await api.call(.get, "/api/v1/diary/import/jobs/\(UUID().uuidString.lowercased())").status == .notFound)
+        }
+    }
+
+    @Test func aJobThatStoppedTheServerTwiceIsNotResumedAThirdTime() async throws {
+        try await ExtremeValueRouterTests.run { core, browser in
+            try await browser.setUp()
+            try await browser.unlockDiary()
+            let user = try #require(try await core.users.find(username: "aiko"))
+            let runner = core.features.diary.runner
+            try FileManager.default.createDirectory(atPath: runner.directory, withIntermediateDirectories: true)
+            let path = (runner.directory as NSString).appendingPathComponent(UUID().uuidString.lowercased() + ".upload")
+            try Self.journal(3).write(to: URL(fileURLWithPath: path))
+            let job = try await runner.jobs.create(id: UUID().uuidString.lowercased(), userID: user.id, fileName: "Journal.json", uploadPath: path, now: Date())
+            try await runner.jobs.started(job)
+            try await runner.jobs.started(job)
+            #expect(await runner.resumeInterrupted().isEmpty)
+            let failed = try #require(try await runner.jobs.find(id: job.id, userID: user.id))
+            #expect(failed.state == .failed)
+            #expect(!FileManager.default.fileExists(atPath: path))
+            #expect(try await browser.get(DiaryPaths.data).body.contains("stopped the server twice"))
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ServiceLifecycle
 
 /// The diary: entries with photos and moods, its lock, and the face templates that open it.
 /// Accounts asks `faces` and `lock` for face sign-in; the takeout asks `transfer`.
@@ -9,6 +10,9 @@ public struct DiaryFeature: Feature {
     /// Every format the diary imports (Hibi's own export goes on to `transfer`).
     public let imports: DiaryForeignImport
     public let details: DiaryDetailsStore
+    /// Imports that outlive their request: progress, and a resume after a restart.
+    public let importJobs: DiaryImportJobStore
+    let runner: DiaryImportRunner
     public let lock: DiaryLock
     public let faces: FaceAuthService
     let accounts: AccountService
@@ -34,17 +38,26 @@ public struct DiaryFeature: Feature {
         details = DiaryDetailsStore(database: platform.database, box: platform.box)
         imports = DiaryForeignImport(transfer: transfer, store: store, photos: photos, details: details,
                                      ratings: DayRatingStore(database: platform.database), visits: visits, box: platform.box)
+        importJobs = DiaryImportJobStore(database: platform.database, box: platform.box)
+        runner = DiaryImportRunner(imports: imports, jobs: importJobs, leases: JobLeases(database: platform.database, holder: platform.instanceID),
+                                   users: platform.users, logger: platform.logger,
+                                   directory: (platform.config.mediaDirectory as NSString).appendingPathComponent("diary-imports"))
         accounts = platform.accounts
         heavyWork = platform.heavyWork
+    }
+
+    public func backgroundServices() -> [any Service] {
+        [DiaryImportBackgroundService(runner: runner)]
     }
 
     public func routes() -> FeatureRoutes {
         .build { web, api in
             // The lock is checked once per group, by its middleware; the handlers get an opened diary's user.
             let diaryWeb = web.diary(lock), diaryAPI = api.diary(lock)
-            DiaryWebRoutes(diary: service, transfer: transfer, imports: imports, maxUpload: Self.maxEntryUpload, heavyWork: heavyWork).register(on: diaryWeb)
-            DiaryAPIRoutes(diary: service, transfer: transfer, imports: imports, maxUpload: Self.maxUpload, maxEntryUpload: Self.maxEntryUpload,
-                           heavyWork: heavyWork).register(on: diaryAPI)
+            DiaryWebRoutes(diary: service, transfer: transfer, imports: imports, runner: runner, maxUpload: Self.maxEntryUpload,
+                           heavyWork: heavyWork).register(on: diaryWeb)
+            DiaryAPIRoutes(diary: service, transfer: transfer, imports: imports, runner: runner, maxUpload: Self.maxUpload,
+                           maxEntryUpload: Self.maxEntryUpload, heavyWork: heavyWork).register(on: diaryAPI)
             DiaryUnlockRoutes(lock: lock, accounts: accounts, faces: faces.templates, faceAvailable: faces.engine != nil).register(on: web.signedIn())
             FaceRoutes(faces: faces, lock: lock, maxUpload: Self.maxUpload).register(web: diaryWeb, api: diaryAPI, signedInAPI: api.signedIn())
         }

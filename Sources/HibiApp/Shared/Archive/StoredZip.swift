@@ -173,27 +173,34 @@ public struct ZipReader: @unchecked Sendable {
         for _ in 0..<count {
             guard offset + 46 <= directory.count, u32(directory, offset) == 0x0201_4B50 else { return members }
             var compressed = u32(directory, offset + 20)
+            var localOffset = u32(directory, offset + 42)
             let nameLength = Int(u16(directory, offset + 28)), extraLength = Int(u16(directory, offset + 30))
             let commentLength = Int(u16(directory, offset + 32))
-            if compressed == 0xFFFF_FFFF {
-                // ZIP64: the real size sits in the extra field (header 0x0001), after the uncompressed size.
+            let uncompressedPresent = u32(directory, offset + 24) == 0xFFFF_FFFF
+            if compressed == 0xFFFF_FFFF || localOffset == 0xFFFF_FFFF {
+                // ZIP64: the real values sit in the extra field (header 0x0001), in this order and only those
+                // the record marks as too large: uncompressed size, compressed size, local header offset.
+                // Python's zipfile writes the offset there past 2 GiB, so a large export re-zipped by a script has it.
                 var field = offset + 46 + nameLength
                 let end = min(field + extraLength, directory.count)
                 while field + 4 <= end {
                     let id = u16(directory, field), size = Int(u16(directory, field + 2))
                     if id == 0x0001 {
-                        let uncompressedPresent = u32(directory, offset + 24) == 0xFFFF_FFFF
-                        compressed = u64(directory, field + 4 + (uncompressedPresent ? 8 : 0))
+                        var at = field + 4 + (uncompressedPresent ? 8 : 0)
+                        if compressed == 0xFFFF_FFFF {
+                            compressed = u64(directory, at)
+                            at += 8
+                        }
+                        if localOffset == 0xFFFF_FFFF { localOffset = u64(directory, at) }
                         break
                     }
                     field += 4 + size
                 }
             }
-            guard compressed <= fileSize else { throw .damaged("a member claims more bytes than the archive holds") }
+            guard compressed <= fileSize, localOffset <= fileSize else { throw .damaged("a member claims more bytes than the archive holds") }
             if offset + 46 + nameLength <= directory.count {
                 let name = String(decoding: directory[(offset + 46)..<(offset + 46 + nameLength)], as: UTF8.self)
-                members[name] = Member(method: u16(directory, offset + 10), compressedSize: compressed,
-                                       localHeaderOffset: u32(directory, offset + 42))
+                members[name] = Member(method: u16(directory, offset + 10), compressedSize: compressed, localHeaderOffset: localOffset)
             }
             offset += 46 + nameLength + extraLength + commentLength
         }

@@ -20,10 +20,11 @@ public enum DiaryError: UserFacingError, Equatable {
     /// More pixels than a photo may have: decoding it (for a thumbnail, a mood estimate) would cost far more
     /// memory than its file suggests.
     case photoTooManyPixels(width: Int, height: Int, limitMegapixels: Int)
+    case importJobNotFound
 
     public var status: HTTPResponse.Status {
         switch self {
-        case .entryNotFound, .photoNotFound: .notFound
+        case .entryNotFound, .photoNotFound, .importJobNotFound: .notFound
         case .photoTooLarge, .photoTooManyPixels: .contentTooLarge
         case .exportTooLarge: .unprocessableContent
         case .diaryLocked: .forbidden
@@ -50,6 +51,7 @@ public enum DiaryError: UserFacingError, Equatable {
         case .photoNotFound: "photo_not_found"
         case .tooManyPhotos: "too_many_photos"
         case .photoTooManyPixels: "photo_too_many_pixels"
+        case .importJobNotFound: "import_job_not_found"
         }
     }
 
@@ -72,6 +74,7 @@ public enum DiaryError: UserFacingError, Equatable {
                                    ja: "日記が大きすぎて1つのアーカイブに書き出せません(写真 65,000 枚・4 GiB まで)。")
         case .photoNotFound: Text(en: "This entry has no such photo.", ja: "この日記にその写真はありません。")
         case let .tooManyPhotos(limit): Text(en: "At most \(limit) photos per entry.", ja: "写真は1件の日記につき\(limit)枚までです。")
+        case .importJobNotFound: Text(en: "No such diary import.", ja: "その日記のインポートは見つかりません。")
         case let .photoTooManyPixels(width, height, limit): PhotoPixels.tooMany(width: width, height: height, limitMegapixels: limit)
         }
         return text(language)

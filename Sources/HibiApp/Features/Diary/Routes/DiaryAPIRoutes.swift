@@ -6,6 +6,7 @@ struct DiaryAPIRoutes: Sendable {
     let diary: DiaryService
     let transfer: DiaryTransfer
     let imports: DiaryForeignImport
+    let runner: DiaryImportRunner
     let maxUpload: Int
     let maxEntryUpload: Int
     let heavyWork: HeavyWork
@@ -92,19 +93,54 @@ struct DiaryAPIRoutes: Sendable {
         }
         api.post("diary/import") { request, context in
             let user = context.user
-            // One import per person, refused before a byte of the upload is stored; the body goes to disk, not memory.
+            // One import per person: its running job (across instances), and the heavy-work guard while the request
+            // waits, both refused before a byte of the upload is stored; the body goes to disk, not memory.
             // Any format the diary reads, recognised by its content (Hibi, Day One, Daylio, Journey).
-            let report = try await heavyWork.exclusive(userID: user.id) {
-                try await transfer.withUpload(request.body, limit: DiaryForeignImport.maxUploadBytes) { path in
-                    try await imports.importFile(path: path, userID: user.id, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt, now: context.now)
-                }
+            let (job, result) = try await heavyWork.exclusive(userID: user.id) {
+                if try await runner.jobs.active(userID: user.id) != nil { throw RequestError.busy }
+                let name = request.uri.queryParameters.get("name") ?? "upload"
+                return try await runner.start(upload: request.body, fileName: name, userID: user.id, now: context.now, wait: runner.wait)
             }
-            return JSONBody(ImportResponse(imported: report.added, report: report, summary: report.lines(context.language)))
+            // Ended while the request waited: the report, as it always was; still running: 202 and where to ask.
+            guard let ended = try DiaryImportRunner.ended(job, result) else {
+                return try JSONBody(JobResponse(job, language: context.language), status: .accepted).response(from: request, context: context)
+            }
+            let report = ended.checkpoint?.report ?? DiaryImportReport(format: .hibi)
+            return try JSONBody(ImportResponse(imported: report.added, report: report, summary: report.lines(context.language), job: ended.id))
+                .response(from: request, context: context)
+        }
+        api.get("diary/import/jobs/:id") { _, context in
+            guard let job = try await runner.jobs.find(id: try context.parameters.require("id"), userID: context.user.id) else {
+                throw DiaryError.importJobNotFound
+            }
+            return JSONBody(JobResponse(job, language: context.language))
         }
     }
 
     struct TrendResponse: Codable, Sendable { let period: AnalyticsPeriod; let days: [DayMood] }
-    struct ImportResponse: Codable, Sendable { let imported: Int; let report: DiaryImportReport; let summary: [String] }
+    struct ImportResponse: Codable, Sendable { let imported: Int; let report: DiaryImportReport; let summary: [String]; let job: String }
+    /// An import job as the API shows it: entries dealt with of the file's total, and the report once it has ended.
+    struct JobResponse: Codable, Sendable {
+        let id: String
+        let state: DiaryImportJob.State
+        let fileName: String
+        let total: Int
+        let done: Int
+        let report: DiaryImportReport?
+        let summary: [String]?
+        let error: String?
+
+        init(_ job: DiaryImportJob, language: Language) {
+            id = job.id
+            state = job.state
+            fileName = job.fileName
+            total = job.total
+            done = job.done
+            report = job.state == .running ? nil : job.checkpoint?.report
+            summary = report?.lines(language)
+            error = job.error?(language)
+        }
+    }
     struct MoodEstimateResponse: Codable, Sendable {
         let faceFound: Bool
         let moodScores: MoodScores?

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// Web pages of the diary. Every handler first checks the diary is unlocked for this session.
@@ -6,6 +7,7 @@ struct DiaryWebRoutes: Sendable {
     let diary: DiaryService
     let transfer: DiaryTransfer
     let imports: DiaryForeignImport
+    let runner: DiaryImportRunner
     let maxUpload: Int
     let heavyWork: HeavyWork
 
@@ -84,32 +86,52 @@ struct DiaryWebRoutes: Sendable {
                                                      grid: try await diary.month(userID: user.id, year: year, month: month, timeZone: zone)))
         }
         router.get(RouterPath(DiaryPaths.data)) { request, context in
-            return HTMLPage(DiaryDataViews.page(context: context.base))
+            try await dataPage(request, context)
         }
         router.get(RouterPath(DiaryPaths.exportArchive)) { request, context in
             try await DiaryDownloads.export(format: request.uri.formQuery.get("format"), transfer, imports.exports, user: context.user, now: context.now)
         }
         router.post(RouterPath(DiaryPaths.importArchive)) { request, context in
-            let user = context.user
-            do {
-                guard let contentType = request.headers[.contentType], request.isMultipart,
-                      let boundary = MultipartForm.boundary(of: contentType) else { throw RequestError.unsupportedMediaType }
-                // Parsing a large archive is heavy: one import per person, a bounded number at once. The file part
-                // streams to disk as it arrives (never the whole form in memory), then imports like an API upload.
-                let file = MultipartFileStream(base: request.body, boundary: boundary, field: "file")
-                let report = try await heavyWork.exclusive(userID: user.id) {
-                    try await transfer.withUpload(file, limit: DiaryForeignImport.maxUploadBytes) { path in
-                        try await imports.importFile(path: path, userID: user.id, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt, now: context.now)
-                    }
-                }
-                let notice = report.format == .hibi ? DiaryStrings.imported(context.language, report.added) : report.lines(context.language).joined(separator: "\n")
-                return try HTMLPage(DiaryDataViews.page(context: context.base, notice: (notice, .success), report: report.format == .hibi ? nil : report))
-                    .response(from: request, context: context.base)
-            } catch let error as DiaryError {
-                return try HTMLPage(DiaryDataViews.page(context: context.base, notice: (error.message(context.language), .error)), status: error.status)
-                    .response(from: request, context: context.base)
-            }
+            try await importUpload(request, context)
         }
+    }
+
+    /// An upload from the data page: a small file's report comes back at once, a large one's progress shows
+    /// on the data page (redirected there).
+    func importUpload(_ request: Request, _ context: DiaryContext) async throws -> Response {
+        let user = context.user
+        do {
+            guard let contentType = request.headers[.contentType], request.isMultipart,
+                  let boundary = MultipartForm.boundary(of: contentType) else { throw RequestError.unsupportedMediaType }
+            // Parsing a large archive is heavy: one import per person (its running job, across instances), a
+            // bounded number at once. The file part streams to disk as it arrives (never the whole form in
+            // memory), then imports as a job.
+            let file = MultipartFileStream(base: request.body, boundary: boundary, field: "file")
+            let started: (DiaryImportJob, Result<DiaryImportJob?, any Error>?) = try await heavyWork.exclusive(userID: user.id) {
+                if try await runner.jobs.active(userID: user.id) != nil { throw RequestError.busy }
+                return try await runner.start(upload: file, fileName: "upload", userID: user.id, now: context.now, wait: runner.wait,
+                                              name: { file.filename.value.withLock { $0 } })
+            }
+            guard let ended = try DiaryImportRunner.ended(started.0, started.1) else {
+                return Response.redirect(to: DiaryPaths.data, type: .found)
+            }
+            let report = ended.checkpoint?.report ?? DiaryImportReport(format: .hibi)
+            let notice = report.format == .hibi ? DiaryStrings.imported(context.language, report.added) : report.lines(context.language).joined(separator: "\n")
+            return try HTMLPage(DiaryDataViews.page(context: context.base, notice: (notice, .success), report: report.format == .hibi ? nil : report))
+                .response(from: request, context: context.base)
+        } catch let error as DiaryError {
+            return try HTMLPage(DiaryDataViews.page(context: context.base, notice: (error.message(context.language), .error)), status: error.status)
+                .response(from: request, context: context.base)
+        }
+    }
+
+    /// The data page: export, import, and the person's import still running (the page reloads itself every
+    /// few seconds until it ends) or the last one that ended, with its report.
+    func dataPage(_ request: Request, _ context: DiaryContext) async throws -> Response {
+        let job = try await runner.jobs.list(userID: context.user.id, limit: 1).first
+        var response = try HTMLPage(DiaryDataViews.page(context: context.base, job: job)).response(from: request, context: context.base)
+        if job?.state == .running, let refresh = HTTPField.Name("Refresh") { response.headers[refresh] = "3" }
+        return response
     }
 
     /// The export as a download, streamed: the size check runs first so its error is a normal page.

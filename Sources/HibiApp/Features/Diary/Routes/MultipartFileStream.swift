@@ -1,6 +1,7 @@
 import Foundation
 import MultipartKit
 import NIOCore
+import Synchronization
 
 /// The bytes of one file field of a multipart/form-data body, as they arrive: the form's other parts are
 /// read and dropped, so a page's upload of any size goes through `UploadSpool` to disk exactly like a
@@ -16,6 +17,12 @@ struct MultipartFileStream<Base: AsyncSequence & Sendable>: AsyncSequence, Senda
     let boundary: String
     /// The file input's name.
     let field: String
+    /// The file's name as the browser sent it, once its part has begun.
+    let filename = Filename()
+
+    final class Filename: Sendable {
+        let value = Mutex<String?>(nil)
+    }
 
     /// What the parser's callbacks found in the chunk being read.
     final class State {
@@ -48,13 +55,15 @@ struct MultipartFileStream<Base: AsyncSequence & Sendable>: AsyncSequence, Senda
     func makeAsyncIterator() -> AsyncIterator {
         let parser = MultipartParser(boundary: boundary)
         let state = State()
-        let field = field
+        let field = field, filename = filename
         parser.onHeader = { name, value in state.headers[name.lowercased()] = value }
         parser.onBody = { chunk in
             if !state.inFile, !state.fileSeen {
                 // The first body bytes of a part: its headers are complete. Only the first file under `field` is kept.
                 let disposition = state.headers["content-disposition"] ?? ""
-                state.inFile = MultipartForm.parameter("name", in: disposition) == field && MultipartForm.parameter("filename", in: disposition) != nil
+                let name = MultipartForm.parameter("filename", in: disposition)
+                state.inFile = MultipartForm.parameter("name", in: disposition) == field && name != nil
+                if state.inFile { filename.value.withLock { $0 = name } }
             }
             if state.inFile { state.out.writeBuffer(&chunk) }
         }

@@ -34,10 +34,18 @@ public struct DiaryImportReport: Codable, Sendable, Equatable {
         dayRatingsSet += other.dayRatingsSet
     }
 
+    /// Entries skipped (not a photo, video or place of an entry that was kept).
+    var entriesSkipped: Int {
+        skipped.filter { !$0.at.contains(" photo") && !$0.at.contains(" video") && !$0.at.contains(" audio") && !$0.at.contains(" PDF")
+            && !$0.at.hasSuffix(" location") }.count
+    }
+
+    /// Entries of the file accounted for: added, already there or skipped.
+    public var entries: Int { added + alreadyThere + entriesSkipped }
+
     /// Lines for the page and the command line; the first skips are named, the rest counted.
     public func lines(_ language: Language, listing limit: Int = 20) -> [String] {
         var lines: [String] = []
-        let entriesSkipped = skipped.filter { !$0.at.contains(" photo") && !$0.at.contains(" video") && !$0.at.contains(" audio") && !$0.at.contains(" PDF") }.count
         if language == .ja {
             lines.append("\(format.label): \(added) 件追加、\(alreadyThere) 件は既にあります、\(entriesSkipped) 件スキップ。")
             lines.append("写真: \(photosAdded) 枚追加、\(photosSkipped) 枚スキップ。" + (visitsAdded > 0 ? "訪問 \(visitsAdded) 件を追加。" : "")

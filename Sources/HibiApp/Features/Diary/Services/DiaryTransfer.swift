@@ -126,9 +126,16 @@ public struct DiaryTransfer: Sendable {
                                                               _ body: (String) async throws -> T) async throws -> T
     where Body.Element == ByteBuffer {
         let directory = ((mediaDirectory as NSString).appendingPathComponent("tmp") as NSString).appendingPathComponent("uploads")
-        let path: String
+        let path = try await Self.spool(upload, into: directory, limit: limit)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try await body(path)
+    }
+
+    /// Streams an upload into a new private file under `directory`, with the import's own errors.
+    static func spool<Body: AsyncSequence & Sendable>(_ upload: Body, into directory: String, limit: Int64) async throws -> String
+    where Body.Element == ByteBuffer {
         do {
-            path = try await UploadSpool.receive(upload, into: directory, suffix: ".upload", limit: limit).path
+            return try await UploadSpool.receive(upload, into: directory, suffix: ".upload", limit: limit).path
         } catch .tooLarge {
             throw DiaryError.importInvalid(Text(en: "the file is larger than \(limit / 1_048_576) MB", ja: "ファイルが \(limit / 1_048_576) MB を超えています"))
         } catch .empty {
@@ -136,8 +143,6 @@ public struct DiaryTransfer: Sendable {
         } catch {
             throw DiaryError.importInvalid(Text(en: "the upload stopped before its end; send the file again", ja: "アップロードが途中で止まりました。もう一度送ってください"))
         }
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        return try await body(path)
     }
 
     /// An archive's own error as the import's.
