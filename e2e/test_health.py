@@ -47,7 +47,7 @@ def test_entry_import_goal_badges_trends(server, browser):
     Select(browser.find_element(By.ID, "record-type")).select_by_value("steps")
     fill(browser, value="-20")
     submit(browser, "record-form")
-    wait_text(browser, ".notice.error", "Steps must be between 0 and 200000")
+    wait_text(browser, ".notice.error", "Steps must be between 0 and 200,000.")
     Select(browser.find_element(By.ID, "record-type")).select_by_value("weight")
     Select(browser.find_element(By.ID, "record-unit")).select_by_value("lb")
     fill(browser, value="140")

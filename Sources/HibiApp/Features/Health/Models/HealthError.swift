@@ -63,8 +63,16 @@ public enum HealthError: UserFacingError, Equatable {
             Text(en: "The unit \"\(unit)\" does not fit \(HealthDataType.title(of: type).en).",
                  ja: "単位「\(unit)」は\(HealthDataType.title(of: type).ja)には使えません。")
         case let .outOfRange(type, min, max, unit):
-            Text(en: "\(HealthDataType.title(of: type).en) must be between \(HealthFormat.number(min)) and \(HealthFormat.number(max)) \(unit).",
-                 ja: "\(HealthDataType.title(of: type).ja)は \(HealthFormat.number(min))〜\(HealthFormat.number(max)) \(unit) の範囲で入力してください。")
+            // Grouped, and the unit as read ("0 and 200,000 steps" said "200000 count").
+            { (label: Text) in
+                let known = HealthDataType(rawValue: type)
+                func range(_ l: Language) -> String {
+                    let shown = HealthUnits.label(unit, type: known)(l)
+                    let (low, high) = (HealthFormat.grouped(min, maxFractionDigits: 2, language: l), HealthFormat.grouped(max, maxFractionDigits: 2, language: l))
+                    return l == .ja ? "\(low)〜\(high)" + (shown.isEmpty ? "" : " \(shown)") : "\(low) and \(high)" + (shown.isEmpty ? "" : " \(shown)")
+                }
+                return Text(en: "\(label.en) must be between \(range(.en)).", ja: "\(label.ja)は \(range(.ja)) の範囲で入力してください。")
+            }(HealthDataType.title(of: type))
         case .notANumber:
             Text(en: "The value must be a number.", ja: "値は数値で入力してください。")
         case let .unreadableNumber(error):
