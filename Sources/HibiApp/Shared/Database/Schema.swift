@@ -10,7 +10,7 @@ public enum Schema {
                                              IntegritySchema.migration, faceLiveness, JournalSchema.dayRatings,
                                              HealthSchema.workoutsAndReports, locations, DiaryPhotoSchema.migration,
                                              DiaryDetailsSchema.migration,
-                                             DiaryPhotoSchema.thumbnailFailures] }
+                                             DiaryPhotoSchema.thumbnailFailures, HealthSchema.heartRateVariability] }
 
     static let accounts = Migration(version: 1, name: "accounts") { sql, _ in
         try await sql.create(table: "settings")
