@@ -178,3 +178,47 @@ import Testing
         if let failure { throw failure }
     }
 }
+
+/// Sleep stages from an Apple Health export (HKCategoryTypeIdentifierSleepAnalysis records, two sources
+/// over one night) counted once in the trend, the journal's day and the day page.
+@Suite(.serialized) struct ExportSleepNightTests {
+    static func record(_ source: String, _ value: String, _ start: String, _ end: String) -> String {
+        #"<Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="\#(source)" value="HKCategoryValueSleepAnalysis\#(value)" "#
+            + #"startDate="\#(start) +0900" endDate="\#(end) +0900"/>"#
+    }
+
+    @Test func aNightFromTwoSourcesCountsSixHoursNotNineAndAHalf() async throws {
+        try await TestApp.run { browser in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            let xml = "<?xml version=\"1.0\"?>\n<HealthData locale=\"ja_JP\">\n" + [
+                Self.record("iPhone", "InBed", "2024-05-04 22:30:00", "2024-05-05 05:30:00"),
+                Self.record("Apple Watch", "AsleepCore", "2024-05-04 23:00:00", "2024-05-05 01:00:00"),
+                Self.record("Apple Watch", "AsleepDeep", "2024-05-05 01:00:00", "2024-05-05 02:00:00"),
+                Self.record("Apple Watch", "AsleepREM", "2024-05-05 02:00:00", "2024-05-05 05:00:00"),
+                Self.record("Apple Watch", "Awake", "2024-05-05 05:00:00", "2024-05-05 05:15:00"),
+                Self.record("AutoSleep", "Asleep", "2024-05-04 23:30:00", "2024-05-05 03:00:00"),
+            ].joined(separator: "\n") + "\n</HealthData>\n"
+            let upload = try await api.call(.post, "/api/v1/health/imports?name=export.xml", body: Data(xml.utf8), contentType: "application/octet-stream")
+            #expect(upload.status == .accepted, "\(upload.body)")
+            var job = try APIClient.decode(ImportJobResponse.self, upload)
+            for _ in 0..<200 where job.state != "done" && job.state != "failed" {
+                try await Task.sleep(for: .milliseconds(50))
+                job = try APIClient.decode(ImportJobResponse.self, try await api.call(.get, "/api/v1/health/imports/\(job.id)"))
+            }
+            #expect(job.state == "done" && job.inserted == 6)
+            // Asleep 23:00–05:00 (the app's "asleep" lies inside the watch's stages); the records add up to 9.5 h.
+            let trend = try APIClient.decode(TrendResponse.self, try await api.call(.get, "/api/v1/health/trends?type=sleep&from=2024-05-01&to=2024-05-10"))
+            #expect(trend.points.map(\.value) == [6])
+            let timeline = try await api.call(.get, "/api/v1/timeline?before=2024-06-01&limit=5")
+            let days = try #require((try JSONSerialization.jsonObject(with: timeline.data) as? [String: Any])?["days"] as? [[String: Any]])
+            #expect(days.map { $0["date"] as? String } == ["2024-05-05"])
+            #expect(days.first?["sleepHours"] as? Double == 6)
+            let page = try await browser.get(JournalPaths.day("2024-05-05"))
+            #expect(page.body.contains("6 h asleep"))
+            #expect(page.body.contains("data-stage=\"inBed\"") && page.body.contains("class=\"stage-rem\""))
+            // The evening it started on has no night of its own.
+            #expect(!(try await browser.get(JournalPaths.day("2024-05-04"))).body.contains("id=\"day-sleep\""))
+        }
+    }
+}
