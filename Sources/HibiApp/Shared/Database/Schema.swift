@@ -10,7 +10,8 @@ public enum Schema {
                                              IntegritySchema.migration, faceLiveness, JournalSchema.dayRatings,
                                              HealthSchema.workoutsAndReports, locations, DiaryPhotoSchema.migration,
                                              DiaryDetailsSchema.migration,
-                                             DiaryPhotoSchema.thumbnailFailures, DiaryImportJobStore.migration] }
+                                             DiaryPhotoSchema.thumbnailFailures, HealthSchema.heartRateVariability,
+                                             DiaryImportJobStore.migration] }
 
     static let accounts = Migration(version: 1, name: "accounts") { sql, _ in
         try await sql.create(table: "settings")

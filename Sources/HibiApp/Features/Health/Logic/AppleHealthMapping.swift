@@ -8,6 +8,7 @@ public enum AppleHealthMapping {
         "HKQuantityTypeIdentifierActiveEnergyBurned": .activeCalories,
         "HKQuantityTypeIdentifierHeartRate": .heartRate,
         "HKQuantityTypeIdentifierRestingHeartRate": .restingHeartRate,
+        "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": .heartRateVariability,
         "HKQuantityTypeIdentifierBodyFatPercentage": .bodyFat,
         "HKQuantityTypeIdentifierDistanceWalkingRunning": .walkingRunningDistance,
         "HKCategoryTypeIdentifierSleepAnalysis": .sleep,

@@ -147,6 +147,46 @@ public enum HealthGraphics {
         svg += text("card-footer", x: 80, y: 595, size: 22, summary.footer, fill: "#9a6b3f") + "</svg>"
         return svg
     }
+
+    /// A night's stages as rows of bars against the clock (in bed at the bottom, awake at the top), from
+    /// the merged samples of each stage: where two sources recorded the same stage it is drawn once.
+    public static func sleepChart(_ night: SleepNights.Night, timeZone: TimeZone, language: Language) -> String? {
+        let rows: [SleepNights.Stage] = [.awake, .rem, .core, .deep, .asleep, .inBed].filter { !(night.intervals[$0] ?? []).isEmpty }
+        guard !rows.isEmpty, night.end > night.start else { return nil }
+        let colors: [SleepNights.Stage: String] = [.awake: "#f08c00", .rem: "#4dabf7", .core: "#1c7ed6", .deep: "#364fc7",
+                                                   .asleep: "#5c7cfa", .inBed: "#adb5bd"]
+        let width = 640.0, left = 96.0, right = 12.0, rowHeight = 24.0, top = 6.0
+        let height = top + Double(rows.count) * rowHeight + 24
+        let t0 = Double(night.start), span = Double(night.end - night.start)
+        func x(_ t: Int64) -> Double { left + (Double(t) - t0) / span * (width - left - right) }
+        let label = SleepStrings.chartLabel(language)
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(Int(saturating: width)) \(Int(saturating: height))\" class=\"sleep-chart\" role=\"img\" aria-label=\"\(escapeHTML(label))\">"
+        for (index, stage) in rows.enumerated() {
+            let y = top + Double(index) * rowHeight
+            svg += "<text x=\"\(f(left - 6))\" y=\"\(f(y + 16))\" text-anchor=\"end\" font-size=\"11\" fill=\"#495057\">\(escapeHTML(SleepStrings.stage(stage)(language)))</text>"
+            for range in night.intervals[stage] ?? [] {
+                let x0 = x(range.lowerBound), w = max(1, x(range.upperBound) - x0)
+                svg += "<rect class=\"stage-\(stage.rawValue)\" x=\"\(f(x0))\" y=\"\(f(y + 3))\" width=\"\(f(w))\" height=\"\(f(rowHeight - 6))\" rx=\"2\" fill=\"\(colors[stage] ?? "#868e96")\"/>"
+            }
+        }
+        // Whole local hours along the bottom, at most eight labels.
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: language == .ja ? "ja_JP" : "en_US")
+        formatter.timeZone = timeZone
+        formatter.dateFormat = "H:mm"
+        let offset = Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(night.start))))
+        let firstHour = (night.start + offset + 3599) / 3600 * 3600 - offset
+        let hours = max(1, Int((night.end - firstHour) / 3600) + 1)
+        let step = Int64(max(1, (hours + 7) / 8)) * 3600
+        var tick = firstHour
+        while tick <= night.end {
+            let px = x(tick)
+            svg += "<line x1=\"\(f(px))\" x2=\"\(f(px))\" y1=\"\(f(top))\" y2=\"\(f(height - 20))\" stroke=\"#e9ecef\"/>"
+            svg += "<text x=\"\(f(px))\" y=\"\(f(height - 6))\" text-anchor=\"middle\" font-size=\"11\" fill=\"#6b7280\">\(escapeHTML(formatter.string(from: Date(timeIntervalSince1970: TimeInterval(tick)))))</text>"
+            tick += step
+        }
+        return svg + "</svg>"
+    }
 }
 
 /// How wide a line of the share card will be, without a font engine: a generous estimate per character

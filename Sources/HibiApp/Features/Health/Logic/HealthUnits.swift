@@ -36,6 +36,12 @@ public enum HealthUnits {
             return ["count", "steps", ""].contains(u.lowercased()) ? 1 : nil
         case .heartRate, .restingHeartRate:
             return ["count/min", "bpm", "/min"].contains(u.lowercased()) ? 1 : nil
+        case .heartRateVariability:
+            switch u.lowercased() {
+            case "ms": return 1
+            case "s": return 1000
+            default: return nil
+            }
         case .bodyFat:
             return u == "%" ? 1 : nil
         case .sleep:
@@ -116,6 +122,8 @@ public enum HealthUnits {
         case .activeCalories, .activitySummary: 0...20_000
         case .heartRate: 20...250
         case .restingHeartRate: 20...200
+        // SDNN from a watch: a few ms in illness to about 250 ms in young athletes at rest.
+        case .heartRateVariability: 1...500
         case .bodyFat: 1...75
         case .walkingRunningDistance: 0...300
         case .sleep: 0...24

@@ -16,6 +16,8 @@ public enum HealthError: UserFacingError, Equatable {
     case jobNotFound
     case malformedFile(XMLStreamError)
     case notAnExport(Text)
+    /// A Health Auto Export post that is not the app's JSON.
+    case invalidPayload(Text)
     case invalidCSV(line: Int, reason: Text)
     case invalidField(String, Text)
     case uploadTooLarge(limitBytes: Int64)
@@ -29,7 +31,7 @@ public enum HealthError: UserFacingError, Equatable {
         case .duplicate: .conflict
         case .uploadTooLarge: .contentTooLarge
         case .renderFailed: .serviceUnavailable
-        case .malformedFile, .notAnExport, .invalidCSV, .tooMuchMetadata: .unprocessableContent
+        case .malformedFile, .notAnExport, .invalidCSV, .tooMuchMetadata, .invalidPayload: .unprocessableContent
         default: .badRequest
         }
     }
@@ -47,6 +49,7 @@ public enum HealthError: UserFacingError, Equatable {
         case .recordNotFound, .goalNotFound, .reminderNotFound, .jobNotFound: "not_found"
         case .malformedFile: "malformed_file"
         case .notAnExport: "not_an_export"
+        case .invalidPayload: "invalid_payload"
         case .invalidCSV: "invalid_csv"
         case .invalidField: "invalid_field"
         case .uploadTooLarge: "upload_too_large"
@@ -96,6 +99,8 @@ public enum HealthError: UserFacingError, Equatable {
                  ja: "Apple ヘルスケアの書き出しファイルとして読めません: \(error.text.ja)。")
         case let .notAnExport(reason):
             Text(en: "This is not an Apple Health export: \(reason.en)", ja: "Apple ヘルスケアの書き出しではありません: \(reason.ja)")
+        case let .invalidPayload(reason):
+            Text(en: "This is not a Health Auto Export post: \(reason.en)", ja: "Health Auto Export の送信データではありません: \(reason.ja)")
         case let .invalidCSV(line, reason):
             Text(en: "CSV line \(line): \(reason.en)", ja: "CSV \(line) 行目: \(reason.ja)")
         case let .invalidField(field, reason):

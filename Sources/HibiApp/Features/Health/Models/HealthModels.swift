@@ -8,6 +8,8 @@ public enum HealthDataType: String, CaseIterable, Codable, Sendable {
     case activeCalories
     case heartRate
     case restingHeartRate
+    /// Heart rate variability as Apple Health measures it: SDNN, in milliseconds.
+    case heartRateVariability
     case bodyFat
     case walkingRunningDistance
     case sleep
@@ -28,6 +30,7 @@ public enum HealthDataType: String, CaseIterable, Codable, Sendable {
         case .steps: "count"
         case .activeCalories, .activitySummary: "kcal"
         case .heartRate, .restingHeartRate: "count/min"
+        case .heartRateVariability: "ms"
         case .bodyFat: "%"
         case .walkingRunningDistance: "km"
         case .sleep: "h"
@@ -47,7 +50,8 @@ public enum HealthDataType: String, CaseIterable, Codable, Sendable {
     /// Which way is better, for insights; nil where neither direction is good news by itself.
     public var higherIsBetter: Bool? {
         switch self {
-        case .steps, .activeCalories, .walkingRunningDistance, .workout, .activitySummary: true
+        // A higher SDNN at rest goes with recovery and fitness; a falling one is what people watch for.
+        case .steps, .activeCalories, .walkingRunningDistance, .workout, .activitySummary, .heartRateVariability: true
         case .weight, .bodyFat, .restingHeartRate, .bloodPressureSystolic, .bloodPressureDiastolic: false
         case .heartRate, .sleep: nil
         }
@@ -60,6 +64,7 @@ public enum HealthDataType: String, CaseIterable, Codable, Sendable {
         case .activeCalories: Text(en: "Active energy", ja: "消費カロリー")
         case .heartRate: Text(en: "Heart rate", ja: "心拍数")
         case .restingHeartRate: Text(en: "Resting heart rate", ja: "安静時心拍数")
+        case .heartRateVariability: Text(en: "Heart rate variability (SDNN)", ja: "心拍変動(SDNN)")
         case .bodyFat: Text(en: "Body fat", ja: "体脂肪率")
         case .walkingRunningDistance: Text(en: "Walking + running distance", ja: "歩行・走行距離")
         case .sleep: Text(en: "Sleep", ja: "睡眠")

@@ -54,6 +54,13 @@ struct HealthAPIRoutes: Sendable {
             let buffer = try await request.collectBody(limit: limit)
             return JSONBody(try await health.importCSV(String(decoding: buffer.readableBytesView, as: UTF8.self), user: user, now: context.now))
         }
+        // Health Auto Export's REST API automation: a personal API token with the write scope in its
+        // Authorization header (checked by the identity and token-scope middleware like every API call).
+        api.post("health/auto-export") { request, context in
+            var request = request
+            let buffer = try await request.collectBody(limit: AppleHealthImporter.autoExportLimit)
+            return JSONBody(try await importer.receiveAutoExport(Data(buffer: buffer), user: context.user, language: context.language))
+        }
         api.post("health/imports") { request, context in
             let user = context.user
             let job = try await uploads.receive(request, user: user, fileName: request.uri.formQuery.get("name") ?? "export.xml", now: context.now)

@@ -12,6 +12,15 @@ enum HealthSchema {
         try await sql.alter(table: "health_import_jobs").column("attempts", type: .bigint, .notNull, .default(SQLLiteral.numeric("0"))).run()
     }
 
+    /// HRV became a type Hibi knows by name: records an export stored under Apple's identifier (already in
+    /// ms, the canonical unit) take the name, so trends read them and a re-import finds them already there.
+    static let heartRateVariability = Migration(version: 28, name: "health-heart-rate-variability") { sql, _ in
+        try await sql.raw("""
+            UPDATE health_records SET type = 'heartRateVariability'
+            WHERE type = 'HKQuantityTypeIdentifierHeartRateVariabilitySDNN' AND unit = 'ms'
+            """).run()
+    }
+
     static let migration = Migration(version: 2, name: "health") { sql, _ in
         try await sql.create(table: "health_records")
             .column("id", type: .text, .primaryKey(autoIncrement: false))

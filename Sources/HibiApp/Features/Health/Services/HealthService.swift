@@ -191,13 +191,19 @@ public struct HealthService: Sendable {
             window = TrendWindow(firstDay: Int(first.daysSince1970), lastDay: Int(last.daysSince1970))
         }
         // A day's instants lie within a day of its UTC midnight whatever the zone; the analyzer keeps only the window's days.
-        let samples = try await records.samples(userID: user.id, type: type.rawValue, from: Int64(window.firstDay - 1) * 86400,
-                                                to: Int64(window.lastDay + 2) * 86400)
+        // Sleep is counted by night (stages and sources overlap; adding records up counted a night several times).
+        let nights = type == .sleep ? try await sleepNights(user: user, firstDay: window.firstDay, lastDay: window.lastDay) : []
+        let samples = type == .sleep ? SleepNights.trendSamples(nights)
+            : try await records.samples(userID: user.id, type: type.rawValue, from: Int64(window.firstDay - 1) * 86400, to: Int64(window.lastDay + 2) * 86400)
         var targetBelow: Bool?
         if type == .weight, let target = try await profiles.get(userID: user.id).targetWeightKg, let last = samples.last {
             targetBelow = target < last.value
         }
-        let analysis = TrendAnalyzer.analyze(samples: samples, type: type, window: window, timeZone: zone, targetBelowCurrent: targetBelow)
+        var analysis = TrendAnalyzer.analyze(samples: samples, type: type, window: window, timeZone: zone, targetBelowCurrent: targetBelow)
+        if let average = SleepNights.averageInsight(nights) {
+            analysis = TrendAnalysis(trendPoints: analysis.trendPoints, insights: [average] + analysis.insights, slopePerDay: analysis.slopePerDay,
+                                     rSquared: analysis.rSquared)
+        }
         return TrendResult(window: window, analysis: analysis, dataSpan: span)
     }
 }
@@ -308,7 +314,7 @@ extension HealthService {
             SELECT type, ((CASE WHEN type = 'sleep' THEN end_at ELSE start_at END) + \(bind: shift)) / \(bind: bucket) AS q, \
             SUM(\(unsafeRaw: HealthRecordStore.summableValue)) AS total, COUNT(*) AS n FROM health_records \
             WHERE user_id = \(bind: userID) AND start_at >= \(bind: lower) AND start_at < \(bind: upper) \
-            AND NOT (type = 'sleep' AND category IN ('InBed', 'Awake'))
+            AND type <> 'sleep'
             """
         if let types {
             guard !types.isEmpty else { return [] }
@@ -328,7 +334,26 @@ extension HealthService {
             let start = q * bucket - shift
             if start + bucket > fromSeconds, start < upper { totals.withLock { $0.append(BucketTotal(type: type, start: start, sum: total, count: n)) } }
         }
-        return totals.withLock { $0 }
+        var result = totals.withLock { $0 }
+        if types?.contains(HealthDataType.sleep.rawValue) ?? true {
+            result += try await sleepBucketTotals(userID: userID, from: lower, to: upper, firstInstant: fromSeconds, bucket: bucket, shift: shift)
+        }
+        return result
+    }
+
+    /// Sleep per bucket by night (`SleepNights`): hours asleep, each night once, in the bucket it ends in; time in bed
+    /// or awake is not sleep. Adding the records up counted a night twice when a watch and an app both recorded it.
+    func sleepBucketTotals(userID: String, from: Int64, to: Int64, firstInstant: Int64, bucket: Int64, shift: Int64) async throws -> [BucketTotal] {
+        let rows = try await records.list(userID: userID, filter: .init(type: HealthDataType.sleep.rawValue, from: Date(timeIntervalSince1970: TimeInterval(from)),
+                                                                         to: Date(timeIntervalSince1970: TimeInterval(to - 1)), limit: Self.sleepRecordLimit))
+        var sums: [Int64: (Double, Int)] = [:]
+        for night in SleepNights.nights(rows.compactMap(Self.sleepSample), timeZone: .gmt) where night.asleepHours > 0 {
+            let start = Self.floorDiv(night.end &+ shift, bucket) * bucket - shift
+            guard start + bucket > firstInstant, start < to else { continue }
+            let current = sums[start] ?? (0, 0)
+            sums[start] = (current.0 + night.asleepHours, current.1 + night.samples)
+        }
+        return sums.sorted { $0.key < $1.key }.map { BucketTotal(type: HealthDataType.sleep.rawValue, start: $0.key, sum: $0.value.0, count: $0.value.1) }
     }
 
     /// When the first record starts, for paging back through time without scanning past it.

@@ -132,3 +132,30 @@ enum HealthStrings {
         return result
     }
 }
+
+/// Sleep: stage names and the day page's night, in English and Japanese.
+enum SleepStrings {
+    static func stage(_ stage: SleepNights.Stage) -> Text {
+        switch stage {
+        case .inBed: Text(en: "In bed", ja: "ベッドにいた時間")
+        case .awake: Text(en: "Awake", ja: "覚醒")
+        case .rem: Text(en: "REM", ja: "レム睡眠")
+        case .core: Text(en: "Core", ja: "コア睡眠")
+        case .deep: Text(en: "Deep", ja: "深い睡眠")
+        case .asleep: Text(en: "Asleep (no stage)", ja: "睡眠(段階なし)")
+        }
+    }
+
+    static let night = Text(en: "Sleep", ja: "睡眠")
+    static let chartLabel = Text(en: "Sleep stages through the night", ja: "夜間の睡眠段階")
+    static let fromTotals = Text(en: "Only totals were recorded for this night, so there is no chart over time.",
+                                 ja: "この夜は合計時間だけが記録されているため、時間経過のグラフはありません。")
+
+    static func asleep(_ hours: Double, start: String, end: String, _ l: Language) -> String {
+        l == .ja ? "\(start)〜\(end)、睡眠 \(HealthFormat.number(hours)) 時間" : "\(start)–\(end), \(HealthFormat.number(hours)) h asleep"
+    }
+
+    static func hours(_ hours: Double, _ l: Language) -> String {
+        l == .ja ? "\(HealthFormat.number(hours)) 時間" : "\(HealthFormat.number(hours)) h"
+    }
+}

@@ -107,6 +107,8 @@ public enum HealthDay {
         let order = HealthDataType.allCases.map(\.rawValue)
         return byType.keys.sorted { (order.firstIndex(of: $0) ?? order.count, $0) < (order.firstIndex(of: $1) ?? order.count, $1) }
             .compactMap { type -> HealthDayLine? in
+                // Sleep has its own section (by night, stages and sources counted once); a sum of its records double-counts.
+                guard type != HealthDataType.sleep.rawValue else { return nil }
                 guard let group = byType[type], let newest = group.filter(\.value.isFinite).max(by: { $0.start < $1.start }) else { return nil }
                 let known = HealthDataType(rawValue: type)
                 let unit = known?.canonicalUnit ?? newest.unit
@@ -115,7 +117,7 @@ public enum HealthDay {
                 if known?.isCumulative == true {
                     return HealthDayLine(type: type, kind: .total, value: values.finiteSum, unit: unit, records: group.count)
                 }
-                if known == .heartRate || known == .restingHeartRate {
+                if known == .heartRate || known == .restingHeartRate || known == .heartRateVariability {
                     return HealthDayLine(type: type, kind: .average, value: values.finiteMean ?? 0, unit: unit, records: group.count)
                 }
                 return HealthDayLine(type: type, kind: .latest, value: newest.value, unit: unit, records: group.count)

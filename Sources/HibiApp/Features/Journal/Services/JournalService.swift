@@ -33,8 +33,10 @@ public struct JournalService: Sendable {
 
         /// Workouts that started this day, each with its route (thinned for drawing).
         public var workouts: [DayWorkout] = []
+        /// The night that ended this day (sleep is the wake-up day's), from the health feature.
+        public var sleep: SleepNights.Night?
 
-        public var isEmpty: Bool { (diary ?? []).isEmpty && health.isEmpty && visits.isEmpty && videosWatched.isEmpty && workouts.isEmpty }
+        public var isEmpty: Bool { (diary ?? []).isEmpty && health.isEmpty && visits.isEmpty && videosWatched.isEmpty && workouts.isEmpty && sleep == nil }
     }
 
     public struct DayWorkout: Sendable {
@@ -70,6 +72,7 @@ public struct JournalService: Sendable {
         async let workouts = dayWorkouts(user: user, interval: DateInterval(start: interval.start, end: last))
         async let memories = memories(user: user, key: key, zone: zone, diaryOpen: diaryOpen)
         async let chosen = ratings.ratings(userID: user.id, from: key, to: key)[key]
+        async let night = health.sleepNight(user: user, day: Int(key.daysSince1970))
         let diaryEntries = try await entries
         // The person's own rating, else the default from the confirmed moods.
         let rating = try await chosen.map { Rating(value: $0, source: .chosen) }
@@ -77,7 +80,7 @@ public struct JournalService: Sendable {
         return Day(key: key, diary: diaryEntries, health: HealthDay.summarize(try await records), visits: Array(try await dayVisits.prefix(Self.perDomainLimit)),
                    videosWatched: Array(try await watched.prefix(Self.perDomainLimit)),
                    previous: key.adding(days: -1, in: zone), next: key.adding(days: 1, in: zone),
-                   onThisDay: try await memories, rating: rating, workouts: try await workouts)
+                   onThisDay: try await memories, rating: rating, workouts: try await workouts, sleep: try await night)
     }
 
     func dayWorkouts(user: User, interval: DateInterval) async throws -> [DayWorkout] {

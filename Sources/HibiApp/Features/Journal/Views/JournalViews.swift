@@ -188,6 +188,28 @@ enum JournalViews {
                     }
                 }
             }
+            if let night = day.sleep {
+                el("section", .id("day-sleep")) {
+                    el("h2") { SleepStrings.night(l) }
+                    el("p") {
+                        SleepStrings.asleep(night.asleepHours, start: Date(timeIntervalSince1970: TimeInterval(night.start)).formatted(time(l, zone)),
+                                            end: Date(timeIntervalSince1970: TimeInterval(night.end)).formatted(time(l, zone)), l)
+                    }
+                    el("ul", .class("sleep-stages")) {
+                        for stage in SleepNights.Stage.allCases {
+                            if let hours = night.stageHours[stage], hours > 0 {
+                                el("li", .data("stage", stage.rawValue)) { SleepStrings.stage(stage)(l) + ": " + SleepStrings.hours(hours, l) }
+                            }
+                        }
+                    }
+                    if let chart = HealthGraphics.sleepChart(night, timeZone: zone, language: l) {
+                        // Built by HealthGraphics from numbers and the string tables: markup Hibi wrote, like the health charts.
+                        Node.raw(chart)
+                    } else {
+                        el("p", .class("muted")) { SleepStrings.fromTotals(l) }
+                    }
+                }
+            }
             if !day.workouts.isEmpty {
                 el("section", .id("day-workouts")) {
                     el("h2") { S.workouts(l) }

@@ -1,0 +1,16 @@
+import Foundation
+
+/// A number as `JSONSerialization` hands it out: `true` and `false` are not numbers, even where Foundation
+/// bridges them to NSNumber. For the JSON imports that read untyped objects (Health Auto Export, …).
+public enum JSONNumber {
+    public static func read(_ value: Any?) -> Double? {
+        guard let value else { return nil }
+        if let number = value as? NSNumber {
+            let objCType = String(cString: number.objCType)
+            return objCType == "c" || objCType == "B" ? nil : number.doubleValue
+        }
+        if let double = value as? Double { return double }
+        if let int = value as? Int { return Double(int) }
+        return nil
+    }
+}
