@@ -5,7 +5,7 @@ The OpenAPI document links every list and create operation to the operations tha
 return (Resources/openapi/*.json, `links`), and schemathesis's stateful phase follows those links. Its
 own generated bodies are mostly refused (that is the point of them), so without data the lists come
 back empty and the id-taking operations are only ever called with ids that do not exist. This puts
-one diary entry with a photo, a health record, goal, reminder and finished import with an ECG, a
+one diary entry with a photo, a finished diary import, a health record, goal, reminder and finished import with an ECG, a
 visit with a photo, a video in a playlist and two detected stays in place first.
 
 Usage: schemathesis-seed.py BASE_URL TOKEN   (needs ffmpeg for the video; stops at the first refusal)
@@ -59,6 +59,10 @@ def health_export():
 
 photo = base64.b64encode(JPEG).decode()
 call("POST", "/api/v1/diary/entries", {"text": "Seeded for schemathesis", "date": "2024-05-01T09:00:00Z", "tags": ["seed"], "photo": photo})
+# A finished diary import (a Daylio CSV export), so its job can be asked for.
+call("POST", "/api/v1/diary/import?name=daylio.csv",
+     b"full_date,date,weekday,time,mood,activities,note_title,note\n2024-05-02,May 2,Thursday,21:00,good,walk,,Seeded\n",
+     content_type="text/csv")
 call("POST", "/api/v1/health/records", {"type": "steps", "value": 4200, "unit": "count", "start": "2024-05-01T09:00:00Z"})
 call("POST", "/api/v1/health/goals", {"type": "steps", "targetValue": 10000, "deadline": "2030-01-01T00:00:00Z"})
 call("POST", "/api/v1/health/reminders", {"time": "08:00", "message": "Seeded reminder"})

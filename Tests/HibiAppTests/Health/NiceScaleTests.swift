@@ -32,9 +32,9 @@ struct NiceScaleTests {
         let labels = svg.components(separatedBy: "class=\"y-label\"").dropFirst().compactMap { part in
             part.split(separator: ">", maxSplits: 1).last?.split(separator: "<").first.map(String.init)
         }
-        #expect(labels == ["0", "5000", "10000", "15000", "20000"])
-        // The widest label ends 6 units left of the plot, whose left edge leaves room for five digits.
-        #expect(svg.contains("x=\"40.5\" y=") && svg.contains("text-anchor=\"end\" font-size=\"11\" fill=\"#6b7280\">20000"))
+        #expect(labels == ["0", "5,000", "10,000", "15,000", "20,000"])
+        // The widest label ends 6 units left of the plot, whose left edge leaves room for its six characters.
+        #expect(svg.contains("x=\"47.0\" y=") && svg.contains("text-anchor=\"end\" font-size=\"11\" fill=\"#6b7280\">20,000"))
         // A week: every day labelled; the last label, at the right edge, is anchored at its end so it is not cut off.
         let week = HealthGraphics.chart(points: Array(points.prefix(7)), unit: "steps", display: { $0 }, language: .en, title: "Steps")
         let lastX = try #require(week.components(separatedBy: "class=\"x-label\"").last)
