@@ -63,10 +63,21 @@ import Testing
         return APIClient(browser: browser, token: try await browser.createToken())
     }
 
+    /// Imports through the API as a client would: the report comes with the answer, or (when the import runs past
+    /// the request's 10 s, as it can on a loaded machine) from the job the 202 names, asked until it has ended.
     func importFile(_ api: APIClient, _ data: Data) async throws -> (Browser.Page, DiaryImportReport) {
         let page = try await api.call(.post, "/api/v1/diary/import", body: data, contentType: "application/zip")
         struct Answer: Decodable { let report: DiaryImportReport }
-        return (page, try APIClient.decode(Answer.self, page).report)
+        guard page.status == .accepted else { return (page, try APIClient.decode(Answer.self, page).report) }
+        struct Job: Decodable { let id: String; let state: String; let report: DiaryImportReport? }
+        let id = try APIClient.decode(Job.self, page).id
+        for _ in 0..<600 {
+            let job = try APIClient.decode(Job.self, try await api.call(.get, "/api/v1/diary/import/jobs/\(id)"))
+            if job.state != "running" { return (page, try #require(job.report, "the job \(job.state) without a report")) }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        Issue.record("the import job was still running after two minutes")
+        throw CancellationError()
     }
 
     @Test func aDamagedEntryIsSkippedWithItsPositionAndTheRestStreamsIn() async throws {
@@ -77,7 +88,7 @@ import Testing
             let zip = try StoredZipTests.archive([("Journal.json", Self.journal(230, damaged: [120], photoAt: 7)), (DiaryFixtures.photoName, photo),
                                                   ("Travel.json", Self.journal(3))])
             let (page, report) = try await importFile(api, zip)
-            #expect(page.status == .ok, "\(page.body)")
+            #expect(page.status == .ok || page.status == .accepted, "\(page.body)")
             #expect(report.format == .dayOne)
             // Travel.json's entries have the same uuids as Journal.json's first three: the same entries.
             #expect(report.added == 229)
