@@ -64,7 +64,19 @@ finish() {
   BG_NAMES=() BG_PIDS=() BG_START=()
   [ "$failed" -eq 0 ]
 }
-timed() { local t0; t0=$(date +%s); "$@"; printf '== done in %s s ==\n' "$(($(date +%s) - t0))"; }
+# Returns the command's own status: called as `timed … || X`, a failure inside would not stop the script (set -e
+# is off there), and returning printf's status hid a crashed SQLite suite.
+timed() { local t0 rc=0; t0=$(date +%s); "$@" || rc=$?; printf '== done in %s s ==\n' "$(($(date +%s) - t0))"; return "$rc"; }
+start_server() { # data-dir port [database-url]
+  local url=${3:-}
+  env HIBI_DATA_DIR="$1" HIBI_PORT="$2" HIBI_LOG_LEVEL=warning ${url:+HIBI_DATABASE_URL=$url} "$HIBI" serve >"$1/server.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 1 100); do
+    curl -fsS "http://127.0.0.1:$2/healthz" >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  echo "server did not start:" >&2; cat "$1/server.log" >&2; return 1
+}
 
 # The same tests on PostgreSQL alongside SQLite: the PostgreSQL run spends much of its time waiting on the server.
 begin "Swift tests again on PostgreSQL" env HIBI_TEST_POSTGRES_URL="postgres://hibi@127.0.0.1:$PGPORT/postgres?sslmode=disable" \

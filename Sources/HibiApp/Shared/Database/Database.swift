@@ -205,7 +205,12 @@ struct TunedSQLiteSource: ConnectionPoolSource {
                 // 16 MB of page cache (the default is 2 MB): a bulk import keeps its indexes' hot pages
                 // in memory instead of spilling and re-reading them mid-transaction.
                 connection.query("PRAGMA cache_size = -16384")
-            }.map { _ in connection }
+            }.map { _ in connection }.flatMapError { error in
+                // A connection whose set-up failed (the database busy or gone) is closed before the error goes
+                // on: dropped open, its handle leaks and sqlite-nio's assertion stops a debug build (the full
+                // test run hit it with both engines' suites side by side).
+                connection.close().flatMapThrowing { _ -> SQLiteConnection in throw error }
+            }
         }
     }
 }
