@@ -25,11 +25,11 @@ public enum LiveLocation {
             // Transitions, waypoints, "last will" and the like carry no new position worth keeping.
             guard message["_type"] as? String == "location" else { continue }
             let at = "[\(index)]"
-            guard let lat = message["lat"].flatMap(VisitFormats.jsonNumber), let lon = message["lon"].flatMap(VisitFormats.jsonNumber) else {
+            guard let lat = message["lat"].flatMap(JSONNumber.read), let lon = message["lon"].flatMap(JSONNumber.read) else {
                 report.skip("location", .missingValue, at: at)
                 continue
             }
-            guard let tst = message["tst"].flatMap(VisitFormats.jsonNumber), tst.isFinite, abs(tst) < 1e12 else {
+            guard let tst = message["tst"].flatMap(JSONNumber.read), tst.isFinite, abs(tst) < 1e12 else {
                 report.skip("location", .unparseableDate, at: at)
                 continue
             }
@@ -37,7 +37,7 @@ public enum LiveLocation {
                 report.skip("location", .outOfRange, at: at)
                 continue
             }
-            let accuracy = message["acc"].flatMap(VisitFormats.jsonNumber).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            let accuracy = message["acc"].flatMap(JSONNumber.read).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
             points.append(LocationPoint(time: Int64(tst), latitude: VisitRules.roundCoordinate(lat), longitude: VisitRules.roundCoordinate(lon),
                                         accuracy: accuracy))
         }
@@ -56,7 +56,7 @@ public enum LiveLocation {
             let at = "locations[\(index)]"
             guard let feature = raw as? [String: Any],
                   let coordinates = (feature["geometry"] as? [String: Any])?["coordinates"] as? [Any], coordinates.count >= 2,
-                  let lon = VisitFormats.jsonNumber(coordinates[0]), let lat = VisitFormats.jsonNumber(coordinates[1]) else {
+                  let lon = JSONNumber.read(coordinates[0]), let lat = JSONNumber.read(coordinates[1]) else {
                 report.skip("location", .missingValue, at: at)
                 continue
             }
@@ -69,7 +69,7 @@ public enum LiveLocation {
                 report.skip("location", .outOfRange, at: at)
                 continue
             }
-            let accuracy = properties["horizontal_accuracy"].flatMap(VisitFormats.jsonNumber).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            let accuracy = properties["horizontal_accuracy"].flatMap(JSONNumber.read).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
             points.append(LocationPoint(time: time, latitude: VisitRules.roundCoordinate(lat), longitude: VisitRules.roundCoordinate(lon),
                                         accuracy: accuracy))
         }

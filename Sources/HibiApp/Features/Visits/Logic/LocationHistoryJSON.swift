@@ -160,7 +160,7 @@ public struct TakeoutLocationReader: Sendable {
     // MARK: values
 
     static func e7(_ value: Any?) -> Double? {
-        guard let value, let number = VisitFormats.jsonNumber(value) else { return nil }
+        guard let value, let number = JSONNumber.read(value) else { return nil }
         return number / 1e7
     }
 
@@ -170,7 +170,7 @@ public struct TakeoutLocationReader: Sendable {
             guard let raw = object[key] else { continue }
             if key.hasSuffix("Ms") {
                 if let text = raw as? String, let ms = Int64(text) { return .some(ms / 1000) }
-                if let number = VisitFormats.jsonNumber(raw), number.isFinite, abs(number) < 1e15 { return .some(Int64(number / 1000)) }
+                if let number = JSONNumber.read(raw), number.isFinite, abs(number) < 1e15 { return .some(Int64(number / 1000)) }
                 return .some(nil)
             }
             guard let text = raw as? String, let time = LocationTime.parse(text) else { return .some(nil) }
@@ -203,7 +203,7 @@ public struct TakeoutLocationReader: Sendable {
         guard let time else { report.skip(kind, .missingValue, at: at); return }
         guard let seconds = time else { report.skip(kind, .unparseableDate, at: at); return }
         guard Self.valid(lat, lon) else { report.skip(kind, .outOfRange, at: at); return }
-        let accuracy = accuracy.flatMap(VisitFormats.jsonNumber).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        let accuracy = accuracy.flatMap(JSONNumber.read).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         points.append(LocationPoint(time: seconds, latitude: VisitRules.roundCoordinate(lat), longitude: VisitRules.roundCoordinate(lon),
                                     accuracy: accuracy))
         pointKinds.append(kind)
@@ -305,10 +305,10 @@ public struct TakeoutLocationReader: Sendable {
     mutating func feature(_ feature: [String: Any], at: String) {
         let geometry = feature["geometry"] as? [String: Any] ?? [:]
         let coordinates = (geometry["type"] as? String == "Point" ? geometry["coordinates"] as? [Any] : nil) ?? []
-        let numbers = coordinates.compactMap(VisitFormats.jsonNumber)
+        let numbers = coordinates.compactMap(JSONNumber.read)
         let properties = feature["properties"] as? [String: Any] ?? [:]
         var time = Self.time(properties, ["time", "timestamp"])
-        if time == nil, let ms = properties["time_long"].flatMap(VisitFormats.jsonNumber), ms.isFinite, abs(ms) < 1e15 { time = .some(Int64(ms / 1000)) }
+        if time == nil, let ms = properties["time_long"].flatMap(JSONNumber.read), ms.isFinite, abs(ms) < 1e15 { time = .some(Int64(ms / 1000)) }
         point("feature", lat: numbers.count >= 2 ? numbers[1] : nil, lon: numbers.count >= 2 ? numbers[0] : nil, time: time,
               accuracy: properties["accuracy"], at: at)
     }

@@ -76,11 +76,11 @@ public struct OwnTracksRecorder: Sendable {
             report.skip(Self.knownTypes.contains(type) ? type : "other", .unsupported, at: at)
             return
         }
-        guard let lat = object["lat"].flatMap(VisitFormats.jsonNumber), let lon = object["lon"].flatMap(VisitFormats.jsonNumber) else {
+        guard let lat = object["lat"].flatMap(JSONNumber.read), let lon = object["lon"].flatMap(JSONNumber.read) else {
             report.skip(Self.kind, .missingValue, at: at)
             return
         }
-        let tst = object["tst"].flatMap(VisitFormats.jsonNumber).flatMap { $0.isFinite && abs($0) < 1e12 ? Int64($0) : nil }
+        let tst = object["tst"].flatMap(JSONNumber.read).flatMap { $0.isFinite && abs($0) < 1e12 ? Int64($0) : nil }
         guard let time = tst ?? received else {
             report.skip(Self.kind, .unparseableDate, at: at)
             return
@@ -89,7 +89,7 @@ public struct OwnTracksRecorder: Sendable {
             report.skip(Self.kind, .outOfRange, at: at)
             return
         }
-        let accuracy = object["acc"].flatMap(VisitFormats.jsonNumber).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        let accuracy = object["acc"].flatMap(JSONNumber.read).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         points.append(LocationPoint(time: time, latitude: VisitRules.roundCoordinate(lat), longitude: VisitRules.roundCoordinate(lon),
                                     accuracy: accuracy))
     }

@@ -61,18 +61,6 @@ public enum VisitFormats {
         return (try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted])) ?? Data()
     }
 
-    /// A JSON number, not a boolean (which Foundation may also hand over as a number).
-    static func jsonNumber(_ value: Any) -> Double? {
-        if value is Bool, !(value is NSNumber && String(describing: type(of: value)).contains("Number")) { return nil }
-        if let number = value as? NSNumber {
-            let objCType = String(cString: number.objCType)
-            return objCType == "c" || objCType == "B" ? nil : number.doubleValue
-        }
-        if let double = value as? Double { return double }
-        if let int = value as? Int { return Double(int) }
-        return nil
-    }
-
     static func invalid(_ position: String, _ en: String, _ ja: String) -> VisitError {
         .importInvalid(position: position, reason: Text(en: en, ja: ja))
     }
@@ -134,7 +122,7 @@ public enum VisitFormats {
                   let coordinates = geometry["coordinates"] as? [Any] else {
                 throw invalid("\(at).geometry", "expected a Point geometry", "Point ジオメトリが必要です")
             }
-            let numbers = coordinates.compactMap(jsonNumber)
+            let numbers = coordinates.compactMap(JSONNumber.read)
             guard (2...3).contains(coordinates.count), numbers.count == coordinates.count else {
                 throw invalid("\(at).geometry.coordinates", "expected [longitude, latitude] or [longitude, latitude, altitude]",
                               "[経度, 緯度] または [経度, 緯度, 高度] が必要です")
@@ -158,7 +146,7 @@ public enum VisitFormats {
             }
             var accuracy: Double?
             if let value = properties["accuracy"], !(value is NSNull) {
-                guard let number = jsonNumber(value) else {
+                guard let number = JSONNumber.read(value) else {
                     throw invalid("\(at).properties.accuracy", "expected a number", "数値が必要です")
                 }
                 accuracy = number
