@@ -14,7 +14,10 @@ enum TestApp {
         ProcessInfo.processInfo.environment["HIBI_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    static func config(dataDirectory: String? = nil, database: DatabaseLocation? = nil) async throws -> AppConfig {
+    /// `migrated`: on PostgreSQL the database is a copy of one migrated once per test run (as AppCore.open
+    /// would leave a fresh one), for callers that open the app at once; migrating anew took about a second
+    /// per test. Callers that open the database themselves (migration tests) get an empty one.
+    static func config(dataDirectory: String? = nil, database: DatabaseLocation? = nil, migrated: Bool = false) async throws -> AppConfig {
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("hibi-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -22,7 +25,8 @@ enum TestApp {
         if let database {
             location = database
         } else if let postgresURL {
-            location = .postgres(url: try await freshPostgresDatabase(serverURL: postgresURL))
+            location = .postgres(url: try await freshPostgresDatabase(serverURL: postgresURL,
+                                                                      template: migrated ? try await MigratedTemplate.shared.name(serverURL: postgresURL) : nil))
         } else {
             location = .sqliteMemory
         }
@@ -40,14 +44,51 @@ enum TestApp {
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Resources").path
     }
 
-    static func freshPostgresDatabase(serverURL: String) async throws -> String {
+    /// A new database on the server: empty, or a copy of `template`.
+    static func freshPostgresDatabase(serverURL: String, template: String? = nil) async throws -> String {
         let name = "hibi_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         let admin = try await Database.open(.postgres(url: serverURL), logger: Logger(label: "test"))
-        try await admin.sql.raw("CREATE DATABASE \(unsafeRaw: String(name))").run()
+        do {
+            try await admin.sql.raw("CREATE DATABASE \(unsafeRaw: String(name))\(unsafeRaw: template.map { " TEMPLATE \($0)" } ?? "")").run()
+        } catch {
+            await admin.shutdown()
+            throw error
+        }
         await admin.shutdown()
-        var components = URLComponents(string: serverURL)!
+        return try databaseURL(serverURL: serverURL, name: String(name))
+    }
+
+    static func databaseURL(serverURL: String, name: String) throws -> String {
+        guard var components = URLComponents(string: serverURL) else { throw TestFailure("not a URL: \(serverURL)") }
         components.path = "/" + name
-        return components.string!
+        guard let url = components.string else { throw TestFailure("no URL for database \(name)") }
+        return url
+    }
+
+    /// One database per test process migrated by the real Migrator, copied by CREATE DATABASE … TEMPLATE.
+    /// Its connections are closed before the first copy (PostgreSQL copies only a template nobody uses).
+    actor MigratedTemplate {
+        static let shared = MigratedTemplate()
+        private var made: Task<String, any Error>?
+
+        func name(serverURL: String) async throws -> String {
+            if let made { return try await made.value }
+            let task = Task<String, any Error> {
+                let url = try await TestApp.freshPostgresDatabase(serverURL: serverURL)
+                let database = try await Database.open(.postgres(url: url), logger: TestApp.quietLogger)
+                do {
+                    try await Migrator(database: database, logger: TestApp.quietLogger).migrate()
+                } catch {
+                    await database.shutdown()
+                    throw error
+                }
+                await database.shutdown()
+                guard let name = URLComponents(string: url)?.path.dropFirst(), !name.isEmpty else { throw TestFailure("no name in \(url)") }
+                return String(name)
+            }
+            made = task
+            return try await task.value
+        }
     }
 
     static let quietLogger: Logger = {
@@ -63,7 +104,7 @@ enum TestApp {
     /// Runs `body` on a fresh core (no router) with two people, Aiko (the administrator) and Ken, for
     /// tests that check one person never sees the other's data; the database is closed on every way out.
     static func withTwoPeople(_ body: (AppCore, User, User) async throws -> Void) async throws {
-        let core = try await AppCore.open(try await config(), logger: quietLogger, for: .command)
+        let core = try await AppCore.open(try await config(migrated: true), logger: quietLogger, for: .command)
         do {
             let aiko = try await core.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
                                                           language: nil, now: Date())
@@ -80,7 +121,7 @@ enum TestApp {
     /// Runs `body` against a fresh app through the real router, in process.
     static func run<T>(config: AppConfig? = nil, moods: (any MoodEstimating)? = FakeMoodEstimator(), clock: WallClock = .system,
                        _ body: @escaping @Sendable (Browser) async throws -> T) async throws -> T {
-        let config = if let config { config } else { try await Self.config() }
+        let config = if let config { config } else { try await Self.config(migrated: true) }
         // HIBI_TEST_LOG=1 prints the app's error lines, to see why a test got a 500.
         let core = try await AppCore.open(config, logger: ProcessInfo.processInfo.environment["HIBI_TEST_LOG"] != nil ? makeLogger(level: .error) : quietLogger,
                                           face: .given(analyzer: nil, moods: moods), clock: clock)
