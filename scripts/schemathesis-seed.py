@@ -6,7 +6,7 @@ return (Resources/openapi/*.json, `links`), and schemathesis's stateful phase fo
 own generated bodies are mostly refused (that is the point of them), so without data the lists come
 back empty and the id-taking operations are only ever called with ids that do not exist. This puts
 one diary entry with a photo, a finished diary import, a health record, goal, reminder and finished import with an ECG, a
-visit with a photo, a video in a playlist and two detected stays in place first.
+visit with a photo, a video in a playlist and six detected stays in place first.
 
 Usage: schemathesis-seed.py BASE_URL TOKEN   (needs ffmpeg for the video; stops at the first refusal)
 """
@@ -79,7 +79,9 @@ call("POST", f"/api/v1/visits/{visit['id']}/photos", JPEG, "image/jpeg")
 uploaded = call("POST", "/api/v1/videos?filename=seed.mp4", video(), "application/octet-stream")
 playlist = call("POST", "/api/v1/playlists", {"name": "Seeded playlist"})
 call("POST", f"/api/v1/playlists/{playlist['id']}/items", {"videoId": uploaded["id"]})
-track = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/generate-locations.py"), "gpx", "1500"], capture_output=True, check=True).stdout
+# Six stays (one every 250 points): each confirm or dismiss uses one up, and two were all gone after the first chains.
+track = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/generate-locations.py"), "gpx", "1500", "--stop-every", "250"],
+                       capture_output=True, check=True).stdout
 imported = call("POST", "/api/v1/locations/import", track, "application/gpx+xml")
 if not call("GET", "/api/v1/locations/stays"):
     sys.exit(f"seed: the track gave no stays to confirm: {imported}")
