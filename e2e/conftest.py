@@ -56,8 +56,22 @@ def make_browser(width=1280, height=900, language="en-US", extra_args=(), networ
     # With network_log, every request the page makes is kept (CDP Network events in the performance log).
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", **({"performance": "ALL"} if network_log else {})})
     driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
-    driver.implicitly_wait(3)
+    driver.implicitly_wait(IMPLICIT_WAIT)
     return driver
+
+
+IMPLICIT_WAIT = 3
+
+
+def absent(driver, by, selector):
+    """The elements matching now, without the implicit wait: checking that something is NOT on a page
+    that has settled otherwise sat out the whole 3 s every time. Call it only after waiting on a condition
+    that the page is done (settle, wait_text, a map's data attribute)."""
+    driver.implicitly_wait(0)
+    try:
+        return driver.find_elements(by, selector)
+    finally:
+        driver.implicitly_wait(IMPLICIT_WAIT)
 
 
 def csp_violations(driver):

@@ -22,7 +22,7 @@ def WebDriverWait(driver, timeout):
     """Pages navigate under these waits; a node that vanished mid-check just means "not yet"."""
     return _Wait(driver, timeout, ignored_exceptions=(WebDriverException,))
 
-from conftest import ROOT, make_browser, shot
+from conftest import absent, ROOT, make_browser, shot
 from test_accounts import PASSWORD, fill, settle, sign_out, submit, wait_text
 
 FIXTURES = ROOT / ".cache" / "face-fixtures"
@@ -214,7 +214,7 @@ def test_enroll_then_unlock_as_the_same_person(server, clips):
 
         # Face sign-in: offered only once this browser is remembered at a password sign-in.
         sign_out(browser)
-        assert not browser.find_elements(By.ID, "face-start"), "a browser that is not remembered gets only the password"
+        assert not absent(browser, By.ID, "face-start"), "a browser that is not remembered gets only the password"
         fill(browser, username="aiko", password=PASSWORD)
         browser.find_element(By.ID, "remember-device").click()
         submit(browser, "login-form")

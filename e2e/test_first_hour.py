@@ -8,7 +8,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import ROOT, shot
+from conftest import absent, ROOT, shot
 from test_accounts import fill, submit, wait_text
 from test_health import export_xml, setup
 
@@ -141,7 +141,7 @@ def test_a_chosen_mood_is_not_asked_to_be_confirmed_again(server, browser):
     fill(browser, text="A quiet afternoon.")
     submit(browser, "entry-form")
     wait_text(browser, "#confirmed-mood", "Calm" if chosen == "neutral" else "Sad")
-    assert not browser.find_elements(By.ID, "confirm-suggestion"), "the entry asks to confirm a mood after one was chosen"
+    assert not absent(browser, By.ID, "confirm-suggestion"), "the entry asks to confirm a mood after one was chosen"
     main = browser.find_element(By.TAG_NAME, "main").text
     assert "Confirm this mood" not in main
     shot(browser, "first-hour-07-chosen-mood")

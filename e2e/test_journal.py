@@ -5,7 +5,7 @@ import json
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import shot
+from conftest import absent, shot
 from test_accounts import fill, settle, submit, wait_text
 from test_diary import set_up, unlock_with_password
 from test_videos import api, clip  # noqa: F401 (clip is a fixture)
@@ -42,7 +42,7 @@ def test_a_day_shows_the_entry_rates_the_day_and_search_finds_it(server, browser
     browser.find_element(By.CSS_SELECTOR, "#day-rating button[type=submit]").click()
     settle(browser, old)
     assert browser.find_element(By.ID, "rating-5").is_selected()
-    assert not browser.find_elements(By.ID, "rating-from-moods")
+    assert not absent(browser, By.ID, "rating-from-moods")
 
     # Previous and next day, and the date picker.
     old = browser.find_element(By.TAG_NAME, "html")

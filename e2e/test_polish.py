@@ -8,7 +8,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import SCREENSHOTS, csp_violations, make_browser, shot
+from conftest import absent, SCREENSHOTS, csp_violations, make_browser, shot
 from test_accounts import PASSWORD, fill, settle, submit, wait_text
 from test_plain_words import to_japanese
 
@@ -86,7 +86,7 @@ def test_deleting_and_signing_out_everywhere_ask_first(server, browser):
     old = browser.find_element(By.TAG_NAME, "html")
     press_and_answer("#records-table button.danger", accept=True)
     settle(browser, old)
-    assert not browser.find_elements(By.CSS_SELECTOR, "#records-table tbody tr")
+    assert not absent(browser, By.CSS_SELECTOR, "#records-table tbody tr")
 
     browser.get(base + "/health/goals")
     assert "Delete this goal" in press_and_answer("#goal-list form[data-confirm] button", accept=False)

@@ -10,7 +10,7 @@ import urllib.parse
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import csp_violations, make_browser, shot
+from conftest import absent, csp_violations, make_browser, shot
 from test_accounts import fill, settle, submit, wait_text
 from test_visits import add_visit_here, go, set_up
 from test_workout_routes import export_with_route
@@ -101,7 +101,7 @@ def test_no_map_page_asks_another_host_until_an_administrator_chooses_a_tile_ser
             # The same through the page's own record of what it loaded.
             entries = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
             assert other_hosts(entries, base) == [], (path, entries)
-            assert not driver.find_elements(By.CSS_SELECTOR, ".leaflet-tile"), path
+            assert not absent(driver, By.CSS_SELECTOR, ".leaflet-tile"), path
 
         # The day page's map is drawn on the server (SVG, no tiles at all).
         go(driver, base + "/")

@@ -7,7 +7,7 @@ import tempfile
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import shot
+from conftest import absent, shot
 from test_accounts import wait_text
 from test_visits import go, set_up
 
@@ -54,4 +54,4 @@ def test_a_workout_route_is_a_line_on_the_visits_map_of_its_range(server, browse
     # A month without the ride draws no route.
     go(browser, base + "/visits?from=2024-06-01&to=2024-06-30")
     WebDriverWait(browser, 15).until(lambda d: d.find_element(By.ID, "visits-map").get_attribute("data-routes") == "0")
-    assert browser.find_elements(By.CSS_SELECTOR, "#visits-map .leaflet-overlay-pane path[data-workout]") == []
+    assert absent(browser, By.CSS_SELECTOR, "#visits-map .leaflet-overlay-pane path[data-workout]") == []
