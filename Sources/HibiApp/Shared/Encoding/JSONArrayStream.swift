@@ -56,6 +56,8 @@ struct JSONArrayStream {
     private var recording: [UInt8]?
     private var lastString: String?
     private var elementDepth = 0
+    /// The split array being read (the top of `stack`), nil outside one.
+    private var splitArray: Int?
     private var current: [UInt8] = []
     private var currentLength = 0
 
@@ -87,46 +89,76 @@ struct JSONArrayStream {
 
     /// Reads `bytes`, handing each element they complete to `each`, in order.
     mutating func feed(_ bytes: some Sequence<UInt8>, _ each: (Located) throws -> Void) rethrows {
-        for byte in bytes {
+        let array = Array(bytes)
+        try array.withUnsafeBytes { try feed(buffer: $0, each) }
+    }
+
+    /// Reads `data` (a chunk of a file), handing each element it completes to `each`, in order.
+    mutating func feed(_ data: Data, _ each: (Located) throws -> Void) rethrows {
+        try data.withUnsafeBytes { try feed(buffer: $0, each) }
+    }
+
+    private static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), comma = UInt8(ascii: ","), colon = UInt8(ascii: ":")
+    private static let openObject = UInt8(ascii: "{"), closeObject = UInt8(ascii: "}"), openArray = UInt8(ascii: "["), closeArray = UInt8(ascii: "]")
+
+    /// The loop over raw bytes: inside a split array (nearly all of a large document) it only follows strings and
+    /// depth, and copies an element's bytes in runs rather than one at a time.
+    private mutating func feed(buffer: UnsafeRawBufferPointer, _ each: (Located) throws -> Void) rethrows {
+        var index = 0
+        let count = buffer.count
+        /// Where the element's bytes not yet copied into `current` begin in this chunk.
+        var runStart = 0
+        func copyRun(to end: Int) {
+            guard end > runStart else { return }
+            let room = maxElementBytes - current.count
+            if room > 0 { current.append(contentsOf: buffer[runStart..<min(end, runStart + room)]) }
+            currentLength += end - runStart
+        }
+        while index < count {
+            let byte = buffer[index]
             if closed {
                 if !firstOnly, !Self.isSpace(byte) { malformed = true }
-                if firstOnly || malformed { break }
+                if firstOnly || malformed { return }
+                index += 1
                 continue
             }
-            if let top = stack.last, let array = top.split {
+            if let array = splitArray {
                 if inString {
-                    currentLength += 1
-                    if current.count < maxElementBytes { current.append(byte) }
-                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                    if escaped { escaped = false } else if byte == Self.backslash { escaped = true } else if byte == Self.quote { inString = false }
+                    index += 1
                     continue
                 }
-                if elementDepth == 0, byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") {
-                    try takeCurrent(array: array, closing: byte == UInt8(ascii: "]"), each)
-                    if byte == UInt8(ascii: "]") {
+                if elementDepth == 0, byte == Self.comma || byte == Self.closeArray {
+                    copyRun(to: index)
+                    try takeCurrent(array: array, closing: byte == Self.closeArray, each)
+                    index += 1
+                    runStart = index
+                    if byte == Self.closeArray {
                         stack.removeLast()
+                        splitArray = nil
                         keep(byte)
                         ended()
                         if firstOnly { closed = true }
                     }
                     continue
                 }
-                currentLength += 1
-                if current.count < maxElementBytes { current.append(byte) }
                 switch byte {
-                case UInt8(ascii: "\""): inString = true
-                case UInt8(ascii: "{"), UInt8(ascii: "["): elementDepth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"): elementDepth -= 1
+                case Self.quote: inString = true
+                case Self.openObject, Self.openArray: elementDepth += 1
+                case Self.closeObject, Self.closeArray: elementDepth -= 1
                 default: break
                 }
+                index += 1
                 continue
             }
+            index += 1
             keep(byte)
             if inString {
                 if escaped {
                     escaped = false
-                } else if byte == UInt8(ascii: "\\") {
+                } else if byte == Self.backslash {
                     escaped = true
-                } else if byte == UInt8(ascii: "\"") {
+                } else if byte == Self.quote {
                     inString = false
                     lastString = recording.map { String(decoding: $0, as: UTF8.self) }
                     recording = nil
@@ -136,36 +168,39 @@ struct JSONArrayStream {
                 continue
             }
             switch byte {
-            case UInt8(ascii: "\""):
+            case Self.quote:
                 inString = true
                 recording = stack.last?.isArray == false ? [] : nil
-            case UInt8(ascii: ":"):
+            case Self.colon:
                 if let last = stack.indices.last, !stack[last].isArray { stack[last].key = lastString }
                 lastString = nil
-            case UInt8(ascii: ","):
+            case Self.comma:
                 if let last = stack.indices.last {
                     if stack[last].isArray { stack[last].index += 1 } else { stack[last].key = nil }
                 }
-            case UInt8(ascii: "{"):
+            case Self.openObject:
                 started = true
                 stack.append(Frame(isArray: false))
-            case UInt8(ascii: "["):
+            case Self.openArray:
                 started = true
                 let path = stack.map { $0.isArray ? String($0.index) : ($0.key ?? "") }
                 if splits(path) {
                     arrays.append(path)
                     stack.append(Frame(isArray: true, split: arrays.count - 1))
+                    splitArray = arrays.count - 1
                     elementDepth = 0
+                    runStart = index
                 } else {
                     stack.append(Frame(isArray: true))
                 }
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+            case Self.closeObject, Self.closeArray:
                 if stack.isEmpty { malformed = true } else { stack.removeLast() }
                 ended()
             default:
                 if stack.isEmpty, !Self.isSpace(byte) { started = true }
             }
         }
+        if splitArray != nil { copyRun(to: count) }
     }
 
     /// After a bracket closed: the document ends with its outermost one.
@@ -185,16 +220,18 @@ struct JSONArrayStream {
         }
         guard let last = stack.indices.last else { return }
         let index = stack[last].index
-        let trimmed = current.drop { Self.isSpace($0) }.reversed().drop { Self.isSpace($0) }.reversed()
+        var low = current.startIndex, high = current.endIndex
+        while low < high, Self.isSpace(current[low]) { low += 1 }
+        while high > low, Self.isSpace(current[high - 1]) { high -= 1 }
         if currentLength > maxElementBytes {
             stack[last].index += 1
             try each(Located(array: array, path: arrays[array], index: index, piece: .tooLarge(currentLength)))
-        } else if trimmed.isEmpty {
+        } else if low == high {
             // `[]` is an empty array; an empty element anywhere else (`[1,,2]`, `[1,]`) is a mistake.
             if !closing || index > 0 { malformed = true }
         } else {
             stack[last].index += 1
-            try each(Located(array: array, path: arrays[array], index: index, piece: .element(Data(trimmed))))
+            try each(Located(array: array, path: arrays[array], index: index, piece: .element(Data(current[low..<high]))))
         }
     }
 

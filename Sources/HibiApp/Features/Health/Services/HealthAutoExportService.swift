@@ -15,7 +15,7 @@ extension AppleHealthImporter {
     /// The most one post may carry unless `HIBI_HEALTH_AUTO_EXPORT_MAX_MB` says otherwise: 512 MB. A first
     /// push sends everything since the chosen start date in one body; a year of minute-level points is
     /// 525,600 per metric, about 100 bytes each as the app writes them (`Benchmarks/health-auto-export-gen.py`:
-    /// 52 MB of heart rate with Min/Avg/Max, 38 MB of steps), so a year of the half-dozen metrics a watch
+    /// 53 MB of heart rate with Min/Avg/Max, 35 MB of steps), so a year of the half-dozen metrics a watch
     /// records every minute is 250 to 350 MB. The body is spooled to disk and read a chunk at a time,
     /// so the bound is one of disk and time, not memory.
     public static let autoExportLimit: Int64 = 512 << 20
