@@ -53,11 +53,7 @@ for ROUND in $(seq 1 "$ROUNDS"); do
 
   data=$(fresh_data server)
   TOKEN=$(HIBI_DATA_DIR="$data" "$HIBI" user token bench)
-  PORT=$(free_port)
-  HIBI_DATA_DIR="$data" HIBI_PORT=$PORT "$HIBI" serve >"$WORK/server.log" 2>&1 &
-  SERVER=$!
-  bench_bg $SERVER
-  wait_http "http://127.0.0.1:$PORT/healthz" || { tail -20 "$WORK/server.log" >&2; die "Hibi did not start"; }
+  serve_hibi "$data"
   hwm() { awk '/VmHWM/ {printf "%.1f", $2 / 1024}' "/proc/$SERVER/status"; }
   record diary_import_server_idle_peak_rss "$(hwm)" MB
   status=$(curl -sS -o "$WORK/amp.json" -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/zip" \

@@ -129,3 +129,13 @@ BENCH_SAMPLES="$BENCH_TMP/samples.tsv"
 export BENCH_SAMPLES BENCH_SIZE ROUNDS
 record() { printf '%s\t%s\t%s\t%s\n' "$1" "$ROUND" "$2" "$3" >>"$BENCH_SAMPLES"; }
 report() { python3 "$BENCH_LIB/stats.py" "$BENCH_SAMPLES" "$@"; }
+
+# serve_hibi DATA_DIR: starts $HIBI serve on that data directory and a free port, cleaned up on exit;
+# sets PORT and SERVER (its pid) and waits until /healthz answers (the log is $WORK/server.log).
+serve_hibi() {
+  PORT=$(free_port)
+  HIBI_DATA_DIR="$1" HIBI_PORT=$PORT "$HIBI" serve >"$WORK/server.log" 2>&1 &
+  SERVER=$!
+  bench_bg $SERVER
+  wait_http "http://127.0.0.1:$PORT/healthz" || { tail -20 "$WORK/server.log" >&2; die "Hibi did not start"; }
+}

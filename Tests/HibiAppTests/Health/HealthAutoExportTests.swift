@@ -140,12 +140,103 @@ import Testing
             #expect(notJSON.body.contains("invalid_payload"))
             #expect(try await Self.post(api, Data(#"{"metrics": []}"#.utf8)).status == .unprocessableContent)
             #expect(try await Self.post(api, Data(#"{"data": {"workouts": "x"}}"#.utf8)).status == .unprocessableContent)
-            // Past the limit: 413 before anything is parsed or stored.
-            var big = Data("{\"data\": {\"metrics\": [".utf8)
-            big.append(Data(repeating: 0x20, count: AppleHealthImporter.autoExportLimit))
-            #expect(try await Self.post(api, big).status == .contentTooLarge)
             let records = try APIClient.decode([HealthRecordResponse].self, try await api.call(.get, "/api/v1/health/records"))
             #expect(records.isEmpty)
+        }
+    }
+
+    /// `count` minutes of heart rate from 2024-01-01 00:00 UTC, one point a minute, about 100 bytes each.
+    static func heartRate(minutes count: Int, name: String = "heart_rate") -> String {
+        var out = #"{"name": ""# + name + #"", "units": "count/min", "data": ["#
+        let start = Date(timeIntervalSince1970: 1_704_067_200)
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = .gmt
+        format.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
+        for minute in 0..<count {
+            let stamp = format.string(from: start.addingTimeInterval(TimeInterval(minute * 60)))
+            out += (minute == 0 ? "" : ",\n") + #"{"date": "\#(stamp)", "Min": \#(50 + minute % 20), "Avg": \#(60 + minute % 30), "Max": 99, "source": "Apple Watch"}"#
+        }
+        return out + "]}"
+    }
+
+    static func document(_ metrics: [String]) -> Data {
+        Data((#"{"data": {"metrics": ["# + metrics.joined(separator: ",\n") + "]}}").utf8)
+    }
+
+    static func heartRecords(_ api: APIClient, minute: Int) async throws -> [HealthRecordResponse] {
+        let at = Date(timeIntervalSince1970: TimeInterval(1_704_067_200 + minute * 60)).ISO8601Format()
+        return try APIClient.decode([HealthRecordResponse].self,
+                                    try await api.call(.get, "/api/v1/health/records?type=heartRate&from=\(at)&to=\(at)"))
+    }
+
+    @Test func aPushLargerThanTheOldEightMegabyteCapIsStoredWholeAndOnce() async throws {
+        try await TestApp.run { browser in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken(scopes: [.read, .write]))
+            // 90,000 minutes (two months) of heart rate, the points before the metric's name in the second one,
+            // as the app may write them.
+            let minutes = 90_000
+            let late = Self.heartRate(minutes: 3, name: "resting_heart_rate").replacingOccurrences(of: #""name": "resting_heart_rate", "units": "count/min", "#, with: "")
+                .dropLast() + #", "units": "count/min", "name": "resting_heart_rate"}"#
+            let body = Self.document([Self.heartRate(minutes: minutes), String(late)])
+            #expect(body.count > 8 * 1_048_576)
+            let page = try await Self.post(api, body)
+            #expect(page.status == .ok, "\(page.body.prefix(300))")
+            let answer = try APIClient.decode(AutoExportResponse.self, page)
+            #expect(Self.kind(answer, "heart_rate")?.added == minutes)
+            #expect(Self.kind(answer, "resting_heart_rate")?.added == 3)
+            #expect(answer.added == minutes + 3 && answer.skipped == 0)
+            // The last minute is there with its value and range.
+            let last = try await Self.heartRecords(api, minute: minutes - 1)
+            #expect(last.map(\.value) == [Double(60 + (minutes - 1) % 30)])
+            // Sent again: everything is already there, nothing doubles.
+            let again = try APIClient.decode(AutoExportResponse.self, try await Self.post(api, body))
+            #expect(again.added == 0 && again.duplicates == minutes + 3)
+        }
+    }
+
+    @Test func aBodyThatGoesWrongHalfwayStoresNothingAndItsRetryAddsEverything() async throws {
+        try await TestApp.run { browser in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken(scopes: [.read, .write]))
+            let minutes = 20_000
+            let good = Self.document([Self.heartRate(minutes: minutes)])
+            // Well past the writer's first batch (8,000 records), one point is broken JSON; another body breaks off.
+            let text = String(decoding: good, as: UTF8.self)
+            let broken = text.replacingOccurrences(of: #"{"date": "2024-01-12 00:00:00 +0000""#, with: #"{"date": "2024-01-12 00:00:00 +0000", "qty": ,"#)
+            #expect(broken != text)
+            let cut = good.prefix(good.count * 3 / 4)
+            for body in [Data(broken.utf8), Data(cut), good + Data(" }".utf8)] {
+                let page = try await Self.post(api, body)
+                #expect(page.status == .unprocessableContent)
+                #expect(page.body.contains("invalid_payload"))
+                #expect(try await Self.heartRecords(api, minute: 0).isEmpty)
+            }
+            let retry = try APIClient.decode(AutoExportResponse.self, try await Self.post(api, good))
+            #expect(retry.added == minutes && retry.duplicates == 0)
+        }
+    }
+
+    @Test func aBodyPastTheLimitGets413AndACallerWithoutATokenGets401BeforeItIsRead() async throws {
+        var config = try await TestApp.config()
+        config.healthAutoExportMaxBytes = 1_048_576
+        let spools = (config.dataDirectory as NSString).appendingPathComponent("health-auto-export")
+        try await TestApp.run(config: config) { browser in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken(scopes: [.read, .write]))
+            var big = Data("{\"data\": {\"metrics\": [".utf8)
+            big.append(Data(repeating: 0x20, count: 2 * 1_048_576))
+            // Past the limit: 413 before anything is parsed or stored, and the spool is gone.
+            let tooLarge = try await Self.post(api, big)
+            #expect(tooLarge.status == .contentTooLarge)
+            #expect(tooLarge.body.contains("body_too_large"))
+            // Without a token the same body is refused as unauthenticated: the token is checked before the body is read.
+            #expect(try await Self.post(APIClient(browser: browser, token: nil), big).status == .unauthorized)
+            #expect(try await Self.post(APIClient(browser: browser, token: "hibi_not-a-token"), big).status == .unauthorized)
+            // Under the limit it is read, and nothing is left behind in the spool folder.
+            #expect(try await Self.post(api, Self.document([Self.heartRate(minutes: 10)])).status == .ok)
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: spools)) ?? []).isEmpty)
         }
     }
 }

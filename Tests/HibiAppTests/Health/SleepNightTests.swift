@@ -155,3 +155,123 @@ import Testing
         #expect(payload?.skips.map(\.reason) == [.unsupported, .unsupported])
     }
 }
+
+/// Sleep goals count hours asleep per night (issue 32): stages and sources that overlap once, a night on
+/// the day it ends, a nap beside it. Summing the records counted one night two or three times.
+@Suite(.serialized) struct SleepGoalTests {
+    @Test func hoursAsleepInTheWindowCountEachNightOnce() {
+        let t = SleepNightTests.self
+        // Yesterday's night (ends 5 Feb 07:00), last night across midnight with overlapping stages, an afternoon nap.
+        let samples = [
+            t.stage(.core, -1, 7),
+            t.stage(.inBed, 23, 30.75), t.stage(.core, 23.5, 27), t.stage(.deep, 25, 26), t.stage(.rem, 27, 29), t.stage(.core, 29, 30.5),
+            t.stage(.awake, 30.5, 30.75), t.stage(.asleep, 24, 28),
+            t.stage(.asleep, 38, 38.75),
+        ]
+        let nights = SleepNights.nights(samples, timeZone: SleepNightTests.tokyo)
+        let sixth = t.at(24)...t.at(48) - 1
+        // 23:30–06:30 asleep (7 h; the samples add up to 13.5 h) and the 45-minute nap.
+        #expect(SleepNights.asleepHours(nights, endingIn: sixth) == 7.75)
+        #expect(SleepNights.asleepHours(nights, endingIn: t.at(0)...t.at(24) - 1) == 8)
+        #expect(SleepNights.asleepHours(nights, endingIn: t.at(48)...t.at(72)) == 0)
+    }
+
+    static func stage(_ value: String, _ from: String, _ to: String, source: String = "Apple Watch") -> String {
+        #"{"startDate": "2024-02-\#(from) +0900", "endDate": "2024-02-\#(to) +0900", "qty": 1, "value": "\#(value)", "source": "\#(source)"}"#
+    }
+
+    @Test func aDailySleepGoalCountsLastNightAndTheNapOnceThroughTheRouter() async throws {
+        // 20:00 on 6 February in Tokyo, the person's time zone.
+        let now = Date(timeIntervalSince1970: TimeInterval(AppleHealthMapping.parseDate("2024-02-06 20:00:00 +0900") ?? 0))
+        try await TestApp.run(clock: WallClock { now }) { browser in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken(scopes: [.read, .write]))
+            let night = [
+                Self.stage("Core", "04 23:00:00", "05 07:00:00"),  // the night before: not today's
+                Self.stage("In Bed", "05 23:00:00", "06 06:45:00", source: "iPhone"), Self.stage("Core", "05 23:30:00", "06 03:00:00"),
+                Self.stage("Deep", "06 01:00:00", "06 02:00:00"), Self.stage("REM", "06 03:00:00", "06 05:00:00"),
+                Self.stage("Core", "06 05:00:00", "06 06:30:00"), Self.stage("Awake", "06 06:30:00", "06 06:45:00"),
+                Self.stage("Asleep", "06 00:00:00", "06 04:00:00", source: "AutoSleep"),
+            ]
+            func push(_ samples: [String]) async throws {
+                let body = #"{"data": {"metrics": [{"name": "sleep_analysis", "units": "hr", "data": ["# + samples.joined(separator: ",") + "]}]}}"
+                let page = try await HealthAutoExportTests.post(api, Data(body.utf8))
+                #expect(page.status == .ok, "\(page.body.prefix(300))")
+            }
+            try await push(night)
+            let created = try await api.call(.post, "/api/v1/health/goals", json: #"{"type": "sleep", "targetValue": 7.5}"#)
+            #expect(created.status == .created, "\(created.body)")
+            // 23:30–06:30 asleep is 7 h; today's records add up to 20 h, which read the goal as reached.
+            var goal = try APIClient.decode(GoalResponse.self, created)
+            #expect(goal.currentValue == 7)
+            #expect(goal.status == "active" && goal.achievedAt == nil)
+            func goalBadge() async throws -> Bool? {
+                try APIClient.decode([BadgeResponse].self, try await api.call(.get, "/api/v1/health/badges")).first { $0.key == "goal-1" }?.earned
+            }
+            #expect(try await goalBadge() == false)
+            // A 45-minute nap in the afternoon is sleep of the same day: 7.75 h reaches the goal.
+            try await push([Self.stage("Asleep", "06 14:00:00", "06 14:45:00")])
+            goal = try #require(try APIClient.decode([GoalResponse].self, try await api.call(.get, "/api/v1/health/goals")).first)
+            #expect(goal.currentValue == 7.75)
+            #expect(goal.status == "achieved")
+            #expect(try await goalBadge() == true)
+        }
+    }
+}
+
+/// The streamed reading of a Health Auto Export body: the same payload whatever the chunks, the keys in any
+/// order, and the mistakes only the stream sees.
+@Suite struct HealthAutoExportStreamTests {
+    static func streamed(_ data: Data, chunk: Int) throws -> HealthAutoExport.Payload {
+        var outline = HealthAutoExport.Outline()
+        var offset = 0
+        while offset < data.count {
+            try outline.feed(data.subdata(in: offset..<min(data.count, offset + chunk)))
+            offset += chunk
+        }
+        var reader = HealthAutoExport.Reader(try outline.finish())
+        var payload = HealthAutoExport.Payload()
+        offset = 0
+        while offset < data.count {
+            try reader.feed(data.subdata(in: offset..<min(data.count, offset + chunk)), into: &payload)
+            offset += chunk
+        }
+        reader.finish(into: &payload)
+        return payload
+    }
+
+    static func summary(_ payload: HealthAutoExport.Payload) -> [String] {
+        payload.records.map { "\($0.kind) \($0.draft.type) \($0.draft.value) \($0.draft.start) \($0.draft.category)" }
+            + payload.workouts.map { "workout \($0.activity) \($0.points.count)" }
+            + payload.skips.map { "skip \($0.kind) \($0.reason) \($0.at)" }
+    }
+
+    @Test func anyChunkSizeReadsTheSamePayload() throws {
+        for name in ["metrics-v1.json", "workout-v1.json", "v2-night-and-run.json", "sleep-aggregated-v1.json"] {
+            let data = try HealthAutoExportParseTests.fixture(name)
+            let whole = Self.summary(try HealthAutoExport.parse(data))
+            #expect(!whole.isEmpty)
+            for chunk in [1, 7, 4096] { #expect(Self.summary(try Self.streamed(data, chunk: chunk)) == whole, "\(name) in chunks of \(chunk)") }
+        }
+    }
+
+    @Test func pointsBeforeTheMetricsNameAndUnitsAreReadWithThem() throws {
+        let body = #"{"data": {"metrics": [{"data": [{"date": "2024-03-01 08:00:00 +0900", "qty": 2.5}], "units": "km", "name": "walking_running_distance"}, "#
+            + #"42, {"name": "heart_rate", "data": "broken"}], "symptoms": [{}, {"a": [1]}], "workouts": []}}"#
+        let payload = try HealthAutoExport.parse(Data(body.utf8))
+        #expect(payload.records.map(\.kind) == ["walking_running_distance"])
+        #expect(payload.records.first?.draft.value == 2.5)
+        #expect(payload.skips.map { "\($0.kind) \($0.at)" }
+            == ["metrics data.metrics[1]", "heart_rate data.metrics[2].data", "symptoms data.symptoms[0]", "symptoms data.symptoms[1]"])
+    }
+
+    @Test func mistakesAnywhereInTheBodyAreNotJSON() {
+        let good = #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [{"date": "2024-03-01 08:00:00 +0900", "qty": 1}]}]}}"#
+        #expect((try? HealthAutoExport.parse(Data(good.utf8)))?.records.count == 1)
+        for bad in [good.replacingOccurrences(of: #""qty": 1}"#, with: #""qty": 1},,"#), good.replacingOccurrences(of: #""qty": 1}"#, with: #""qty": 1},"#),
+                    good.replacingOccurrences(of: #""qty": 1"#, with: #""qty": "#), good + "}", good + " x", String(good.dropLast(3)),
+                    good.replacingOccurrences(of: #"}]}]}}"#, with: #"}]]}}"#)] {
+            #expect(throws: HealthAutoExport.Failure.notJSON, "\(bad)") { try HealthAutoExport.parse(Data(bad.utf8)) }
+        }
+    }
+}

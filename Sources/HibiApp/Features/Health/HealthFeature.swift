@@ -18,8 +18,12 @@ public struct HealthFeature: Feature {
         let launcher = HealthImportLauncher(importer: importer, leases: JobLeases(database: platform.database, holder: platform.instanceID),
                                             logger: platform.logger)
         self.launcher = launcher
+        let autoExportDirectory = (platform.config.dataDirectory as NSString).appendingPathComponent("health-auto-export")
+        // Spools a crash left behind: no request is in flight before the server starts.
+        try? FileManager.default.removeItem(atPath: autoExportDirectory)
         uploads = HealthUploads(directory: (platform.config.mediaDirectory as NSString).appendingPathComponent("health-imports"),
-                                importer: importer, launcher: launcher, limit: 8 << 30)
+                                importer: importer, launcher: launcher, limit: 8 << 30,
+                                autoExportDirectory: autoExportDirectory, autoExportLimit: platform.config.healthAutoExportMaxBytes)
     }
 
     public func routes() -> FeatureRoutes {

@@ -48,6 +48,9 @@ public struct AppConfig: Sendable {
     /// default) keeps maps private: the world outline and the person's own points, no other host asked.
     public var mapTileURL: String = ""
     public var videos = VideoSettings()
+    /// Largest Health Auto Export post (`HIBI_HEALTH_AUTO_EXPORT_MAX_MB`, 512 MB: a first push of a year of
+    /// minute-level metrics; why in `AppleHealthImporter.autoExportLimit`). Streamed to disk, so not a memory bound.
+    public var healthAutoExportMaxBytes: Int64 = 512 * 1024 * 1024
     /// Bytes each person may store in uploads (videos, photos); nil is no limit (`HIBI_USER_QUOTA_GB`).
     public var userQuotaBytes: Int64?
     /// A connection that sends nothing (no request, or a request head trickled byte by byte) for this
@@ -182,6 +185,12 @@ public struct AppConfig: Sendable {
             config.maxRequestBodyBytes = mb * 1024 * 1024
         }
         config.videos = try VideoSettings.load(environment: environment)
+        if let raw = environment["HIBI_HEALTH_AUTO_EXPORT_MAX_MB"], !raw.isEmpty {
+            guard let mb = Int64(raw), mb > 0, mb <= 65_536 else {
+                throw ConfigError(setting: "HIBI_HEALTH_AUTO_EXPORT_MAX_MB", reason: "\"\(raw)\" is not a size in megabytes (1-65536)")
+            }
+            config.healthAutoExportMaxBytes = mb * 1024 * 1024
+        }
         if let raw = environment["HIBI_USER_QUOTA_GB"], !raw.isEmpty {
             guard let gb = Double(raw), gb.isFinite, gb > 0, gb <= 1_000_000 else {
                 throw ConfigError(setting: "HIBI_USER_QUOTA_GB", reason: "\"\(raw)\" is not a size in gigabytes (more than 0, e.g. 20 or 0.5)")

@@ -76,61 +76,175 @@ public enum HealthAutoExport {
     /// the stage's hours, not its start-to-end span (the night logic reads it as a total).
     public static let aggregatedMarker = "aggregated"
 
+    /// Reads a whole body held in memory, through the same two passes as a streamed one.
     public static func parse(_ data: Data) throws(Failure) -> Payload {
-        guard let root = try? JSONSerialization.jsonObject(with: data) else { throw .notJSON }
-        guard let object = root as? [String: Any], let body = object["data"] as? [String: Any] else {
-            throw .wrongShape("expected {\"data\": {\"metrics\": [...], \"workouts\": [...]}}")
-        }
+        var outline = Outline()
+        try outline.feed(data)
+        var reader = Reader(try outline.finish())
         var payload = Payload()
-        if let metrics = body["metrics"] {
-            guard let list = metrics as? [Any] else { throw .wrongShape("data.metrics: expected a list") }
-            for (index, raw) in list.enumerated() { readMetric(raw, at: "data.metrics[\(index)]", into: &payload) }
+        try reader.feed(data, into: &payload)
+        reader.finish(into: &payload)
+        return payload
+    }
+
+    // MARK: reading a body as a stream
+
+    /// The arrays read element by element: each metric's points, the workouts, and every other list under
+    /// `data` (symptoms, ecg, … reported as not kept). What stays is the outline: the metrics' names and units.
+    static func splits(_ path: [String]) -> Bool {
+        guard path.first == "data" else { return false }
+        if path.count == 2 { return path[1] != "metrics" }
+        return path.count == 4 && path[1] == "metrics" && path[3] == "data"
+    }
+
+    /// Most bytes one element may have. A point is about 100 bytes; a workout holds its route and heart
+    /// rate (a day-long hike with a point a second is about 13 MB). A longer one is skipped with a reason.
+    static let maxElementBytes = 16 << 20
+    /// Most bytes of the outline: the metric objects without their points (a few hundred metrics at most).
+    static let maxOutlineBytes = 4 << 20
+
+    static func element(_ data: Data) throws(Failure) -> Any {
+        guard let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { throw .notJSON }
+        return value
+    }
+
+    /// The first pass over a body: checks that it is JSON throughout (every element decodes, every bracket
+    /// closes, nothing follows the end) and keeps its outline, so nothing is stored from a body that
+    /// breaks off or goes wrong halfway. Memory: one element and the outline.
+    public struct Outline {
+        var stream = JSONArrayStream(maxElementBytes: HealthAutoExport.maxElementBytes, outlineLimit: HealthAutoExport.maxOutlineBytes,
+                                     splits: HealthAutoExport.splits)
+
+        public init() {}
+
+        public mutating func feed(_ bytes: Data) throws(Failure) {
+            var failed = false
+            stream.feed(bytes) { located in
+                guard !failed, case let .element(data) = located.piece else { return }
+                failed = (try? HealthAutoExport.element(data)) == nil
+            }
+            if failed || stream.malformed { throw .notJSON }
         }
-        if let workouts = body["workouts"] {
-            guard let list = workouts as? [Any] else { throw .wrongShape("data.workouts: expected a list") }
-            for (index, raw) in list.enumerated() { readWorkout(raw, at: "data.workouts[\(index)]", into: &payload) }
+
+        /// What the second pass needs: each metric's name and units (nil: the metric is skipped whole),
+        /// and what the outline alone already says was skipped.
+        public struct Metrics: Sendable {
+            var metrics: [(name: String, units: String)?] = []
+            var skips: [ImportSkip] = []
         }
-        // symptoms, ecg, medications, …: said, not silently passed over.
-        for key in body.keys.sorted() where key != "metrics" && key != "workouts" {
-            if let list = body[key] as? [Any], !list.isEmpty {
-                for index in list.indices { payload.skips.append(ImportSkip(kind: key, reason: .unsupported, at: "data.\(key)[\(index)]")) }
+
+        public func finish() throws(Failure) -> Metrics {
+            guard stream.complete, !stream.malformed else { throw .notJSON }
+            guard !stream.outlineOverflow else { throw .wrongShape("data.metrics: too many metrics in one post") }
+            guard let root = try? JSONSerialization.jsonObject(with: Data(stream.outline)) else { throw .notJSON }
+            guard let object = root as? [String: Any], let body = object["data"] as? [String: Any] else {
+                throw .wrongShape("expected {\"data\": {\"metrics\": [...], \"workouts\": [...]}}")
+            }
+            var result = Metrics()
+            if let metrics = body["metrics"] {
+                guard let list = metrics as? [Any] else { throw .wrongShape("data.metrics: expected a list") }
+                var payload = Payload()
+                for (index, raw) in list.enumerated() {
+                    result.metrics.append(HealthAutoExport.readMetric(raw, at: "data.metrics[\(index)]", into: &payload))
+                }
+                result.skips = payload.skips
+            }
+            if let workouts = body["workouts"], !(workouts is [Any]) { throw .wrongShape("data.workouts: expected a list") }
+            return result
+        }
+    }
+
+    /// The second pass: each element of the split arrays, in order, into records, workouts and skips,
+    /// exactly as a whole body was read before (the same kinds, reasons and positions).
+    public struct Reader {
+        var stream = JSONArrayStream(maxElementBytes: HealthAutoExport.maxElementBytes, outlineLimit: 0, splits: HealthAutoExport.splits)
+        let metrics: Outline.Metrics
+        var started = false
+
+        public init(_ metrics: Outline.Metrics) { self.metrics = metrics }
+
+        public mutating func feed(_ bytes: Data, into payload: inout Payload) throws(Failure) {
+            if !started {
+                started = true
+                payload.skips += metrics.skips
+            }
+            var failure: Failure?
+            let metrics = metrics
+            stream.feed(bytes) { located in
+                guard failure == nil else { return }
+                do throws(Failure) {
+                    try Self.take(located, path: located.path, metrics: metrics, into: &payload)
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+        }
+
+        public mutating func finish(into payload: inout Payload) {
+            if !started {
+                started = true
+                payload.skips += metrics.skips
             }
         }
-        return payload
+
+        static func take(_ located: JSONArrayStream.Located, path: [String], metrics: Outline.Metrics, into payload: inout Payload) throws(Failure) {
+            guard path.count >= 2 else { return }
+            if path.count == 4 {
+                // A metric's point; a metric skipped whole (no name) has its points passed over with it.
+                guard let index = Int(path[2]), metrics.metrics.indices.contains(index), let (name, units) = metrics.metrics[index] else { return }
+                let at = "data.metrics[\(index)].data[\(located.index)]"
+                switch located.piece {
+                case .tooLarge: payload.skips.append(ImportSkip(kind: name, reason: .tooMany, at: at))
+                case let .element(data): readPoint(try element(data), name: name, units: units, at: at, into: &payload)
+                }
+            } else if path[1] == "workouts" {
+                let at = "data.workouts[\(located.index)]"
+                switch located.piece {
+                case .tooLarge: payload.skips.append(ImportSkip(kind: workoutKind, reason: .tooMany, at: at))
+                case let .element(data): readWorkout(try element(data), at: at, into: &payload)
+                }
+            } else {
+                // symptoms, ecg, medications, …: said, not silently passed over.
+                payload.skips.append(ImportSkip(kind: path[1], reason: .unsupported, at: "data.\(path[1])[\(located.index)]"))
+            }
+        }
     }
 
     // MARK: metrics
 
-    static func readMetric(_ raw: Any, at position: String, into payload: inout Payload) {
+    /// A metric's name and units, or nil with the reason it is skipped whole. Its points come one by one (`readPoint`).
+    static func readMetric(_ raw: Any, at position: String, into payload: inout Payload) -> (name: String, units: String)? {
         guard let metric = raw as? [String: Any], let name = metric["name"] as? String, !name.isEmpty else {
             payload.skips.append(ImportSkip(kind: "metrics", reason: .missingValue, at: position))
-            return
+            return nil
         }
         let units = metric["units"] as? String ?? ""
-        guard let points = metric["data"] as? [Any] else {
+        guard metric["data"] is [Any] else {
             // `"data": null` or `[]` is a metric with nothing in the period; anything else is malformed.
             if metric["data"] != nil, !(metric["data"] is NSNull) {
                 payload.skips.append(ImportSkip(kind: name, reason: .missingValue, at: position + ".data"))
             }
+            return nil
+        }
+        return (name, units)
+    }
+
+    static func readPoint(_ point: Any, name: String, units: String, at: String, into payload: inout Payload) {
+        guard let fields = point as? [String: Any] else {
+            payload.skips.append(ImportSkip(kind: name, reason: .missingValue, at: at))
             return
         }
-        for (index, point) in points.enumerated() {
-            let at = "\(position).data[\(index)]"
-            guard let fields = point as? [String: Any] else {
-                payload.skips.append(ImportSkip(kind: name, reason: .missingValue, at: at))
-                continue
-            }
-            let drafts: [AppleHealthMapping.Parsed<HealthRecordDraft>]
-            switch name {
-            case "sleep_analysis": drafts = sleep(fields, units: units)
-            case "blood_pressure": drafts = bloodPressure(fields, units: units)
-            default: drafts = [quantity(name, fields, units: units)]
-            }
-            for parsed in drafts {
-                switch parsed {
-                case let .kept(draft): payload.records.append((name, draft))
-                case let .skipped(reason): payload.skips.append(ImportSkip(kind: name, reason: reason, at: at))
-                }
+        let drafts: [AppleHealthMapping.Parsed<HealthRecordDraft>]
+        switch name {
+        case "sleep_analysis": drafts = sleep(fields, units: units)
+        case "blood_pressure": drafts = bloodPressure(fields, units: units)
+        default: drafts = [quantity(name, fields, units: units)]
+        }
+        for parsed in drafts {
+            switch parsed {
+            case let .kept(draft): payload.records.append((name, draft))
+            case let .skipped(reason): payload.skips.append(ImportSkip(kind: name, reason: reason, at: at))
             }
         }
     }

@@ -141,6 +141,12 @@ public enum SleepNights {
         nights.filter { $0.asleepHours > 0 }.map { TrendAnalyzer.Sample(instant: $0.end, value: $0.asleepHours) }
     }
 
+    /// Hours asleep in the nights (naps included: each is a night of its own) that end within `window`:
+    /// what a sleep goal counts. Stages and sources that overlap count once, as in every night.
+    public static func asleepHours(_ nights: [Night], endingIn window: ClosedRange<Int64>) -> Double {
+        nights.filter { window.contains($0.end) }.reduce(0) { $0 + $1.asleepHours }
+    }
+
     /// "7.2 h asleep a night on average over 14 nights", for the insights; nil without a night asleep.
     public static func averageInsight(_ nights: [Night]) -> HealthInsight? {
         let asleep = nights.map(\.asleepHours).filter { $0 > 0 }

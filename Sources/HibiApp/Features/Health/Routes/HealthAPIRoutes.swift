@@ -57,9 +57,7 @@ struct HealthAPIRoutes: Sendable {
         // Health Auto Export's REST API automation: a personal API token with the write scope in its
         // Authorization header (checked by the identity and token-scope middleware like every API call).
         api.post("health/auto-export") { request, context in
-            var request = request
-            let buffer = try await request.collectBody(limit: AppleHealthImporter.autoExportLimit)
-            return JSONBody(try await importer.receiveAutoExport(Data(buffer: buffer), user: context.user, language: context.language))
+            JSONBody(try await uploads.receiveAutoExport(request, user: context.user, language: context.language, now: context.now))
         }
         api.post("health/imports") { request, context in
             let user = context.user
@@ -173,6 +171,30 @@ struct HealthUploads: Sendable {
     let importer: AppleHealthImporter
     let launcher: HealthImportLauncher
     let limit: Int64
+    /// Where Health Auto Export bodies are spooled while they are read: this instance's data directory
+    /// (emptied at start, as no request is in flight then), not the shared media folder the sweeper walks.
+    let autoExportDirectory: String
+    let autoExportLimit: Int64
+
+    /// A Health Auto Export post: the body streamed to a spool file (413 past the limit, before anything is
+    /// parsed), read from there in two passes, and removed.
+    func receiveAutoExport(_ request: Request, user: User, language: Language, now: Date) async throws -> AutoExportResponse {
+        let path: String
+        do {
+            path = try await UploadSpool.receive(request.body, into: autoExportDirectory, suffix: ".json", limit: autoExportLimit).path
+        } catch .tooLarge {
+            throw RequestError.bodyTooLarge(limitBytes: Int(clamping: autoExportLimit))
+        } catch .empty {
+            throw AppleHealthImporter.invalidAutoExport(.notJSON)
+        } catch .cannotCreate {
+            throw HealthError.renderFailed
+        } catch {
+            throw HealthError.invalidPayload(Text(en: "the body stopped before its end; send it again.",
+                                                  ja: "本文が途中で止まりました。もう一度送ってください。"))
+        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try await importer.receiveAutoExport(path: path, user: user, language: language, now: now)
+    }
 
     func receive(_ request: Request, user: User, fileName: String, now: Date) async throws -> ImportJob {
         // One import per person at a time, refused before a byte of the upload is stored.

@@ -12,30 +12,71 @@ public struct AutoExportResponse: Codable, Sendable, Equatable {
 }
 
 extension AppleHealthImporter {
-    /// The most one post may carry. The app's "Batch requests" setting splits a long period into posts
-    /// below this. A body is parsed whole (JSONSerialization), so the bound is also the memory bound:
-    /// a 29 MB post of 300,000 heart-rate points peaked at 1.25 GB RSS (debug build, from 176 MB), a 7.8 MB one
-    /// of 80,000 at 485 MB (from 177 MB). Reading the body as a stream would lift this bound; not done yet.
-    public static let autoExportLimit = 8 * 1_048_576
+    /// The most one post may carry unless `HIBI_HEALTH_AUTO_EXPORT_MAX_MB` says otherwise: 512 MB. A first
+    /// push sends everything since the chosen start date in one body; a year of minute-level points is
+    /// 525,600 per metric, about 100 bytes each as the app writes them (`Benchmarks/health-auto-export-gen.py`:
+    /// 53 MB of heart rate with Min/Avg/Max, 35 MB of steps), so a year of the half-dozen metrics a watch
+    /// records every minute is 250 to 350 MB. The body is spooled to disk and read a chunk at a time,
+    /// so the bound is one of disk and time, not memory.
+    public static let autoExportLimit: Int64 = 512 << 20
 
-    /// Stores one Health Auto Export post in one transaction, through the export import's writer: the same
+    /// Bytes read from the spooled body at a time.
+    static let autoExportChunkBytes = 256 * 1024
+
+    static func invalidAutoExport(_ failure: HealthAutoExport.Failure) -> HealthError {
+        switch failure {
+        case .notJSON: HealthError.invalidPayload(Text(en: "the body is not valid JSON.", ja: "本文が正しい JSON ではありません。"))
+        case let .wrongShape(what): HealthError.invalidPayload(Text(en: what, ja: what))
+        }
+    }
+
+    /// Stores one Health Auto Export post, spooled to `path`, through the export import's writer: the same
     /// records, the same duplicate rule (a re-sent range adds nothing), the same workouts and route points.
-    public func receiveAutoExport(_ data: Data, user: User, language: Language) async throws -> AutoExportResponse {
-        let payload: HealthAutoExport.Payload
+    /// Two passes of a chunk at a time, so memory stays flat whatever the body's size: the first checks the
+    /// whole body is JSON and keeps its outline (the metrics' names and units), so a body that breaks off
+    /// or goes wrong halfway stores nothing; the second writes in batches of `batchSize`, each in its
+    /// own transaction (a first push does not hold SQLite's writer for the whole body). Should the database
+    /// fail between batches, what was committed is there once, and the app's retry finds it already there.
+    /// Badges are awarded afterwards, as after an export import.
+    public func receiveAutoExport(path: String, user: User, language: Language, now: Date) async throws -> AutoExportResponse {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw HealthError.renderFailed }
+        defer { try? handle.close() }
+        let metrics: HealthAutoExport.Outline.Metrics
         do {
-            payload = try HealthAutoExport.parse(data)
-        } catch .notJSON {
-            throw HealthError.invalidPayload(Text(en: "the body is not valid JSON.", ja: "本文が正しい JSON ではありません。"))
-        } catch let .wrongShape(what) {
-            throw HealthError.invalidPayload(Text(en: what, ja: what))
+            var outline = HealthAutoExport.Outline()
+            while let chunk = try handle.read(upToCount: Self.autoExportChunkBytes), !chunk.isEmpty { try outline.feed(chunk) }
+            metrics = try outline.finish()
+        } catch let failure as HealthAutoExport.Failure {
+            throw Self.invalidAutoExport(failure)
         }
-        let batch = Batch(others: payload.records, workouts: payload.workouts, skips: payload.skips)
-        let locations = self.locations
-        let userID = user.id
-        let written = try await health.database.transaction { sql in
-            try await Self.write(batch, userID: userID, locations: locations, on: sql)
+        try handle.seek(toOffset: 0)
+        var reader = HealthAutoExport.Reader(metrics)
+        var payload = HealthAutoExport.Payload()
+        var report = ImportReport()
+        let (database, locations, userID) = (health.database, self.locations, user.id)
+        func flush() async throws {
+            let batch = Batch(others: payload.records, workouts: payload.workouts, skips: payload.skips)
+            payload = HealthAutoExport.Payload()
+            guard !batch.isEmpty else { return }
+            let written = try await database.bulkTransaction { sql in
+                try await Self.write(batch, userID: userID, locations: locations, on: sql)
+            }
+            report.merge(written.report)
         }
-        let report = written.report
+        do {
+            while let chunk = try handle.read(upToCount: Self.autoExportChunkBytes), !chunk.isEmpty {
+                try reader.feed(chunk, into: &payload)
+                let held = payload.records.count + payload.skips.count + payload.workouts.reduce(payload.workouts.count) { $0 + $1.points.count }
+                if held >= batchSize { try await flush() }
+            }
+        } catch let failure as HealthAutoExport.Failure {
+            // The first pass read the same bytes; only a spool changed under us gets here.
+            throw Self.invalidAutoExport(failure)
+        }
+        reader.finish(into: &payload)
+        try await flush()
+        // As after an export import: a goal the new records reach earns its badge now.
+        _ = try await health.awardBadges(user: user, now: now)
         return AutoExportResponse(added: report.added, duplicates: report.duplicates, skipped: report.skipped, report: report,
                                   summary: report.lines(language))
     }
@@ -63,6 +104,17 @@ extension HealthService {
                                                                          from: Date(timeIntervalSince1970: TimeInterval(from)),
                                                                          to: Date(timeIntervalSince1970: TimeInterval(to)), limit: Self.sleepRecordLimit))
         return SleepNights.nights(rows.compactMap(Self.sleepSample), timeZone: zone).filter { $0.day >= firstDay && $0.day <= lastDay }
+    }
+
+    /// Hours asleep in the nights (and naps) that end between `from` and `to`, for sleep goals. A night
+    /// that ends in the window may begin a day before it.
+    func sleepHours(user: User, endingFrom from: Int64, to: Int64) async throws -> Double {
+        guard from <= to else { return 0 }
+        let rows = try await records.list(userID: user.id, filter: .init(type: HealthDataType.sleep.rawValue,
+                                                                         from: Date(timeIntervalSince1970: TimeInterval(from &- 86400)),
+                                                                         to: Date(timeIntervalSince1970: TimeInterval(to)), limit: Self.sleepRecordLimit))
+        let nights = SleepNights.nights(rows.compactMap(Self.sleepSample), timeZone: TimeZone(identifier: user.timeZone) ?? .gmt)
+        return SleepNights.asleepHours(nights, endingIn: from...to)
     }
 
     /// The night that ended on a day, for the day page (the longest when there are several, a nap besides).

@@ -11,7 +11,11 @@ public struct HealthRecordStore: Sendable {
     static let identity = ["user_id", "type", "start_at", "end_at", "value", "category", "device"]
 
     /// Inserts what is new and skips duplicates; returns how many rows were really added.
-    /// Runs on `sql`, so callers can put it inside their transaction.
+    /// Runs on `sql`, so callers can put it inside their transaction. Every writer of `health_records` comes
+    /// here (manual entry, CSV, the Apple Health export, Health Auto Export, takeout). One statement for both
+    /// engines, SQLKit's, except on a SQLite session whose handle is reachable: there `HealthRecordSQLite`
+    /// prepares one INSERT and steps it per record, because the multi-row statement, parsed anew for every
+    /// 800 rows, was 12% of a 1 GB export import's writer thread (perf; Benchmarks/health-import.sh).
     static func insert(_ drafts: some Collection<HealthRecordDraft>, userID: String, source: DataSource, now: Date,
                        on sql: any SQLDatabase) async throws -> Int {
         guard !drafts.isEmpty else { return 0 }
@@ -26,12 +30,8 @@ public struct HealthRecordStore: Sendable {
         chunk.reserveCapacity(800)
         func flush() async throws {
             guard !chunk.isEmpty else { return }
-            if let session = sql as? SQLiteSession {
-                inserted += try await insertOnSQLite(chunk, userID: userID, source: source, created: created, now: now, on: session)
-                chunk.removeAll(keepingCapacity: true)
-                return
-            }
-            // PostgreSQL: the portable statement; RETURNING tells what was really inserted.
+            // The portable statement (PostgreSQL, and SQLite should its handle not be reachable); RETURNING tells
+            // what was really inserted.
             let builder = sql.insert(into: "health_records").columns(columns)
             for d in chunk {
                 builder.values(SQLBind(TimeOrderedID.make(now: now)), SQLBind(userID), SQLBind(d.type), SQLBind(d.value), SQLBind(d.category),
@@ -47,40 +47,6 @@ public struct HealthRecordStore: Sendable {
         }
         try await flush()
         return inserted
-    }
-
-    /// The same statement as the SQLKit path (same columns, same conflict rule), written once as text
-    /// with SQLite values bound directly; the count comes from `changes()`, not a row per record.
-    /// The three values every row shares (user, source, creation time) are bound once as ?1, ?2, ?3 and
-    /// named by number in each row: a quarter fewer binds (binding was 9% of the writer's time, perf).
-    static func insertOnSQLite(_ drafts: [HealthRecordDraft], userID: String, source: DataSource, created: Int64, now: Date,
-                               on session: SQLiteSession) async throws -> Int {
-        // The shared columns come first, so each row's plain "?" are numbered after ?3 (SQLite numbers a
-        // plain "?" one past the largest number seen so far).
-        let row = "(?1,?2,?3," + Array(repeating: "?", count: sqliteRowColumns.count).joined(separator: ",") + ")"
-        let text = "INSERT INTO health_records (user_id,source,created_at,\(sqliteRowColumns.joined(separator: ","))) VALUES "
-            + Array(repeating: row, count: drafts.count).joined(separator: ",")
-            + " ON CONFLICT (\(identity.joined(separator: ","))) DO NOTHING"
-        var binds: [SQLiteData] = [.text(userID), .text(source.rawValue), .integer(SQLiteInt64(created))]
-        binds.reserveCapacity(3 + drafts.count * sqliteRowColumns.count)
-        var ids = HealthRecordIDs(now: now)
-        for d in drafts {
-            binds.append(.text(ids.next()))
-            binds.append(.text(d.type))
-            binds.append(.float(d.value))
-            binds.append(.text(d.category))
-            binds.append(.text(d.unit))
-            binds.append(.integer(SQLiteInt64(d.start)))
-            binds.append(.integer(SQLiteInt64(d.end)))
-            binds.append(.text(d.device))
-            binds.append(d.details.map { .text($0) } ?? .null)
-        }
-        try await session.connection.query(text, binds) { _ in }
-        let changed = Mutex(0)
-        try await session.connection.query("SELECT changes()", []) { row in
-            changed.withLock { $0 = Int(row.column("changes()")?.integer ?? 0) }
-        }
-        return changed.withLock { $0 }
     }
 
     /// `columns` without the three bound once per statement on SQLite, in the order each row binds them.
@@ -201,18 +167,6 @@ public struct HealthRecordStore: Sendable {
     }
 
     static func decode(_ row: any SQLRow) throws -> HealthRecord {
-        HealthRecord(
-            id: try row.decode(column: "id", as: String.self),
-            type: try row.decode(column: "type", as: String.self),
-            value: try row.decode(column: "value", as: Double.self),
-            category: try row.decode(column: "category", as: String.self),
-            unit: try row.decode(column: "unit", as: String.self),
-            start: try row.date("start_at"),
-            end: try row.date("end_at"),
-            source: DataSource(rawValue: try row.decode(column: "source", as: String.self)) ?? .manual,
-            device: try row.decode(column: "device", as: String.self),
-            details: try row.decode(column: "details", as: String?.self),
-            createdAt: try row.date("created_at")
-        )
+        try row.decode(model: HealthRecordRow.self).record
     }
 }

@@ -157,7 +157,13 @@ public struct HealthService: Sendable {
                 let zone = TimeZone(identifier: user.timeZone) ?? .gmt
                 from = Int64(StreakCalculator.today(now: now, timeZone: zone)) * 86400 - Int64(zone.secondsFromGMT(for: now))
             }
-            let total = goal.type.isCumulative ? try await records.sum(userID: user.id, type: goal.type.rawValue, from: from, to: to) : 0
+            let total: Double
+            if goal.type == .sleep {
+                // By night: summing sleep records counted in-bed, stage and second-source records of one night again.
+                total = try await sleepHours(user: user, endingFrom: from, to: to)
+            } else {
+                total = goal.type.isCumulative ? try await records.sum(userID: user.id, type: goal.type.rawValue, from: from, to: to) : 0
+            }
             let latest = goal.type.isCumulative ? nil : try await records.latest(userID: user.id, type: goal.type.rawValue)?.value
             let progress = GoalRules.progress(goal: goal, total: total, latest: latest, now: now)
             if progress.status == .achieved, goal.achievedAt == nil {

@@ -76,13 +76,7 @@ public struct HealthGoalStore: Sendable {
     }
 
     static func decode(_ row: any SQLRow) throws -> Goal {
-        Goal(id: try row.decode(column: "id", as: String.self),
-             type: HealthDataType(rawValue: try row.decode(column: "type", as: String.self)) ?? .steps,
-             targetValue: try row.decode(column: "target_value", as: Double.self),
-             deadline: try row.optionalDate("deadline"),
-             createdAt: try row.date("created_at"),
-             startValue: try row.decode(column: "start_value", as: Double?.self),
-             achievedAt: try row.optionalDate("achieved_at"))
+        try row.decode(model: HealthGoalRow.self).goal
     }
 }
 
@@ -91,10 +85,7 @@ public struct HealthBadgeStore: Sendable {
 
     public func earned(userID: String) async throws -> [EarnedBadge] {
         try await database.sql.select().column("badge_key").column("earned_at").from("health_badges").where("user_id", .equal, userID)
-            .orderBy("earned_at").all().map {
-                EarnedBadge(key: try $0.decode(column: "badge_key", as: String.self),
-                            earnedAt: try $0.date("earned_at"))
-            }
+            .orderBy("earned_at").all(decoding: HealthBadgeRow.self).map(\.badge)
     }
 
     public func revoke(_ keys: [String], userID: String) async throws {
@@ -150,13 +141,7 @@ public struct HealthReminderStore: Sendable {
     }
 
     static func decode(_ row: any SQLRow) throws -> Reminder {
-        Reminder(id: try row.decode(column: "id", as: String.self),
-                 minuteOfDay: Int(try row.decode(column: "minute_of_day", as: Int64.self)),
-                 weekdays: Set(try row.decode(column: "weekdays", as: String.self).split(separator: ",").compactMap { Int($0) }),
-                 message: try row.decode(column: "message", as: String.self),
-                 webhookURL: try row.decode(column: "webhook_url", as: String?.self),
-                 lastSentSlot: try row.decode(column: "last_sent_slot", as: Int64?.self),
-                 createdAt: try row.date("created_at"))
+        try row.decode(model: HealthReminderRow.self).reminder
     }
 }
 
@@ -251,21 +236,6 @@ public struct ImportJobStore: Sendable {
     }
 
     static func decode(_ row: any SQLRow) throws -> ImportJob {
-        let en = try row.decode(column: "error_en", as: String?.self)
-        let ja = try row.decode(column: "error_ja", as: String?.self)
-        return ImportJob(
-            id: try row.decode(column: "id", as: String.self), userID: try row.decode(column: "user_id", as: String.self),
-            kind: try row.decode(column: "kind", as: String.self),
-            state: ImportState(rawValue: try row.decode(column: "state", as: String.self)) ?? .failed,
-            fileName: try row.decode(column: "file_name", as: String.self),
-            totalBytes: try row.decode(column: "total_bytes", as: Int64.self), bytesDone: try row.decode(column: "bytes_done", as: Int64.self),
-            checkpoint: try row.decode(column: "checkpoint", as: Int64.self), inserted: try row.decode(column: "inserted", as: Int64.self),
-            duplicates: try row.decode(column: "duplicates", as: Int64.self),
-            errorMessage: en.map { Text(en: $0, ja: ja ?? $0) },
-            createdAt: try row.date("created_at"),
-            finishedAt: try row.optionalDate("finished_at"),
-            uploadPath: try row.decode(column: "upload_path", as: String?.self),
-            attempts: try row.decode(column: "attempts", as: Int64.self),
-            report: decodeReport(try row.decode(column: "report", as: String?.self)))
+        try row.decode(model: HealthImportJobRow.self).job
     }
 }

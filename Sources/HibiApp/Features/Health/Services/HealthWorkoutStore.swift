@@ -109,11 +109,6 @@ public struct HealthWorkoutStore: Sendable {
     }
 
     static func decode(_ row: any SQLRow) throws -> HealthWorkout {
-        HealthWorkout(id: try row.decode(column: "id", as: String.self), activity: try row.decode(column: "activity", as: String.self),
-                      start: try row.date("start_at"), end: try row.date("end_at"),
-                      durationMinutes: try row.decode(column: "duration_min", as: Double.self),
-                      distanceKm: try row.decode(column: "distance_km", as: Double?.self),
-                      energyKcal: try row.decode(column: "energy_kcal", as: Double?.self),
-                      device: try row.decode(column: "device", as: String.self), details: try row.decode(column: "details", as: String?.self))
+        try row.decode(model: HealthWorkoutRow.self).workout
     }
 }
