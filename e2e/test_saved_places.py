@@ -32,14 +32,16 @@ def test_saved_places_import_list_and_log_a_visit_in_japanese(server, browser):
     go(browser, base + "/visits/transfer")
     browser.find_element(By.ID, "import-file").send_keys(FIXTURE)
     browser.find_element(By.ID, "import-button").click()
+    wait_text(browser, "#import-result", "保存した場所を 3 件追加しました。")
     wait_text(browser, "#import-result", "Google マップの保存した場所として読み込みました")
     wait_text(browser, "#import-result", "保存した場所: 3 件追加")
+    shot(browser, "saved-places-00-import-ja")
 
     # On the visits map they are marked apart from visits (there are none yet).
     go(browser, base + "/visits")
     WebDriverWait(browser, 15).until(lambda d: d.find_element(By.ID, "visits-map").get_attribute("data-saved-markers") == "3")
     assert len(browser.find_elements(By.CSS_SELECTOR, "#visits-map path.saved-place-marker")) == 3
-    shot(browser, "saved-places-00-map-ja")
+    shot(browser, "saved-places-00b-map-ja")
 
     go(browser, base + "/visits/saved-places")
     places = browser.find_elements(By.CSS_SELECTOR, "#saved-places li.saved-place")

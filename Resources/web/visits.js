@@ -300,7 +300,10 @@
       result.setAttribute("role", response.ok ? "status" : "alert");
       if (response.ok) {
         const body = await response.json();
-        result.textContent = form.dataset.done.replace("%@", String(body.imported));
+        // Saved places are not visits: "0 visits imported" would read as nothing happened.
+        result.textContent = body.savedPlaces != null && form.dataset.donePlaces
+          ? form.dataset.donePlaces.replace("%@", String(body.savedPlaces))
+          : form.dataset.done.replace("%@", String(body.imported));
         // What happened to each kind of element (approximate times, duplicates, track points skipped).
         if (Array.isArray(body.summary) && body.summary.length) {
           const list = document.createElement("ul");

@@ -92,9 +92,10 @@ extension VisitStrings {
     static let importTitle = Text(en: "Import GeoJSON or GPX", ja: "GeoJSON または GPX を取り込む")
     static let importButton = Text(en: "Import", ja: "取り込む")
     static let imported = Text(en: "Imported %@ visits.", ja: "%@ 件の訪問を取り込みました。")
+    static let importedSavedPlaces = Text(en: "Added %@ saved places.", ja: "保存した場所を %@ 件追加しました。")
     static let approximateTime = Text(en: "time approximate", ja: "時刻は推定")
-    static let importNote = Text(en: "All or nothing: if any item is wrong, nothing is imported and the position of the problem is shown. GPX waypoints and route points without a time take the file's time (else now) and the label “time approximate”; GPX track points go to your location history, and the stays found in them wait under Detected stays. A Hibi takeout's location-points.csv restores your location history. The result says what was added and skipped.",
-                                 ja: "すべてか無しか: 1件でも誤りがあれば何も取り込まず、問題の位置を表示します。時刻のない GPX のウェイポイントとルートポイントはファイルの時刻(なければ現在時刻)と「時刻は推定」のラベルを付けて取り込みます。GPX のトラックポイントは位置履歴に保存し、そこから見つかった滞在は「検出された滞在」で確認できます。Hibi のデータ書き出しの location-points.csv を選ぶと位置履歴を復元します。結果に追加とスキップの内訳を表示します。")
+    static let importNote = Text(en: "All or nothing: if any item is wrong, nothing is imported and the position of the problem is shown. GPX waypoints and route points without a time take the file's time (else now) and the label “time approximate”; GPX track points go to your location history, and the stays found in them wait under Detected stays. A Hibi takeout's location-points.csv restores your location history. Google Takeout's \"Saved Places.json\" becomes your saved places (a place Google wrote at [0, 0] is skipped). The result says what was added and skipped.",
+                                 ja: "すべてか無しか: 1件でも誤りがあれば何も取り込まず、問題の位置を表示します。時刻のない GPX のウェイポイントとルートポイントはファイルの時刻(なければ現在時刻)と「時刻は推定」のラベルを付けて取り込みます。GPX のトラックポイントは位置履歴に保存し、そこから見つかった滞在は「検出された滞在」で確認できます。Hibi のデータ書き出しの location-points.csv を選ぶと位置履歴を復元します。Google データエクスポートの「Saved Places.json」は保存した場所になります([0, 0] の場所はスキップ)。結果に追加とスキップの内訳を表示します。")
     static let file = Text(en: "File", ja: "ファイル")
     static let webhook = Text(en: "Chain head webhook", ja: "チェーン先頭の Webhook")
     static let webhookIntro = Text(en: "After each change Hibi POSTs the chain head (sequence number and hash) to this URL, so a copy lives outside this server.",

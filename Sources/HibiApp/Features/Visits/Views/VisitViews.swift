@@ -471,7 +471,8 @@ enum VisitViews {
                 el("section", .class("card"), .id("import")) {
                     el("h2") { VisitStrings.importTitle(l) }
                     el("p", .class("muted")) { VisitStrings.importNote(l) }
-                    el("form", .id("import-form"), .data("import-url", "/api/v1/visits/import"), .data("done", VisitStrings.imported(l))) {
+                    el("form", .id("import-form"), .data("import-url", "/api/v1/visits/import"), .data("done", VisitStrings.imported(l)),
+                       .data("done-places", VisitStrings.importedSavedPlaces(l))) {
                         el("label", .for("import-file")) {
                             VisitStrings.file(l)
                             Node.void("input", [.type("file"), .id("import-file"), .init("accept", ".geojson,.json,.gpx,.csv,application/geo+json,application/gpx+xml,text/csv"), .required])
