@@ -153,6 +153,9 @@ import Testing
             _ = try await Self.importFile(aiko, "google-saved-places-2018.json")
             let page = try await browser.get(VisitPaths.savedPlaces)
             #expect(page.body.contains("LimeRed Teahouse") && page.body.contains(#"href="\#(VisitPaths.savedPlaces)""#))
+            // Past the last page: the way back, not "no saved places yet".
+            let past = try await browser.get(VisitPaths.savedPlacesPage(9))
+            #expect(past.status == .ok && !past.body.contains("saved-places-empty") && past.body.contains(#"id="newer""#))
             let place = try #require(try await Self.list(aiko).places.first)
             let logged = try await browser.post(VisitPaths.savedPlaceVisit(place.id), form: ["visitedAt": "2024-05-01T12:30"])
             #expect(logged.status == .found)

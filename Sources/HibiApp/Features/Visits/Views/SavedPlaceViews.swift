@@ -17,7 +17,8 @@ enum SavedPlaceViews {
             }
             VisitViews.subnav(l, current: VisitPaths.savedPlaces)
             if let notice { Layout.notice(notice.0, kind: notice.1) }
-            if places.isEmpty {
+            // A page past the end still has places before it: the pager, not "no saved places yet".
+            if total == 0 {
                 el("section", .class("empty-state card"), .id("saved-places-empty")) {
                     el("p", .class("empty-icon"), .aria("hidden", "true")) { "⭐" }
                     el("p") { VisitStrings.savedPlacesEmpty(l) }
@@ -31,9 +32,9 @@ enum SavedPlaceViews {
                     }
                 }
                 let pages = (total + page.perPage - 1) / page.perPage
-                if pages > 1 {
+                if pages > 1 || page.page > 1 {
                     el("nav", .class("pager"), .aria("label", VisitStrings.savedPlaces(l))) {
-                        if page.page > 1 { el("a", .href(VisitPaths.savedPlacesPage(page.page - 1)), .id("newer")) { VisitStrings.previousPage(l) } }
+                        if page.page > 1 { el("a", .href(VisitPaths.savedPlacesPage(min(page.page - 1, pages))), .id("newer")) { VisitStrings.previousPage(l) } }
                         el("span", .class("muted")) { "\(page.page) / \(pages)" }
                         if page.page < pages { el("a", .href(VisitPaths.savedPlacesPage(page.page + 1)), .id("older")) { VisitStrings.nextPage(l) } }
                     }
