@@ -6,7 +6,7 @@ return (Resources/openapi/*.json, `links`), and schemathesis's stateful phase fo
 own generated bodies are mostly refused (that is the point of them), so without data the lists come
 back empty and the id-taking operations are only ever called with ids that do not exist. This puts
 one diary entry with a photo, a finished diary import, a health record, goal, reminder and finished import with an ECG, a
-visit with a photo, a video in a playlist and six detected stays in place first.
+visit with a photo, a saved place, a video in a playlist and six detected stays in place first.
 
 Usage: schemathesis-seed.py BASE_URL TOKEN   (needs ffmpeg for the video; stops at the first refusal)
 """
@@ -76,6 +76,10 @@ if job["state"] != "done":
     sys.exit(f"seed: the health import ended {job['state']}: {job.get('error')}")
 visit = call("POST", "/api/v1/visits", {"name": "Seeded place", "latitude": 35.68, "longitude": 139.76, "visitedAt": "2024-05-01T10:00:00Z"})
 call("POST", f"/api/v1/visits/{visit['id']}/photos", JPEG, "image/jpeg")
+saved = call("POST", "/api/v1/visits/import", open(os.path.join(ROOT, "Tests/Fixtures/locations/google-saved-places-organicmaps.json"), "rb").read(),
+             "application/json")
+if saved.get("savedPlaces") != 1:
+    sys.exit(f"seed: the Saved Places file gave no saved place: {saved}")
 uploaded = call("POST", "/api/v1/videos?filename=seed.mp4", video(), "application/octet-stream")
 playlist = call("POST", "/api/v1/playlists", {"name": "Seeded playlist"})
 call("POST", f"/api/v1/playlists/{playlist['id']}/items", {"videoId": uploaded["id"]})
@@ -85,5 +89,5 @@ track = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/generate-loc
 imported = call("POST", "/api/v1/locations/import", track, "application/gpx+xml")
 if not call("GET", "/api/v1/locations/stays"):
     sys.exit(f"seed: the track gave no stays to confirm: {imported}")
-print("seed: a diary entry, health record, goal, reminder, import with an ECG, visit with a photo, video in a playlist, "
+print("seed: a diary entry, health record, goal, reminder, import with an ECG, visit with a photo, saved place, video in a playlist, "
       f"{len(call('GET', '/api/v1/locations/stays'))} stays")

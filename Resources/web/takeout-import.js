@@ -27,7 +27,7 @@
       if (xhr.status === 200 && xhr.response) {
         bar.value = 100;
         say(form.dataset.msgDone);
-        for (const key of ["diaryEntries", "healthRecords", "visits", "locationPoints"]) {
+        for (const key of ["diaryEntries", "healthRecords", "visits", "locationPoints", "savedPlaces"]) {
           const count = Number(xhr.response[key] || 0);
           const item = document.createElement("li");
           item.dataset.kind = key;

@@ -113,7 +113,44 @@
     if (points.length === 1) map.setView([points[0].lat, points[0].lon], 6);
     else if (points.length > 1) map.fitBounds(L.latLngBounds(points.map((p) => [p.lat, p.lon])), { padding: [30, 30], maxZoom: 15 });
     const routes = await workoutRoutes(map, element, points.length);
-    window.hibiVisitsMap = { map, layer, routes };
+    const saved = await savedPlaces(map, element, points.length === 0 && !routes);
+    window.hibiVisitsMap = { map, layer, routes, saved };
+  }
+
+  // Saved places (not visits: no time anyone was there) as yellow circles outside the visit clusters; the
+  // newest 1000, the most one page of the API gives (the Saved places page lists every one).
+  async function savedPlaces(map, element, frame) {
+    const url = element.dataset.savedUrl;
+    if (!url) return null;
+    let places = [];
+    try {
+      const response = await fetch(url, { credentials: "same-origin" });
+      if (response.ok) places = (await response.json()).places || [];
+    } catch (_) { /* the visits are still shown */ }
+    element.dataset.savedMarkers = String(places.length);
+    if (!places.length) return null;
+    const layer = L.layerGroup();
+    for (const place of places) {
+      L.circleMarker([place.latitude, place.longitude], { radius: 7, color: "#b8860b", weight: 3, fillColor: "#ffd43b", fillOpacity: 0.6, className: "saved-place-marker" })
+        .bindPopup(() => {
+          const box = document.createElement("div");
+          const name = document.createElement("div");
+          name.className = "popup-name";
+          name.textContent = "⭐ " + place.name;
+          const address = document.createElement("div");
+          address.textContent = place.address;
+          const open = document.createElement("a");
+          open.href = element.dataset.savedPage || "/visits/saved-places";
+          open.textContent = element.dataset.savedText || "Saved places";
+          box.append(name, address, open);
+          return box;
+        })
+        .addTo(layer);
+    }
+    layer.addTo(map);
+    // With no visit or route to frame, the map frames the saved places.
+    if (frame) map.fitBounds(L.latLngBounds(places.map((p) => [p.latitude, p.longitude])), { padding: [30, 30], maxZoom: 15 });
+    return layer;
   }
 
   function routePopup(feature) {
@@ -263,7 +300,10 @@
       result.setAttribute("role", response.ok ? "status" : "alert");
       if (response.ok) {
         const body = await response.json();
-        result.textContent = form.dataset.done.replace("%@", String(body.imported));
+        // Saved places are not visits: "0 visits imported" would read as nothing happened.
+        result.textContent = body.savedPlaces != null && form.dataset.donePlaces
+          ? form.dataset.donePlaces.replace("%@", String(body.savedPlaces))
+          : form.dataset.done.replace("%@", String(body.imported));
         // What happened to each kind of element (approximate times, duplicates, track points skipped).
         if (Array.isArray(body.summary) && body.summary.length) {
           const list = document.createElement("ul");

@@ -13,12 +13,18 @@ public enum VisitPaths {
     public static let webhookSend = "/visits/webhook/send"
     public static let stays = "/visits/stays"
     public static let staySettings = "/visits/stays/settings"
+    /// Saved places (Google Maps' "Saved Places"): places without a visit time.
+    public static let savedPlaces = "/visits/saved-places"
 
     public static func visit(_ id: String) -> String { list + "/\(id)" }
     public static func edit(_ id: String) -> String { visit(id) + "/edit" }
     public static func delete(_ id: String) -> String { visit(id) + "/delete" }
     public static func confirmStay(_ id: String) -> String { stays + "/\(id)/confirm" }
     public static func dismissStay(_ id: String) -> String { stays + "/\(id)/dismiss" }
+    public static func savedPlaceVisit(_ id: String) -> String { savedPlaces + "/\(id)/visit" }
+    public static func deleteSavedPlace(_ id: String) -> String { savedPlaces + "/\(id)/delete" }
+    public static func savedPlacesPage(_ page: Int) -> String { page <= 1 ? savedPlaces : savedPlaces + "?page=\(page)" }
+    public static let savedPlaceDeleted = savedPlaces + "?deleted=1"
 
     /// A visit's page after it was saved (with the notice).
     public static func saved(_ id: String) -> String { visit(id) + "?saved=1" }

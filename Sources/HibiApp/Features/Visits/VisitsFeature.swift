@@ -21,8 +21,10 @@ public struct VisitsFeature: Feature {
         .build { web, api in
             VisitWebRoutes(visits: service, signer: signer, tiles: platform.mapTiles).register(on: web.signedIn())
             LocationWebRoutes(locations: locations, publicURL: platform.config.publicURL).register(on: web.signedIn())
+            SavedPlaceWebRoutes(visits: service).register(on: web.signedIn())
             VisitAPIRoutes(visits: service, locations: locations, bodyLimit: platform.config.maxRequestBodyBytes, heavyWork: platform.heavyWork).register(on: api.signedIn())
             LocationAPIRoutes(locations: locations, tokens: platform.tokens, heavyWork: platform.heavyWork).register(on: api, signedIn: api.signedIn())
+            SavedPlaceAPIRoutes(visits: service).register(on: api.signedIn())
         }
     }
 

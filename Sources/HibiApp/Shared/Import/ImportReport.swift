@@ -22,6 +22,10 @@ public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
     case inFuture
     /// Every timed point of the file at one second (a logger that never set its clock): kept out of the location history.
     case sameSecond
+    /// A place written at [0, 0], where Google puts a saved place it cannot place.
+    case noPosition
+    /// Text longer than Hibi keeps for its field (a name over 200 characters, …).
+    case tooLong
 
     public var text: Text {
         switch self {
@@ -37,6 +41,8 @@ public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
         case .beforeEpoch: Text(en: "suspicious: a time before 1970", ja: "不審な日時(1970年より前)")
         case .inFuture: Text(en: "suspicious: a time in the future", ja: "不審な日時(未来)")
         case .sameSecond: Text(en: "suspicious: every point at the same second", ja: "不審な日時(すべての地点が同じ秒)")
+        case .noPosition: Text(en: "no position (written at [0, 0]: Google could not place it)", ja: "位置なし([0, 0]: Google が位置を特定できなかった場所)")
+        case .tooLong: Text(en: "text longer than Hibi keeps", ja: "Hibi が保存できる長さを超えた文字列")
         }
     }
 
@@ -170,6 +176,7 @@ public struct ImportReport: Codable, Sendable, Equatable {
         "segment": Text(en: "Timeline segments", ja: "タイムラインの区間"),
         "simplifiedRawPath": Text(en: "Path points", ja: "経路の地点"),
         "feature": Text(en: "Map features", ja: "地図の地物"),
+        "saved place": Text(en: "Saved places", ja: "保存した場所"),
         "apple-health": Text(en: "Apple Health export", ja: "Apple ヘルスケアの書き出し"),
     ]
 

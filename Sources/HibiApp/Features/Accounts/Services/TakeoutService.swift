@@ -194,6 +194,7 @@ public struct TakeoutService: Sendable {
         try await spoolLocations(userID: user.id, to: pointsPath)
         try await add("visits/location-points.csv", try Data(contentsOf: URL(fileURLWithPath: pointsPath), options: .alwaysMapped))
         try await add("visits/stays.json", try encoder.encode(try await locations.stays(userID: user.id, status: nil, limit: 100_000)))
+        try await add("visits/saved-places.geojson", GoogleSavedPlaces.geoJSON(try await visits.allSavedPlaces(userID: user.id)))
 
         // Videos: what this person sees and what they made of it, and the files they uploaded (the shared
         // library's files are the administrator's, not theirs). A file goes out in slices of its mapping,
@@ -285,6 +286,8 @@ public struct TakeoutService: Sendable {
         public let visits: Int
         /// Points of visits/location-points.csv newly stored in the location history.
         public var locationPoints: Int = 0
+        /// Saved places of visits/saved-places.geojson newly stored.
+        public var savedPlaces: Int = 0
     }
 
     /// Reads a takeout into this account: diary entries (ids already there skipped), health records
@@ -319,7 +322,13 @@ public struct TakeoutService: Sendable {
         if let csv = try reader.contents(of: "visits/location-points.csv") {
             locationPoints = try await locations.importFile(userID: user.id, stream: MemoryByteStream(Array(csv)), now: now).pointsStored
         }
-        return ImportResult(diaryEntries: diary, healthRecords: healthRecords, visits: visitCount, locationPoints: locationPoints)
+        var savedPlaces = 0
+        if let geoJSON = try reader.contents(of: "visits/saved-places.geojson") {
+            let parsed = try GoogleSavedPlaces.parse(geoJSON)
+            savedPlaces = try await visits.importSavedPlaces(userID: user.id, places: parsed.places, report: parsed.report, now: now).added
+        }
+        return ImportResult(diaryEntries: diary, healthRecords: healthRecords, visits: visitCount, locationPoints: locationPoints,
+                            savedPlaces: savedPlaces)
     }
 
     static let readme = """
@@ -346,6 +355,7 @@ public struct TakeoutService: Sendable {
         visits/location-points.csv  your location history as stored (time in UTC, latitude, longitude), oldest first;
                                    Visits → Import & export on any Hibi reads it back
         visits/stays.json          the stays found in it: arrival, departure, place, and whether you confirmed or dismissed each
+        visits/saved-places.geojson  your saved places (no visit time), in the shape of Google Takeout's "Saved Places.json"
         videos/library.json        the videos you see, with your titles, ratings, tags, favourites and viewing history;
                                    "file" names the file of each video you uploaded (shared library videos have none)
         videos/files/VIDEO-ID.EXT  each video you uploaded, as you uploaded it

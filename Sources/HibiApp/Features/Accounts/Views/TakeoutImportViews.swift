@@ -19,6 +19,8 @@ enum TakeoutImportStrings {
     static let visits = CountText(one: Text(en: "%@ visit added", ja: "訪問 %@ 件を追加"), other: Text(en: "%@ visits added", ja: "訪問 %@ 件を追加"))
     static let points = CountText(one: Text(en: "%@ location point added", ja: "位置の記録 %@ 件を追加"),
                                   other: Text(en: "%@ location points added", ja: "位置の記録 %@ 件を追加"))
+    static let savedPlaces = CountText(one: Text(en: "%@ saved place added", ja: "保存した場所 %@ 件を追加"),
+                                       other: Text(en: "%@ saved places added", ja: "保存した場所 %@ 件を追加"))
     static let notTwice = Text(en: "Anything already in this account was left as it was.", ja: "すでにこのアカウントにあったものはそのままです。")
 }
 
@@ -29,7 +31,7 @@ extension AccountViews {
         let l = context.language
         let S = TakeoutImportStrings.self
         // The report's sentences for every count, rendered here so the page stays bilingual without a script dictionary.
-        let forms: [(String, CountText)] = [("diaryEntries", S.diary), ("healthRecords", S.health), ("visits", S.visits), ("locationPoints", S.points)]
+        let forms: [(String, CountText)] = [("diaryEntries", S.diary), ("healthRecords", S.health), ("visits", S.visits), ("locationPoints", S.points), ("savedPlaces", S.savedPlaces)]
         let templates = Dictionary(uniqueKeysWithValues: forms.map { ($0.0, ["one": $0.1.one(l), "other": $0.1.other(l)]) })
         let json = (try? JSONCoding.encoder.encode(templates)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return Layout.page(title: S.title(l), context: context) {

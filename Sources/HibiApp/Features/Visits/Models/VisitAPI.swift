@@ -90,8 +90,11 @@ public struct ImportResponse: Codable, Sendable, Equatable {
     /// GPX track points stored in the location history (not visits), and stays found in them to confirm.
     public var trackPointsStored: Int?
     public var staysDetected: Int?
-    /// What the file was read as: "hibi-geojson", "gpslogger" (a position log, into the location history), "gpx", "hibi-csv".
+    /// What the file was read as: "hibi-geojson", "gpslogger" (a position log, into the location history), "gpx", "hibi-csv",
+    /// "google-saved-places" (places without a visit time, kept as saved places).
     public var dialect: String?
+    /// Saved places newly stored (Google Maps' Saved Places), not visits.
+    public var savedPlaces: Int?
 }
 
 public struct WebhookRequest: Codable, Sendable {

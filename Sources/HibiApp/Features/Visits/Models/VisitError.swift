@@ -30,10 +30,11 @@ public enum VisitError: UserFacingError, Equatable {
     /// The chain's head record fails its hash or signature: someone changed the log outside Hibi.
     /// Nothing is signed on top of it, or that signature would vouch for their records.
     case logTampered
+    case savedPlaceNotFound
 
     public var status: HTTPResponse.Status {
         switch self {
-        case .notFound, .photoNotFound: .notFound
+        case .notFound, .photoNotFound, .savedPlaceNotFound: .notFound
         case .photoTooLarge, .photoTooManyPixels, .importTooLarge: .contentTooLarge
         case .photoType: .unsupportedMediaType
         case .importInvalid: .unprocessableContent
@@ -64,6 +65,7 @@ public enum VisitError: UserFacingError, Equatable {
         case .webhookAddressRefused: "webhook_address_refused"
         case .invalidFilter: "invalid_filter"
         case .logTampered: "visit_log_tampered"
+        case .savedPlaceNotFound: "saved_place_not_found"
         }
     }
 
@@ -113,6 +115,8 @@ public enum VisitError: UserFacingError, Equatable {
         case .logTampered:
             Text(en: "The visit log was changed outside Hibi, so no change can be signed onto it. Open Verify to see which record.",
                  ja: "訪問記録のログが Hibi の外で変更されているため、変更を署名して追記できません。「検証」でどの記録かを確認してください。")
+        case .savedPlaceNotFound:
+            Text(en: "No such saved place.", ja: "その保存した場所はありません。")
         }
         return text(language)
     }

@@ -86,7 +86,17 @@ struct VisitAPIRoutes: Sendable {
                                                trackPointsStored: result.pointsStored, staysDetected: result.staysOffered,
                                                dialect: VisitFormats.GeoJSONDialect.positionLog.rawValue), status: .created)
             }
-            if dialect == .googleSavedPlaces { throw VisitError.importInvalid(position: "features[0]", reason: VisitStrings.savedPlacesNotVisits) }
+            if dialect == .googleSavedPlaces {
+                // Places without a visit time: saved places, which a person can turn into visits one by one.
+                let parsed = try await heavyWork.run(userID: user.id) { try GoogleSavedPlaces.parse(data) }
+                let report = try await heavyWork.exclusive(userID: user.id) {
+                    try await visits.importSavedPlaces(userID: user.id, places: parsed.places, report: parsed.report, now: now)
+                }
+                return JSONBody(ImportResponse(imported: 0, report: report,
+                                               summary: [VisitStrings.readAsSavedPlaces(context.language)] + report.lines(context.language),
+                                               dialect: VisitFormats.GeoJSONDialect.googleSavedPlaces.rawValue, savedPlaces: report.added),
+                                status: .created)
+            }
             if format == .gpx {
                 let parsed = try await heavyWork.run(userID: user.id) { try VisitFormats.parseGPXWithTrack(data, importedAt: now) }
                 // Waypoints become visits (all or none); track points go to the location history, and

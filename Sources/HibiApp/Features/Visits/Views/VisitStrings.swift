@@ -7,8 +7,21 @@ extension VisitStrings {
     static let add = Text(en: "Add a visit", ja: "訪問を追加")
     static let readAsPositionLog = Text(en: "Read as a GPSLogger position log: where your phone was, not places visited. Its points went to your location history; the stays found in it wait on the \"Detected stays\" page.",
                                         ja: "GPSLogger の位置ログとして読み込みました(訪れた場所ではなく、スマートフォンがいた位置の記録です)。地点は位置履歴に保存し、見つかった滞在は「検出された滞在」ページで確認できます。")
-    static let savedPlacesNotVisits = Text(en: "this is Google Maps' Saved Places: places saved without a visit time, which are not visits. Hibi does not import saved places yet; add the ones you visited as visits",
-                                           ja: "これは Google マップの「保存した場所」です。訪問日時のない保存済みの場所で、訪問ではありません。Hibi はまだ保存した場所を取り込めません。訪れた場所は訪問として追加してください")
+    static let readAsSavedPlaces = Text(en: "Read as Google Maps saved places: places saved without a visit time, kept on the \"Saved places\" page, where you can log a visit at any of them.",
+                                        ja: "Google マップの保存した場所として読み込みました(訪問日時のない場所です)。「保存した場所」ページに保存し、そこからいつでも訪問として記録できます。")
+    static let savedPlaces = Text(en: "Saved places", ja: "保存した場所")
+    static let savedPlacesIntro = Text(en: "Places you saved in Google Maps, without a time you were there. Log a visit when you go: it joins your signed visit log.",
+                                       ja: "Google マップで保存した場所です(訪れた日時はありません)。訪れたら「訪問として記録」すると、署名付きの訪問記録に加わります。")
+    static let savedPlacesEmpty = Text(en: "No saved places yet. Import Google Takeout's \"Saved Places.json\" (Maps (your places)) on the Import & export page.",
+                                       ja: "保存した場所はまだありません。「インポートとエクスポート」ページで Google データエクスポートの「Saved Places.json」(マップ(マイプレイス))を取り込んでください。")
+    static func savedPlacesCount(_ l: Language, _ n: Int) -> String { l == .ja ? "\(n) 件" : (n == 1 ? "1 place" : "\(n) places") }
+    static let logVisitHere = Text(en: "Log a visit here", ja: "訪問として記録")
+    static let visitedAt = Text(en: "When", ja: "日時")
+    static let openInGoogleMaps = Text(en: "Google Maps", ja: "Google マップ")
+    static let savedPlaceDeleted = Text(en: "The saved place was removed.", ja: "保存した場所を削除しました。")
+    static let savedOn = Text(en: "Saved", ja: "保存日")
+    static let previousPage = Text(en: "← Newer", ja: "← 新しい順")
+    static let nextPage = Text(en: "Older →", ja: "古い順 →")
     static let edit = Text(en: "Edit", ja: "編集")
     static let editTitle = Text(en: "Edit visit", ja: "訪問を編集")
     static let delete = Text(en: "Delete", ja: "削除")
@@ -79,9 +92,10 @@ extension VisitStrings {
     static let importTitle = Text(en: "Import GeoJSON or GPX", ja: "GeoJSON または GPX を取り込む")
     static let importButton = Text(en: "Import", ja: "取り込む")
     static let imported = Text(en: "Imported %@ visits.", ja: "%@ 件の訪問を取り込みました。")
+    static let importedSavedPlaces = Text(en: "Added %@ saved places.", ja: "保存した場所を %@ 件追加しました。")
     static let approximateTime = Text(en: "time approximate", ja: "時刻は推定")
-    static let importNote = Text(en: "All or nothing: if any item is wrong, nothing is imported and the position of the problem is shown. GPX waypoints and route points without a time take the file's time (else now) and the label “time approximate”; GPX track points go to your location history, and the stays found in them wait under Detected stays. A Hibi takeout's location-points.csv restores your location history. The result says what was added and skipped.",
-                                 ja: "すべてか無しか: 1件でも誤りがあれば何も取り込まず、問題の位置を表示します。時刻のない GPX のウェイポイントとルートポイントはファイルの時刻(なければ現在時刻)と「時刻は推定」のラベルを付けて取り込みます。GPX のトラックポイントは位置履歴に保存し、そこから見つかった滞在は「検出された滞在」で確認できます。Hibi のデータ書き出しの location-points.csv を選ぶと位置履歴を復元します。結果に追加とスキップの内訳を表示します。")
+    static let importNote = Text(en: "All or nothing: if any item is wrong, nothing is imported and the position of the problem is shown. GPX waypoints and route points without a time take the file's time (else now) and the label “time approximate”; GPX track points go to your location history, and the stays found in them wait under Detected stays. A Hibi takeout's location-points.csv restores your location history. Google Takeout's \"Saved Places.json\" becomes your saved places (a place Google wrote at [0, 0] is skipped). The result says what was added and skipped.",
+                                 ja: "すべてか無しか: 1件でも誤りがあれば何も取り込まず、問題の位置を表示します。時刻のない GPX のウェイポイントとルートポイントはファイルの時刻(なければ現在時刻)と「時刻は推定」のラベルを付けて取り込みます。GPX のトラックポイントは位置履歴に保存し、そこから見つかった滞在は「検出された滞在」で確認できます。Hibi のデータ書き出しの location-points.csv を選ぶと位置履歴を復元します。Google データエクスポートの「Saved Places.json」は保存した場所になります([0, 0] の場所はスキップ)。結果に追加とスキップの内訳を表示します。")
     static let file = Text(en: "File", ja: "ファイル")
     static let webhook = Text(en: "Chain head webhook", ja: "チェーン先頭の Webhook")
     static let webhookIntro = Text(en: "After each change Hibi POSTs the chain head (sequence number and hash) to this URL, so a copy lives outside this server.",

@@ -146,7 +146,7 @@ enum VisitViews {
     static func subnav(_ l: Language, current: String) -> Node {
         el("nav", .class("visits-subnav section-nav"), .aria("label", VisitStrings.title(l))) {
             el("ul") {
-                for (path, title) in [(VisitPaths.list, VisitStrings.list), (VisitPaths.places, VisitStrings.places), (VisitPaths.verify, VisitStrings.verifyTitle),
+                for (path, title) in [(VisitPaths.list, VisitStrings.list), (VisitPaths.places, VisitStrings.places), (VisitPaths.savedPlaces, VisitStrings.savedPlaces), (VisitPaths.verify, VisitStrings.verifyTitle),
                                       (VisitPaths.transfer, VisitStrings.transfer), (VisitPaths.stays, LocationStrings.staysTitle)] {
                     el("li") { el("a", [.href(path)] + (current == path ? [.aria("current", "page")] : [])) { title(l) } }
                 }
@@ -183,7 +183,9 @@ enum VisitViews {
             }
             subnav(l, current: VisitPaths.list)
             if let notice { Layout.notice(notice, kind: .success) }
-            mapElement(id: "visits-map", tileURL: tileURL, l: l, attributes: [.data("points-url", "/api/v1/visits/map?format=compact"), .data("routes-url", routesURL)])
+            mapElement(id: "visits-map", tileURL: tileURL, l: l, attributes: [.data("points-url", "/api/v1/visits/map?format=compact"), .data("routes-url", routesURL),
+                                                                   .data("saved-url", "/api/v1/visits/saved-places?perPage=1000"), .data("saved-page", VisitPaths.savedPlaces),
+                                                                   .data("saved-text", VisitStrings.savedPlaces(l))])
             el("details", [.class("card filter")] + (filtered ? [.init("open", nil)] : [])) {
                 el("summary") { VisitStrings.filter(l) }
                 el("form", .method("get"), .action(VisitPaths.list), .id("filter-form"), .class("filter-grid")) {
@@ -469,7 +471,8 @@ enum VisitViews {
                 el("section", .class("card"), .id("import")) {
                     el("h2") { VisitStrings.importTitle(l) }
                     el("p", .class("muted")) { VisitStrings.importNote(l) }
-                    el("form", .id("import-form"), .data("import-url", "/api/v1/visits/import"), .data("done", VisitStrings.imported(l))) {
+                    el("form", .id("import-form"), .data("import-url", "/api/v1/visits/import"), .data("done", VisitStrings.imported(l)),
+                       .data("done-places", VisitStrings.importedSavedPlaces(l))) {
                         el("label", .for("import-file")) {
                             VisitStrings.file(l)
                             Node.void("input", [.type("file"), .id("import-file"), .init("accept", ".geojson,.json,.gpx,.csv,application/geo+json,application/gpx+xml,text/csv"), .required])
