@@ -68,13 +68,19 @@ public struct Features: Sendable {
     init(platform: Platform) {
         visits = VisitsFeature(platform: platform)
         // After visits: a Day One entry's place becomes a visit in the signed log.
-        diary = DiaryFeature(platform: platform, visits: visits.service)
+        diary = DiaryFeature(platform: platform, visits: visits.service, attempts: LoginThrottleStore(database: platform.database),
+                            ratings: DayRatingStore(database: platform.database))
         // After visits: a workout route's points also go to the location history.
         health = HealthFeature(platform: platform, locations: visits.locations)
         videos = VideosFeature(platform: platform)
-        accounts = AccountsFeature(platform: platform, diary: diary, health: health, visits: visits, videos: videos)
+        // Accounts iterates what the others put in a takeout (Shared/Offers/Offers+Accounts.swift), in archive order.
+        accounts = AccountsFeature(platform: platform, diary: diary, takeoutOffers: [diary, health, visits, videos],
+                                   takeoutVideoFiles: { [videos] in try await videos.takeoutFiles(userID: $0) })
         backups = BackupFeature(platform: platform)
-        journal = JournalFeature(platform: platform, diary: diary, health: health, visits: visits, videos: videos, accounts: accounts)
+        // Journal iterates what the others offer it (Shared/Offers/Offers+Journal.swift), in the order shown.
+        journal = JournalFeature(platform: platform, diary: diary, health: health, visits: visits, videos: videos,
+                                 setupState: SetupState(users: platform.users), searches: [diary, visits, videos, health],
+                                 gettingStarted: [diary, health, visits, videos])
     }
 
     public var all: [any Feature] { [accounts, diary, health, visits, videos, backups, journal] }

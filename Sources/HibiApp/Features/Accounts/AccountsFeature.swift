@@ -2,24 +2,20 @@ import Foundation
 import Hummingbird
 
 /// Accounts: setup, sign-in (password and face on a remembered device), settings, tokens, the admin
-/// pages and each person's takeout. It asks the diary for face checks and its lock, and the diary,
-/// health, visits and videos services for the takeout; it never reads their tables.
+/// pages and each person's takeout. It asks the diary for face checks and its lock, and every feature's
+/// `TakeoutOffer` for the takeout (Shared/Offers); it never reads their tables.
 public struct AccountsFeature: Feature {
     public let devices: DeviceStore
     public let takeout: TakeoutService
-    /// What the user has done so far: the journal shows the checklist on `/`.
-    let gettingStarted: GettingStartedService
     let platform: Platform
     let diary: DiaryFeature
 
-    init(platform: Platform, diary: DiaryFeature, health: HealthFeature, visits: VisitsFeature, videos: VideosFeature) {
+    init(platform: Platform, diary: DiaryFeature, takeoutOffers: [any TakeoutOffer],
+         takeoutVideoFiles: @escaping @Sendable (String) async throws -> (count: Int, bytes: Int64)) {
         self.platform = platform
         self.diary = diary
         devices = DeviceStore(database: platform.database)
-        takeout = TakeoutService(transfer: diary.transfer, health: health.service, visits: visits.service, signer: visits.signer,
-                                 videos: videos.service, lock: diary.lock, locations: visits.locations)
-        gettingStarted = GettingStartedService(faces: diary.faces.templates, diary: diary.service.store, health: health.service.records,
-                                               visits: visits.service, videos: videos.service.store)
+        takeout = TakeoutService(offers: takeoutOffers, uploads: diary.transfer, videoFiles: takeoutVideoFiles)
     }
 
     public func routes() -> FeatureRoutes {

@@ -15,7 +15,7 @@ public struct DiaryFeature: Feature {
     let runner: DiaryImportRunner
     public let lock: DiaryLock
     public let faces: FaceAuthService
-    let accounts: AccountService
+    let accounts: any PasswordCheck
     let heavyWork: HeavyWork
     /// Photos and face frames arrive as JSON with base64 or as multipart; 12 MB covers a phone photo.
     static let maxUpload = 12 * 1024 * 1024
@@ -23,11 +23,11 @@ public struct DiaryFeature: Feature {
     /// photos (base64 in JSON adds a third), read into memory once per save.
     static let maxEntryUpload = 64 * 1024 * 1024
 
-    init(platform: Platform, visits: VisitService?) {
+    init(platform: Platform, visits: (any PlaceRecorder)?, attempts: any LoginAttempts, ratings: any DayRatings) {
         lock = DiaryLock(database: platform.database, sessions: platform.sessions)
         let templates = FaceTemplateStore(database: platform.database, box: platform.box)
         faces = FaceAuthService(engine: platform.faceAnalyzer, templates: templates, database: platform.database,
-                                throttle: LoginThrottleStore(database: platform.database), policy: platform.config.loginPolicy,
+                                throttle: attempts, policy: platform.config.loginPolicy,
                                 logger: platform.logger)
         let store = DiaryStore(database: platform.database, box: platform.box)
         let photos = PhotoStore(dataDirectory: platform.config.mediaDirectory, box: platform.box)
@@ -37,7 +37,7 @@ public struct DiaryFeature: Feature {
         transfer = DiaryTransfer(store: store, photos: photos)
         details = DiaryDetailsStore(database: platform.database, box: platform.box)
         imports = DiaryForeignImport(transfer: transfer, store: store, photos: photos, details: details,
-                                     ratings: DayRatingStore(database: platform.database), visits: visits, box: platform.box)
+                                     ratings: ratings, visits: visits, box: platform.box)
         importJobs = DiaryImportJobStore(database: platform.database, box: platform.box)
         runner = DiaryImportRunner(imports: imports, jobs: importJobs, leases: JobLeases(database: platform.database, holder: platform.instanceID),
                                    users: platform.users, logger: platform.logger,

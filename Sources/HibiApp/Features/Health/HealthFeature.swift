@@ -10,7 +10,7 @@ public struct HealthFeature: Feature {
     let launcher: HealthImportLauncher
     let platform: Platform
 
-    init(platform: Platform, locations: LocationService? = nil) {
+    init(platform: Platform, locations: (any LocationHistory)? = nil) {
         self.platform = platform
         service = HealthService(database: platform.database, box: platform.box, outbound: platform.outbound,
                                 mediaDirectory: platform.config.mediaDirectory, logger: platform.logger)

@@ -8,16 +8,17 @@ public struct JournalFeature: Feature {
     let lock: DiaryLock
     let health: HealthService
     /// `/` is today's page: it sends a new server to setup, and shows the accounts' getting-started checklist.
-    let setupState: SetupState
-    let gettingStarted: GettingStartedService
+    let setupState: any SetupCheck
+    let gettingStarted: GettingStartedChecklist
 
-    init(platform: Platform, diary: DiaryFeature, health: HealthFeature, visits: VisitsFeature, videos: VideosFeature, accounts: AccountsFeature) {
+    init(platform: Platform, diary: DiaryFeature, health: HealthFeature, visits: VisitsFeature, videos: VideosFeature, setupState: any SetupCheck,
+         searches: [any SearchOffer], gettingStarted: [any GettingStartedOffer]) {
         service = JournalService(diary: diary.service, health: health.service, visits: visits.service, videos: videos.service,
-                                 ratings: DayRatingStore(database: platform.database))
+                                 ratings: DayRatingStore(database: platform.database), searches: searches)
         lock = diary.lock
         self.health = health.service
-        setupState = SetupState(users: platform.users)
-        gettingStarted = accounts.gettingStarted
+        self.setupState = setupState
+        self.gettingStarted = GettingStartedChecklist(offers: gettingStarted)
     }
 
     public func routes() -> FeatureRoutes {

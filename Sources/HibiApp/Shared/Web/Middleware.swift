@@ -147,7 +147,7 @@ struct TokenScopeMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if case let .apiToken(_, scopes) = context.identity?.credential {
             let reading = [.get, .head, .options].contains(request.method)
-            guard scopes.contains(reading ? .read : .write) else { throw AccountError.tokenScopeMissing(reading ? "read" : "write") }
+            guard scopes.contains(reading ? .read : .write) else { throw TokenScopeMissing(reading ? "read" : "write") }
         }
         return try await next(request, context)
     }

@@ -29,7 +29,6 @@ public enum AccountError: UserFacingError, Equatable {
     case deviceNotFound
     case invalidTokenScope(String)
     /// The request needs a scope the token was not given.
-    case tokenScopeMissing(String)
     /// Making a token from a session needs the password again, or an unlocked diary.
     case reauthenticationRequired
     /// A token may only make tokens with scopes it has itself.
@@ -40,7 +39,7 @@ public enum AccountError: UserFacingError, Equatable {
         case .invalidUsername, .passwordTooShort, .passwordTooLong, .passwordsDoNotMatch, .displayNameInvalid,
              .tokenNameInvalid, .invalidTimeZone, .invalidLanguage, .currentPasswordWrong, .cannotDisableYourself, .invalidTokenScope:
             .badRequest
-        case .tokenScopeMissing, .reauthenticationRequired, .tokenScopeEscalation: .forbidden
+        case .reauthenticationRequired, .tokenScopeEscalation: .forbidden
         case .usernameTaken, .setupAlreadyDone: .conflict
         case .invalidCredentials, .deviceNotRemembered: .unauthorized
         case .locked, .busy: .tooManyRequests
@@ -74,7 +73,6 @@ public enum AccountError: UserFacingError, Equatable {
         case .invalidLanguage: "invalid_language"
         case .cannotDisableYourself: "cannot_disable_self"
         case .invalidTokenScope: "invalid_token_scope"
-        case .tokenScopeMissing: "token_scope_missing"
         case .reauthenticationRequired: "reauthentication_required"
         case .tokenScopeEscalation: "token_scope_escalation"
         }
@@ -131,9 +129,6 @@ public enum AccountError: UserFacingError, Equatable {
         case let .invalidTokenScope(name):
             Text(en: "Unknown token scope \"\(name)\"; choose from read, write and diary.",
                  ja: "トークンの権限「\(name)」は使えません。read、write、diary から選んでください。")
-        case let .tokenScopeMissing(scope):
-            Text(en: "This API token does not have the \"\(scope)\" scope. Make a token with it in Settings → API tokens.",
-                 ja: "この API トークンには「\(scope)」の権限がありません。設定 → API トークンで権限付きのトークンを作ってください。")
         case .reauthenticationRequired:
             Text(en: "Enter your password (or unlock your diary first) to create an API token.",
                  ja: "API トークンを作るには、パスワードを入力するか、先に日記のロックを解除してください。")

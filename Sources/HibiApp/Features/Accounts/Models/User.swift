@@ -1,18 +1,5 @@
 import Foundation
 
-public struct User: Sendable, Equatable {
-    public let id: String
-    public var username: String
-    public var displayName: String
-    public var passwordHash: String
-    public var isAdmin: Bool
-    public var disabled: Bool
-    public var language: Language?
-    public var timeZone: String
-    public var createdAt: Date
-    public var passwordChangedAt: Date
-}
-
 public struct APIToken: Sendable, Equatable {
     public let id: String
     public let userID: String
@@ -23,25 +10,7 @@ public struct APIToken: Sendable, Equatable {
     public var scopes: TokenScopes = .standard
 }
 
-/// What a personal API token may do: read (GET), write (everything else), and the diary, which is
-/// separate because a diary is locked even inside a signed-in session.
-public struct TokenScopes: OptionSet, Sendable, Hashable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
-
-    public static let read = TokenScopes(rawValue: 1)
-    public static let write = TokenScopes(rawValue: 2)
-    public static let diary = TokenScopes(rawValue: 4)
-    /// What a token gets when nobody says otherwise (and what tokens made before scopes keep).
-    public static let standard: TokenScopes = [.read, .write]
-    public static let all: TokenScopes = [.read, .write, .diary]
-
-    static let names: [(String, TokenScopes)] = [("read", .read), ("write", .write), ("diary", .diary)]
-
-    public var names: [String] { Self.names.filter { contains($0.1) }.map(\.0) }
-    /// Stored form, e.g. "read,write".
-    public var text: String { names.joined(separator: ",") }
-
+extension TokenScopes {
     /// Reads "read,write" or a list of names; an unknown name is an error, not silently dropped.
     public init(names list: [String]) throws(AccountError) {
         var scopes: TokenScopes = []
@@ -59,16 +28,6 @@ public struct TokenScopes: OptionSet, Sendable, Hashable {
     init(stored text: String) {
         self = (try? TokenScopes(names: text.split(separator: ",").map(String.init))) ?? .read
     }
-}
-
-/// Who a request is acting for, and how it proved it.
-public struct Identity: Sendable {
-    public enum Credential: Sendable, Equatable {
-        case session(tokenHash: String, csrfToken: String)
-        case apiToken(id: String, scopes: TokenScopes)
-    }
-    public let user: User
-    public let credential: Credential
 }
 
 // MARK: API shapes

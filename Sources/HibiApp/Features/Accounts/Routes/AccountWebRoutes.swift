@@ -234,7 +234,7 @@ public final class SetupState: Sendable {
         self.users = users
     }
 
-    func needsSetup() async throws -> Bool {
+    public func needsSetup() async throws -> Bool {
         if done.withLock({ $0 }) { return false }
         let needs = try await users.count() == 0
         if !needs { markDone() }

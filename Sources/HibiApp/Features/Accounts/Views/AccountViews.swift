@@ -64,33 +64,6 @@ enum AccountViews {
         }
     }
 
-    /// First steps, each ticked off by what the user has done (read through the features' stores).
-    static func gettingStarted(_ checklist: GettingStarted, language l: Language) -> Node {
-        el("section", .class("card getting-started"), .id("getting-started"), .aria("labelledby", "getting-started-title")) {
-            el("h2", .id("getting-started-title")) { CommonStrings.gettingStarted(l) }
-            el("p", .class("muted"), .id("getting-started-progress")) {
-                CommonStrings.gettingStartedProgress(l).replacingOccurrences(of: "%1", with: String(checklist.doneCount))
-                    .replacingOccurrences(of: "%2", with: String(checklist.steps.count))
-            }
-            el("ol", .class("checklist")) {
-                for step in checklist.steps {
-                    el("li", .class(step.done ? "done" : "todo"), .data("step", step.key)) {
-                        el("span", .class("check"), .aria("hidden", "true")) { step.done ? "✓" : "" }
-                        el("div") {
-                            if step.done {
-                                el("s") { step.title(l) }
-                                el("span", .class("visually-hidden")) { " (" + CommonStrings.done(l) + ")" }
-                            } else {
-                                el("a", .href(step.href)) { step.title(l) }
-                            }
-                            el("small", .class("muted")) { step.help(l) }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
     struct SettingsNotices {
         var profile: (String, Layout.NoticeKind)?
         var password: (String, Layout.NoticeKind)?

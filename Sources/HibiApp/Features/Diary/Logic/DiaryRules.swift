@@ -106,14 +106,7 @@ public enum DiaryRules {
 
 /// Case- and width-insensitive substring match, so "ｈｉｂｉ" finds "Hibi" and "カフェ" finds "かふぇ" is NOT assumed.
 public enum DiarySearch {
-    public static func normalize(_ text: String) -> String {
-        // ASCII needs only lower-casing (it has no diacritics or wide forms), and Foundation's folding
-        // was most of the time spent building the search index of a 100k-entry diary.
-        if text.utf8.allSatisfy({ $0 < 0x80 }) {
-            return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
-        }
-        return text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
-    }
+    public static func normalize(_ text: String) -> String { SearchText.normalize(text) }
 
     /// Every word of the query must occur (AND), in any order.
     public static func matches(normalizedText: String, query: [String]) -> Bool {

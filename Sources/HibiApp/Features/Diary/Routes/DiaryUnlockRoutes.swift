@@ -3,7 +3,7 @@ import Hummingbird
 
 struct DiaryUnlockRoutes: Sendable {
     let lock: DiaryLock
-    let accounts: AccountService
+    let accounts: any PasswordCheck
     let faces: FaceTemplateStore
     let faceAvailable: Bool
 
@@ -25,7 +25,7 @@ struct DiaryUnlockRoutes: Sendable {
                                                     clientAddress: context.clientAddress, now: context.now)
                 try await lock.unlock(context.base, now: context.now)
                 return Response.redirect(to: next, type: .found)
-            } catch let error as AccountError {
+            } catch let error as any UserFacingError {
                 return try HTMLPage(UnlockViews.unlock(context: context.base, next: next, enrolled: try await faces.count(userID: user.id) > 0,
                                                        faceAvailable: faceAvailable, error: error.message(context.language)),
                                     status: error.status).response(from: request, context: context.base)

@@ -7,7 +7,7 @@ public struct DiaryForeignExport: Sendable {
     let transfer: DiaryTransfer
     let photos: PhotoStore
     let details: DiaryDetailsStore
-    let ratings: DayRatingStore
+    let ratings: any DayRatings
 
     /// Day One names each photo file by the MD5 of its bytes (a name, not a protection).
     static func md5(_ data: Data) -> String {

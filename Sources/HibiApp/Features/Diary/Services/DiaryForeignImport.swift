@@ -73,8 +73,8 @@ public struct DiaryForeignImport: Sendable {
     let store: DiaryStore
     let photos: PhotoStore
     let details: DiaryDetailsStore
-    let ratings: DayRatingStore
-    let visits: VisitService?
+    let ratings: any DayRatings
+    let visits: (any PlaceRecorder)?
     let box: SealedBoxService
 
     /// The way out, in the same formats.
@@ -412,12 +412,12 @@ public struct DiaryForeignImport: Sendable {
         for item in batch {
             var kept = item.foreign.details
             if let location = kept.location, let visits {
-                let address = VisitAddress(country: location.country, region: location.region, locality: location.locality, street: location.placeName)
-                let fields = VisitFields(visitedAt: item.entry.date, latitude: location.latitude, longitude: location.longitude,
-                                         name: String((location.placeName ?? location.label).prefix(200)), address: address,
-                                         labels: [kept.source == "dayone" ? "Day One" : "diary"])
+                let place = RecordedPlace(visitedAt: item.entry.date, latitude: location.latitude, longitude: location.longitude,
+                                          name: String((location.placeName ?? location.label).prefix(200)), country: location.country,
+                                          region: location.region, locality: location.locality, street: location.placeName,
+                                          labels: [kept.source == "dayone" ? "Day One" : "diary"])
                 do {
-                    kept.visitID = try await visits.create(userID: userID, fields: fields, now: now).id
+                    kept.visitID = try await visits.recordPlace(place, userID: userID, now: now)
                     report.visitsAdded += 1
                 } catch {
                     // The place stays on the entry; only the visit is missing, and the report says why.

@@ -137,7 +137,7 @@ public struct DiaryImportRunner: Sendable {
     let imports: DiaryForeignImport
     let jobs: DiaryImportJobStore
     let leases: JobLeases
-    let users: UserStore
+    let users: any PeopleDirectory
     let logger: Logger
     /// Where uploads wait for their job: under the media directory, outside `tmp/` (kept across a restart).
     let directory: String

@@ -7,10 +7,10 @@ import SQLKit
 public struct DiaryLock: Sendable {
     let database: Database
     /// Accounts' sessions hold when each was unlocked; the lock reads and sets that through them.
-    let sessions: SessionStore
+    let sessions: any SessionUnlocks
     public static let defaultLockMinutes = 10
 
-    public init(database: Database, sessions: SessionStore) {
+    public init(database: Database, sessions: any SessionUnlocks) {
         self.database = database
         self.sessions = sessions
     }
@@ -35,7 +35,7 @@ public struct DiaryLock: Sendable {
     func admits(_ context: SignedInContext) async throws -> Bool {
         switch context.identity?.credential {
         case let .apiToken(_, scopes)?:
-            guard scopes.contains(.diary) else { throw AccountError.tokenScopeMissing("diary") }
+            guard scopes.contains(.diary) else { throw TokenScopeMissing("diary") }
             return true
         case let .session(tokenHash, _)?:
             let now = context.now

@@ -9,7 +9,7 @@ public struct FaceAuthService: Sendable {
     let engine: (any FaceAnalyzing)?
     let templates: FaceTemplateStore
     let database: Database
-    let throttle: LoginThrottleStore
+    let throttle: any LoginAttempts
     let policy: LoginThrottlePolicy
     let logger: Logger
     public let jobs: FaceJobLimiter
@@ -20,7 +20,7 @@ public struct FaceAuthService: Sendable {
     /// How long frame digests are remembered to refuse replays (seconds).
     static let digestMemory: Int64 = 30 * 86400
 
-    public init(engine: (any FaceAnalyzing)?, templates: FaceTemplateStore, database: Database, throttle: LoginThrottleStore,
+    public init(engine: (any FaceAnalyzing)?, templates: FaceTemplateStore, database: Database, throttle: any LoginAttempts,
                 policy: LoginThrottlePolicy, logger: Logger) {
         self.engine = engine
         self.templates = templates

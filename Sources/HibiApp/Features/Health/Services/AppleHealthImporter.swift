@@ -141,13 +141,13 @@ public struct ImportResult: Sendable {
 public struct AppleHealthImporter: Sendable {
     let health: HealthService
     /// Where workout routes also go as raw points (the location history); nil keeps them in Health only.
-    let locations: LocationService?
+    let locations: (any LocationHistory)?
     let logger: Logger
     public var batchSize = 8000
     /// SQLite: the WAL size (in 4 KB frames) past which the import lets the WAL start over (`ImportWALCheckpointer`).
     var walRestartFrames = 8192
 
-    public init(health: HealthService, locations: LocationService? = nil, logger: Logger) {
+    public init(health: HealthService, locations: (any LocationHistory)? = nil, logger: Logger) {
         self.health = health
         self.locations = locations
         self.logger = logger
@@ -157,8 +157,8 @@ public struct AppleHealthImporter: Sendable {
     public static let locationHistoryKind = "location history"
 
     /// Route points as location history points.
-    static func locationPoints(_ points: some Collection<WorkoutRoutePoint>) -> [LocationPoint] {
-        points.map { LocationPoint(time: $0.t, latitude: $0.lat, longitude: $0.lon) }
+    static func locationPoints(_ points: some Collection<WorkoutRoutePoint>) -> [(time: Int64, latitude: Double, longitude: Double)] {
+        points.map { (time: $0.t, latitude: $0.lat, longitude: $0.lon) }
     }
 
     /// The time a route covers, for stay detection around it.
@@ -233,7 +233,7 @@ public struct AppleHealthImporter: Sendable {
     }
 
     /// Writes a batch; returns what it added to the report and the numbers for the job's counters.
-    static func write(_ batch: Batch, userID: String, locations: LocationService? = nil, on sql: any SQLDatabase) async throws
+    static func write(_ batch: Batch, userID: String, locations: (any LocationHistory)? = nil, on sql: any SQLDatabase) async throws
         -> (report: ImportReport, inserted: Int, duplicates: Int) {
         var report = ImportReport()
         var inserted = 0, duplicates = 0

@@ -50,7 +50,7 @@ struct HealthBackgroundService: Service {
     let health: HealthService
     let importer: AppleHealthImporter
     let sender: ReminderSender
-    let users: UserStore
+    let users: any PeopleDirectory
     let launcher: HealthImportLauncher
     let logger: Logger
     var interval: Duration = .seconds(20)

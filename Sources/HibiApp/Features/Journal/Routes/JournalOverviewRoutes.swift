@@ -5,16 +5,16 @@ import Hummingbird
 struct JournalOverviewRoutes: Sendable {
     let journal: JournalService
     let day: JournalRoutes
-    let setupState: SetupState
-    let gettingStarted: GettingStartedService
+    let setupState: any SetupCheck
+    let gettingStarted: GettingStartedChecklist
     /// The health share card's renderer (rsvg-convert), reused for the review's card.
     var renderer = ShareCardRenderer()
 
     /// `/` answers everyone (setup, sign-in or today's page); the rest is in signed-in groups.
     func register(home: some RouterMethods<HibiRequestContext>, web: some RouterMethods<SignedInContext>, api: some RouterMethods<SignedInContext>) {
         home.get("/") { request, context in
-            if try await setupState.needsSetup() { return Response.redirect(to: AccountPaths.setup, type: .found) }
-            guard let user = context.user else { return Response.redirect(to: AccountPaths.login, type: .found) }
+            if try await setupState.needsSetup() { return Response.redirect(to: SitePage.setup.path, type: .found) }
+            guard let user = context.user else { return Response.redirect(to: SitePage.signIn.path, type: .found) }
             let key = day.today(user, context)
             let checklist = try await gettingStarted.checklist(userID: user.id)
             return try await day.page(user: user, key: key, context: context, home: JournalViews.Home(checklist: checklist))

@@ -9,6 +9,8 @@ public struct JournalService: Sendable {
     let visits: VisitService
     let videos: VideoService
     let ratings: DayRatingStore
+    /// Every feature that adds to the search, in the order their hits are listed.
+    let searches: [any SearchOffer]
 
     /// A day's rating and where it came from.
     public struct Rating: Sendable, Equatable {
@@ -133,60 +135,14 @@ public struct JournalService: Sendable {
     public func search(user: User, query: String, diaryOpen: Bool, language: Language) async throws -> [SearchHit] {
         let query = String(query.prefix(200)).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !query.isEmpty else { return [] }
-        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        // The domains are searched side by side (the database has several connections).
-        async let diaryHits = diaryOpen ? diarySearch(user: user, query: query, zone: zone) : []
-        async let visitHits = visitSearch(user: user, query: query)
-        async let foundVideos = videos.store.list(userID: user.id, query: VideoQuery(text: query))
-        // Health: a record's notes (its metadata), the category (a workout's activity, a sleep stage) and where it came from.
-        async let records = health.search(userID: user.id, query: query, limit: Self.healthSearchLimit, window: Self.healthSearchWindow)
-        var hits = try await diaryHits + visitHits
-        hits += try await foundVideos.prefix(Self.perDomainLimit).map { item in
-            SearchHit(domain: .videos, id: item.video.id, title: item.title, snippet: item.data.tags.joined(separator: ", "),
-                      date: item.data.lastPlayedAt ?? item.video.createdAt, path: "/videos/\(item.video.id)")
-        }
-        hits += try await records.map { record in
-            let day = DayKey(record.start, timeZone: zone)
-            // In words, as the day's page shows it: the type's name, the activity, the device, where it came from,
-            // and the metadata as labelled values (it was shown as JSON).
-            let category = record.category.isEmpty ? "" : AppleTypeNames.category(record.category)(language)
-            let what = [HealthDataType.title(of: record.type)(language), category, record.device, record.source.title(language)]
-                .filter { !$0.isEmpty }.joined(separator: " · ")
-            let labelled = HealthDetails.labelled(record.details, language: language).joined(separator: " · ")
-            let notes = labelled.isEmpty ? "" : " — " + String(labelled.prefix(160))
-            return SearchHit(domain: .health, id: record.id, title: day.description, snippet: what + notes, date: record.start,
-                             path: JournalPaths.day(day) + "#day-health")
-        }
-        return hits
-    }
-
-    func diarySearch(user: User, query: String, zone: TimeZone) async throws -> [SearchHit] {
-        let found = try await diary.list(userID: user.id, query: query, filter: .init(),
-                                         paging: PageRequest(page: 1, perPage: Self.perDomainLimit)).entries
-        return found.map { entry in
-            SearchHit(domain: .diary, id: entry.id, title: DayKey(entry.date, timeZone: zone).description,
-                      snippet: String(entry.text.prefix(160)), date: entry.date, path: "/diary/entries/\(entry.id)")
+        let search = JournalSearch(user: user, query: query, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt, language: language,
+                                   diaryOpen: diaryOpen, limit: Self.perDomainLimit, dayPath: { JournalPaths.day($0) })
+        // The features are searched side by side (the database has several connections); their hits keep the list's order.
+        return try await withThrowingTaskGroup(of: (Int, [SearchHit]).self) { group in
+            for (index, offer) in searches.enumerated() { group.addTask { (index, try await offer.searchHits(search)) } }
+            var answers = [[SearchHit]](repeating: [], count: searches.count)
+            for try await (index, hits) in group { answers[index] = hits }
+            return answers.flatMap { $0 }
         }
     }
-
-    /// The database picks the candidates (it reads plaintext columns); the rule of what matches stays the diary's.
-    func visitSearch(user: User, query: String) async throws -> [SearchHit] {
-        let words = DiarySearch.normalize(query).split(whereSeparator: \.isWhitespace).map(String.init)
-        let found = try await visits.search(userID: user.id, words: words, limit: Self.perDomainLimit) { visit in
-            let f = visit.fields
-            let address = f.address.map { [$0.country, $0.postalCode, $0.region, $0.locality, $0.street] } ?? []
-            return SearchGrouping.matches(query, [f.name, f.notes, f.group] + f.labels.map(Optional.some) + f.companions.map(Optional.some) + address)
-        }
-        return found.map { visit in
-            SearchHit(domain: .visits, id: visit.id, title: visit.fields.name, snippet: String(visit.fields.notes.prefix(160)),
-                      date: visit.fields.visitedAt, path: VisitPaths.visit(visit.id))
-        }
-    }
-
-    /// Health matches are records, which can be many a day (every sample from one watch): the newest few are enough to find the day.
-    static let healthSearchLimit = 50
-    /// The newest records a health search reads: every one is matched by LIKE over five columns, which no index
-    /// helps, so this is what bounds the search's time (about a month of a watch's samples, years of records
-    /// entered by hand). Older records are found on their day's page and in Health.
-    static let healthSearchWindow = 25_000
 }

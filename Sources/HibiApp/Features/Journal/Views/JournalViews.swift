@@ -76,6 +76,33 @@ enum JournalStrings {
 }
 
 enum JournalViews {
+    /// First steps, each ticked off by what the user has done (asked of every feature through `GettingStartedOffer`).
+    static func gettingStarted(_ checklist: GettingStarted, language l: Language) -> Node {
+        el("section", .class("card getting-started"), .id("getting-started"), .aria("labelledby", "getting-started-title")) {
+            el("h2", .id("getting-started-title")) { CommonStrings.gettingStarted(l) }
+            el("p", .class("muted"), .id("getting-started-progress")) {
+                CommonStrings.gettingStartedProgress(l).replacingOccurrences(of: "%1", with: String(checklist.doneCount))
+                    .replacingOccurrences(of: "%2", with: String(checklist.steps.count))
+            }
+            el("ol", .class("checklist")) {
+                for step in checklist.steps {
+                    el("li", .class(step.done ? "done" : "todo"), .data("step", step.key)) {
+                        el("span", .class("check"), .aria("hidden", "true")) { step.done ? "✓" : "" }
+                        el("div") {
+                            if step.done {
+                                el("s") { step.title(l) }
+                                el("span", .class("visually-hidden")) { " (" + CommonStrings.done(l) + ")" }
+                            } else {
+                                el("a", .href(step.href)) { step.title(l) }
+                            }
+                            el("small", .class("muted")) { step.help(l) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// What `/` adds above the day: the greeting (the page's heading) and, while steps remain, the getting-started checklist.
     struct Home {
         let checklist: GettingStarted?
@@ -93,7 +120,7 @@ enum JournalViews {
                     el("h1") { CommonStrings.goodMorning(l, user.displayName) }
                     el("p", .id("today-date")) { title }
                 }
-                if let checklist = home.checklist, !checklist.isComplete { AccountViews.gettingStarted(checklist, language: l) }
+                if let checklist = home.checklist, !checklist.isComplete { gettingStarted(checklist, language: l) }
             }
             el("nav", .class("day-nav"), .aria("label", S.day(l))) {
                 el("a", .href(JournalPaths.day(day.previous)), .id("previous-day"), .init("rel", "prev")) { "← " + S.previousDay(l) }

@@ -66,7 +66,7 @@ struct LocationWebRoutes: Sendable {
 /// The location API: imports, stays (list, confirm, dismiss), settings, and the two phone endpoints.
 struct LocationAPIRoutes: Sendable {
     let locations: LocationService
-    let tokens: TokenStore
+    let tokens: any TokenCheck
     let heavyWork: HeavyWork
     static let importLimit = 64 * 1024 * 1024
     /// OwnTracks sends one small message per request.

@@ -1,0 +1,57 @@
+import Foundation
+import Hummingbird
+
+// The diary's side of the protocols in Shared/Offers (what it adds to Journal's search and checklist).
+extension DiaryFeature: SearchOffer, GettingStartedOffer {
+    /// Entries whose text has every word, only when the caller may read the diary.
+    public func searchHits(_ search: JournalSearch) async throws -> [SearchHit] {
+        guard search.diaryOpen else { return [] }
+        let found = try await service.list(userID: search.user.id, query: search.query, filter: .init(),
+                                           paging: PageRequest(page: 1, perPage: search.limit)).entries
+        return found.map { entry in
+            SearchHit(domain: .diary, id: entry.id, title: DayKey(entry.date, timeZone: search.timeZone).description,
+                      snippet: String(entry.text.prefix(160)), date: entry.date, path: "/diary/entries/\(entry.id)")
+        }
+    }
+
+    public func gettingStartedSteps(userID: String) async throws -> [GettingStarted.Step] {
+        Self.gettingStartedSteps(faceEnrolled: try await faces.templates.count(userID: userID) > 0,
+                                 entries: try await service.store.list(userID: userID, filter: .init(), limit: 1, offset: 0).total)
+    }
+
+    static func gettingStartedSteps(faceEnrolled: Bool, entries: Int) -> [GettingStarted.Step] {
+        [GettingStarted.Step(key: "face", title: Text(en: "Enroll your face", ja: "顔を登録する"),
+                             help: Text(en: "Unlock your diary and sign in by looking at the camera.", ja: "カメラを見るだけで日記を開き、サインインできます。"),
+                             href: DiaryPaths.enroll, done: faceEnrolled),
+         GettingStarted.Step(key: "diary", title: Text(en: "Write a first diary entry", ja: "最初の日記を書く"),
+                             help: Text(en: "A few lines about today, with a photo if you like.", ja: "今日のことを数行。写真も添えられます。"),
+                             href: DiaryPaths.new, done: entries > 0)]
+    }
+}
+
+// What the diary adds to the takeout: its export as it stands (`diary.json` and `photos/` at the top, so the
+// diary import reads a takeout as it is) and its lock time; and the upload and archive checks the takeout's
+// import shares with the diary's.
+extension DiaryFeature: TakeoutOffer {
+    public func writeTakeout(user: User, into archive: TakeoutArchive) async throws {
+        try await transfer.addMembers(try await transfer.planExport(userID: user.id), now: archive.now, to: &archive.zip, write: archive.write)
+    }
+
+    public func takeoutSettings(user: User) async throws -> [String: any Encodable & Sendable] {
+        ["diaryLockMinutes": try await lock.lockMinutes(userID: user.id)]
+    }
+
+    public func importTakeout(_ reader: ZipReader, user: User, now: Date) async throws -> [String: Int] {
+        ["diaryEntries": reader.entries[DiaryExport.fileName] == nil ? 0 : try await transfer.importArchive(reader, userID: user.id, now: now)]
+    }
+}
+
+extension DiaryTransfer: ArchiveUploads {
+    public var maxUploadBytes: Int { Self.maxImportBytes }
+    public func openArchive(path: String) throws -> ZipReader { try Self.open { try ZipReader(path: path, maxTotalBytes: Self.maxInflatedBytes) } }
+    public func openArchive(data: Data) throws -> ZipReader { try Self.open { try ZipReader(data: data, maxTotalBytes: Self.maxInflatedBytes) } }
+    public func refusal(_ reason: Text) -> any Error { DiaryError.importInvalid(reason) }
+    public func withUploadFile<T>(_ upload: RequestBody, _ body: (String) async throws -> T) async throws -> T {
+        try await withUpload(upload, body)
+    }
+}

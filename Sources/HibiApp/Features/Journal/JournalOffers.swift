@@ -1,0 +1,2 @@
+// Journal's side of the protocols in Shared/Offers that others ask of it.
+extension DayRatingStore: DayRatings {}

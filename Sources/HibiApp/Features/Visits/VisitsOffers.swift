@@ -1,0 +1,103 @@
+import Foundation
+import SQLKit
+
+// Visits' side of the protocols in Shared/Offers/Offers+Visits.swift.
+extension VisitService: PlaceRecorder {
+    public func recordPlace(_ place: RecordedPlace, userID: String, now: Date) async throws -> String {
+        let address = VisitAddress(country: place.country, region: place.region, locality: place.locality, street: place.street)
+        let fields = VisitFields(visitedAt: place.visitedAt, latitude: place.latitude, longitude: place.longitude, name: place.name,
+                                 address: address, labels: place.labels)
+        return try await create(userID: userID, fields: fields, now: now).id
+    }
+}
+
+extension LocationService: LocationHistory {
+    public func storeWorkoutPoints(_ points: [(time: Int64, latitude: Double, longitude: Double)], workoutID: String, userID: String,
+                                   on sql: any SQLDatabase) async throws -> Int {
+        try await storeWorkoutPoints(points.map { LocationPoint(time: $0.time, latitude: $0.latitude, longitude: $0.longitude) },
+                                     workoutID: workoutID, userID: userID, on: sql)
+    }
+}
+
+// What visits add to Journal's search and checklist.
+extension VisitsFeature: SearchOffer, GettingStartedOffer {
+    /// The database picks the candidates (it reads plaintext columns); the rule of what matches is the diary's.
+    public func searchHits(_ search: JournalSearch) async throws -> [SearchHit] {
+        let query = search.query
+        let words = SearchText.normalize(query).split(whereSeparator: \.isWhitespace).map(String.init)
+        let found = try await service.search(userID: search.user.id, words: words, limit: search.limit) { visit in
+            let f = visit.fields
+            let address = f.address.map { [$0.country, $0.postalCode, $0.region, $0.locality, $0.street] } ?? []
+            return SearchGrouping.matches(query, [f.name, f.notes, f.group] + f.labels.map(Optional.some) + f.companions.map(Optional.some) + address)
+        }
+        return found.map { visit in
+            SearchHit(domain: .visits, id: visit.id, title: visit.fields.name, snippet: String(visit.fields.notes.prefix(160)),
+                      date: visit.fields.visitedAt, path: VisitPaths.visit(visit.id))
+        }
+    }
+
+    public func gettingStartedSteps(userID: String) async throws -> [GettingStarted.Step] {
+        Self.gettingStartedSteps(visits: try await service.count(userID: userID))
+    }
+
+    static func gettingStartedSteps(visits: Int) -> [GettingStarted.Step] {
+        [GettingStarted.Step(key: "visit", title: Text(en: "Add a visit", ja: "訪問を追加する"),
+                             help: Text(en: "A place you went, on the map.", ja: "行った場所を地図に残します。"),
+                             href: VisitPaths.new, done: visits > 0)]
+    }
+}
+
+// What visits add to the takeout: every visit as GeoJSON and GPX with the signed chain and its public key,
+// the location history and the stays found in it, the saved places; visits, points and saved places are read back.
+extension VisitsFeature: TakeoutOffer {
+    public func writeTakeout(user: User, into archive: TakeoutArchive) async throws {
+        let list = try await service.list(userID: user.id, filter: VisitFilter())
+        let chain = try await service.chainExport(userID: user.id)
+        try await archive.add("visits/visits.geojson", VisitFormats.geoJSON(list, chain: chain))
+        try await archive.add("visits/visits.gpx", VisitFormats.gpx(list))
+        try await archive.addJSON("visits/chain.json", chain)
+        try await archive.add("visits/signing-public-key.txt", Data((chain.publicKey + "\n").utf8))
+        // Location history: every stored point (spooled like the health records) and the stays found in it.
+        let pointsPath = archive.spoolPath("csv")
+        defer { try? FileManager.default.removeItem(atPath: pointsPath) }
+        try await spoolLocations(userID: user.id, to: pointsPath)
+        try await archive.add("visits/location-points.csv", try Data(contentsOf: URL(fileURLWithPath: pointsPath), options: .alwaysMapped))
+        try await archive.addJSON("visits/stays.json", try await locations.stays(userID: user.id, status: nil, limit: 100_000))
+        try await archive.add("visits/saved-places.geojson", GoogleSavedPlaces.geoJSON(try await service.allSavedPlaces(userID: user.id)))
+    }
+
+    public func importTakeout(_ reader: ZipReader, user: User, now: Date) async throws -> [String: Int] {
+        var visitCount = 0
+        if let geoJSON = try reader.contents(of: "visits/visits.geojson") {
+            // importAll finds a visit already there by its content key, so the same takeout twice adds nothing.
+            let parsed = try VisitFormats.parseGeoJSON(geoJSON)
+            if !parsed.isEmpty { visitCount = try await service.importAll(userID: user.id, visits: parsed, now: now).added }
+        }
+        var locationPoints = 0
+        if let csv = try reader.contents(of: "visits/location-points.csv") {
+            locationPoints = try await locations.importFile(userID: user.id, stream: MemoryByteStream(Array(csv)), now: now).pointsStored
+        }
+        var savedPlaces = 0
+        if let geoJSON = try reader.contents(of: "visits/saved-places.geojson") {
+            let parsed = try GoogleSavedPlaces.parse(geoJSON)
+            savedPlaces = try await service.importSavedPlaces(userID: user.id, places: parsed.places, report: parsed.report, now: now).added
+        }
+        return ["visits": visitCount, "locationPoints": locationPoints, "savedPlaces": savedPlaces]
+    }
+
+    /// `time,latitude,longitude` (ISO 8601 UTC, degrees), one point a line, in time order.
+    func spoolLocations(userID: String, to path: String) async throws {
+        guard FileManager.default.createFile(atPath: path, contents: Data("time,latitude,longitude\n".utf8), attributes: [.posixPermissions: 0o600]),
+              let handle = FileHandle(forWritingAtPath: path) else { throw CocoaError(.fileWriteUnknown) }
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        let format = ISO8601DateFormatter()
+        try await locations.forEachPointPage(userID: userID) { page in
+            var text = ""
+            for point in page {
+                text += format.string(from: Date(timeIntervalSince1970: Double(point.time))) + ",\(point.latitude),\(point.longitude)\n"
+            }
+            try handle.write(contentsOf: Data(text.utf8))
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import SQLKit
+
+// What Visits offers the other features, declared by the side that needs it. Visits' types conform in
+// Features/Visits/VisitsOffers.swift; `Features.init` hands them over.
+
+/// A place someone was, recorded as a visit in Visits' signed log. Declared for the diary's imports (a Day One
+/// entry's place becomes a visit); `VisitService` conforms. Returns the new visit's id; throws a
+/// `UserFacingError` for a place the log refuses.
+public protocol PlaceRecorder: Sendable {
+    func recordPlace(_ place: RecordedPlace, userID: String, now: Date) async throws -> String
+}
+
+/// What a diary entry knows of a place.
+public struct RecordedPlace: Sendable, Equatable {
+    public var visitedAt: Date
+    public var latitude: Double
+    public var longitude: Double
+    public var name: String
+    public var country: String?
+    public var region: String?
+    public var locality: String?
+    public var street: String?
+    public var labels: [String]
+
+    public init(visitedAt: Date, latitude: Double, longitude: Double, name: String, country: String?, region: String?, locality: String?,
+                street: String?, labels: [String]) {
+        self.visitedAt = visitedAt
+        self.latitude = latitude
+        self.longitude = longitude
+        self.name = name
+        self.country = country
+        self.region = region
+        self.locality = locality
+        self.street = street
+        self.labels = labels
+    }
+}
+
+/// The location history, as a workout's route joins it. Declared for Health's Apple Health import; Visits'
+/// `LocationService` conforms. Points are (Unix seconds, latitude, longitude).
+public protocol LocationHistory: Sendable {
+    /// Stores a workout's route points (those already there are skipped) in the import's transaction; returns how many were added.
+    func storeWorkoutPoints(_ points: [(time: Int64, latitude: Double, longitude: Double)], workoutID: String, userID: String,
+                            on sql: any SQLDatabase) async throws -> Int
+    /// Looks for stays around the workouts' time spans; returns how many were offered.
+    func detectAroundWorkouts(userID: String, spans: [ClosedRange<Int64>], now: Date) async throws -> Int
+}
