@@ -127,7 +127,7 @@ har() { echo --report har --report-har-path "$WORK/st-$1.har"; }
 # How many operations that take an id got a 2xx answer (a real id): the links' and the seed's reach.
 curl -fsS "http://127.0.0.1:$PORT/api/v1/openapi.json" -o "$WORK/openapi.json"
 printf 'stateful phase '; python3 scripts/schemathesis-reach.py "$WORK/openapi.json" "$WORK"/st-stateful*.har
-printf 'all phases ';  python3 scripts/schemathesis-reach.py "$WORK/openapi.json" "$WORK"/st-*.har | head -1
+printf 'all phases ';  python3 scripts/schemathesis-reach.py --count "$WORK/openapi.json" "$WORK"/st-*.har
 printf '== done in %s s ==\n' "$(($(date +%s) - T_ST))"
 
 # The browser tests start their own servers; the schemathesis one would only compete for the cores.

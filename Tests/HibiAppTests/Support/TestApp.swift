@@ -216,7 +216,8 @@ final class Browser: @unchecked Sendable {
         try await get("/setup")
         let page = try await post("/setup", form: ["username": username, "password": password, "password_confirm": password,
                                                    "display_name": "Aiko", "time_zone": "Asia/Tokyo"])
-        precondition(page.status == .found, "setup failed: \(page.status) \(page.body.prefix(300))")
+        // Thrown, not a precondition: a refused set-up fails its test instead of stopping the whole run.
+        guard page.status == .found else { throw TestFailure("setup failed: \(page.status) \(page.body.prefix(300))") }
         try await get("/")
     }
 
