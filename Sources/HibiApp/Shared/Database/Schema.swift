@@ -11,7 +11,7 @@ public enum Schema {
                                              HealthSchema.workoutsAndReports, locations, DiaryPhotoSchema.migration,
                                              DiaryDetailsSchema.migration,
                                              DiaryPhotoSchema.thumbnailFailures, HealthSchema.heartRateVariability,
-                                             DiaryImportJobStore.migration] }
+                                             DiaryImportJobStore.migration, CheckSchema.migration] }
 
     static let accounts = Migration(version: 1, name: "accounts") { sql, _ in
         try await sql.create(table: "settings")
