@@ -77,6 +77,29 @@ public struct BackupRun: Sendable, Equatable {
     public let error: String?
 }
 
+/// A row of `backup_runs`.
+struct BackupRunRow: TableRow {
+    static let table = "backup_runs"
+    var id: String
+    var startedAt: Int64
+    var finishedAt: Int64?
+    var fileName: String
+    var bytes: Int64?
+    var verified: Bool
+    var error: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, startedAt = "started_at", finishedAt = "finished_at", fileName = "file_name", bytes, verified, error
+    }
+}
+
+extension BackupRunRow {
+    var run: BackupRun {
+        BackupRun(id: id, startedAt: UnixTime(seconds: startedAt).date, finishedAt: finishedAt.map { UnixTime(seconds: $0).date },
+                  fileName: fileName, bytes: bytes, verified: verified, error: error)
+    }
+}
+
 enum BackupSchema {
     /// Scheduled backups: one row per run, and a lease so that of several instances on one database only
     /// one writes a backup at a time.
@@ -118,8 +141,8 @@ public struct BackupRunStore: Sendable {
     }
 
     func start(id: String, fileName: String, now: Date) async throws {
-        try await database.sql.insert(into: "backup_runs").columns("id", "started_at", "file_name", "verified")
-            .values(SQLBind(id), SQLBind(Int64(saturating: now.timeIntervalSince1970)), SQLBind(fileName), SQLBind(false)).run()
+        try await BackupRunRow.insert([BackupRunRow(id: id, startedAt: UnixTime(now).seconds, finishedAt: nil, fileName: fileName, bytes: nil,
+                                                    verified: false, error: nil)], into: database.sql).run()
     }
 
     func finish(id: String, now: Date, bytes: Int64?, verified: Bool, error: String?) async throws {
@@ -132,17 +155,8 @@ public struct BackupRunStore: Sendable {
     }
 
     public func recent(limit: Int = 10) async throws -> [BackupRun] {
-        try await database.sql.raw("""
-            SELECT id, started_at, finished_at, file_name, bytes, verified, error FROM backup_runs ORDER BY started_at DESC LIMIT \(literal: limit)
-            """).all().map { row in
-            BackupRun(id: try row.decode(column: "id", as: String.self),
-                      startedAt: try row.date("started_at"),
-                      finishedAt: try row.optionalDate("finished_at"),
-                      fileName: try row.decode(column: "file_name", as: String.self),
-                      bytes: try row.decode(column: "bytes", as: Int64?.self),
-                      verified: try row.decode(column: "verified", as: Bool.self),
-                      error: try row.decode(column: "error", as: String?.self))
-        }
+        try await BackupRunRow.select(database.sql).orderBy("started_at", .descending).limit(limit)
+            .all(decoding: BackupRunRow.self).map(\.run)
     }
 
     /// When the last backup that was written and verified started.

@@ -295,7 +295,9 @@ public struct RestoreService: Sendable {
         let manifest = archive.manifest
         let totalRows = manifest.tables.reduce(Int64(0)) { $0 &+ Int64($1.rows) }
         let spool = (staging as NSString).appendingPathComponent("table.jsonl")
-        try await database.transaction { sql in
+        // A step that rebuilds a parent table needs foreign keys off for the whole transaction; they are then
+        // checked before the commit, as deferring them does otherwise.
+        try await database.transaction(foreignKeysOff: (before + after).contains(where: \.foreignKeysOff)) { sql in
             if engine == .sqlite { try await sql.raw("PRAGMA defer_foreign_keys = ON").run() }
             let (target, listed, now) = try await Self.recreateSchema(sql, engine: engine, replace: replace, before: before, manifest: manifest)
             var doneRows: Int64 = 0

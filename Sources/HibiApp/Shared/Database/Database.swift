@@ -121,18 +121,42 @@ public final class Database: Sendable {
     }
 
     /// Runs `body` on one connection inside a transaction; any throw rolls everything back.
-    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    /// `foreignKeysOff` (SQLite; ignored on PostgreSQL): the connection's foreign keys are off for the
+    /// transaction, every row is checked against them before the commit (a row pointing nowhere rolls it
+    /// back), and they are on again afterwards. For rebuilding a table others point at (`Migration.foreignKeysOff`).
+    public func transaction<T: Sendable>(foreignKeysOff: Bool = false,
+                                         _ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let begin = engine == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN"
+        let keysOff = foreignKeysOff && engine == .sqlite
         return try await sql.withSession { connection in
-            try await connection.raw(SQLQueryString(begin)).run()
+            // Per connection, and a no-op inside a transaction: set before BEGIN, put back whatever happens.
+            if keysOff { try await connection.raw("PRAGMA foreign_keys = OFF").run() }
             do {
-                let result = try await body(connection)
-                try await connection.raw("COMMIT").run()
+                try await connection.raw(SQLQueryString(begin)).run()
+                let result: T
+                do {
+                    result = try await body(connection)
+                    if keysOff { try await Self.checkForeignKeys(connection) }
+                    try await connection.raw("COMMIT").run()
+                } catch {
+                    try? await connection.raw("ROLLBACK").run()
+                    throw error
+                }
+                if keysOff { try await connection.raw("PRAGMA foreign_keys = ON").run() }
                 return result
             } catch {
-                try? await connection.raw("ROLLBACK").run()
+                if keysOff { try? await connection.raw("PRAGMA foreign_keys = ON").run() }
                 throw error
             }
+        }
+    }
+
+    /// SQLite: throws when any row points at a row that does not exist (what the foreign keys, had they been
+    /// on, would have refused).
+    static func checkForeignKeys(_ sql: any SQLDatabase) async throws {
+        if let row = try await sql.raw("PRAGMA foreign_key_check").first() {
+            let table = (try? row.decode(column: "table", as: String.self)) ?? "?"
+            throw MigrationError.unexpectedSchema("a row of \(table) points at a row that does not exist")
         }
     }
 

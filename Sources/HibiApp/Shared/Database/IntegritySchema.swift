@@ -52,6 +52,14 @@ enum IntegritySchema {
         }
         let indexes = try await sql.raw("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = \(bind: table) AND sql IS NOT NULL")
             .all().map { try $0.decode(column: "sql", as: String.self) }
+        // Dropping a table others point at with foreign keys on deletes their rows: such a rebuild must run
+        // with them off (`Migration.foreignKeysOff`), and stops here rather than lose anything.
+        let keysOn = try await sql.raw("PRAGMA foreign_keys").first()?.decode(column: "foreign_keys", as: Int.self) == 1
+        if keysOn, try await sql.raw("""
+            SELECT m.name FROM sqlite_master m, pragma_foreign_key_list(m.name) f WHERE m.type = 'table' AND f."table" = \(bind: table) LIMIT 1
+            """).first() != nil {
+            throw MigrationError.unexpectedSchema("table \(table) is rebuilt with foreign keys on while other tables point at it")
+        }
         let temporary = "\(table)__rebuilt"
         var definition = create
         definition.replaceSubrange(close..<definition.endIndex, with: ", " + constraints.joined(separator: ", ") + ")")

@@ -7,10 +7,17 @@ public struct Migration: Sendable {
     public let version: Int
     public let name: String
     public let apply: @Sendable (any SQLDatabase, DatabaseEngine) async throws -> Void
+    /// SQLite only: the step rebuilds a table other tables point at, so it runs with foreign keys off and
+    /// checks them before its commit (step 1 and 10 of SQLite's procedure for changing a table; dropping a
+    /// parent with them on deletes its children's rows). The pragma cannot change inside a transaction, so
+    /// whoever runs the step sets it first (`Database.transaction(foreignKeysOff:)`).
+    public let foreignKeysOff: Bool
 
-    public init(version: Int, name: String, apply: @escaping @Sendable (any SQLDatabase, DatabaseEngine) async throws -> Void) {
+    public init(version: Int, name: String, foreignKeysOff: Bool = false,
+                apply: @escaping @Sendable (any SQLDatabase, DatabaseEngine) async throws -> Void) {
         self.version = version
         self.name = name
+        self.foreignKeysOff = foreignKeysOff
         self.apply = apply
     }
 }
@@ -47,7 +54,7 @@ public struct Migrator: Sendable {
         var applied: [Int] = []
         for migration in migrations where !done.contains(migration.version) {
             let engine = database.engine
-            let didApply = try await database.transaction { sql -> Bool in
+            let didApply = try await database.transaction(foreignKeysOff: migration.foreignKeysOff) { sql -> Bool in
                 // Several instances may start at once on one database: the step runs under a lock and is
                 // skipped when another instance recorded it meanwhile (SQLite's BEGIN IMMEDIATE already
                 // serialises writers).

@@ -11,7 +11,7 @@ public enum Schema {
                                              HealthSchema.workoutsAndReports, locations, DiaryPhotoSchema.migration,
                                              DiaryDetailsSchema.migration,
                                              DiaryPhotoSchema.thumbnailFailures, HealthSchema.heartRateVariability,
-                                             DiaryImportJobStore.migration, SavedPlaceSchema.migration] }
+                                             DiaryImportJobStore.migration, CheckSchema.migration, SavedPlaceSchema.migration] }
 
     static let accounts = Migration(version: 1, name: "accounts") { sql, _ in
         try await sql.create(table: "settings")

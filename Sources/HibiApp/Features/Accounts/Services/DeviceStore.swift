@@ -23,29 +23,21 @@ public struct DeviceStore: Sendable {
     public func create(userID: String, label: String, now: Date) async throws -> String {
         let token = Secrets.randomToken()
         try await database.sql.delete(from: "remembered_devices").where("expires_at", .lessThan, Int64(saturating: now.timeIntervalSince1970)).run()
-        try await database.sql.insert(into: "remembered_devices")
-            .columns("id", "user_id", "token_hash", "label", "created_at", "expires_at")
-            .values(SQLBind(UUID().uuidString.lowercased()), SQLBind(userID), SQLBind(Secrets.digest(token)), SQLBind(label),
-                    SQLBind(Int64(saturating: now.timeIntervalSince1970)), SQLBind(Int64(saturating: now.addingTimeInterval(Self.lifetime).timeIntervalSince1970)))
-            .run()
+        try await RememberedDeviceRow.insert([RememberedDeviceRow(
+            id: UUID().uuidString.lowercased(), userID: userID, tokenHash: Secrets.digest(token), label: label, createdAt: UnixTime(now).seconds,
+            lastUsedAt: nil, expiresAt: UnixTime(now.addingTimeInterval(Self.lifetime)).seconds)], into: database.sql).run()
         return token
     }
 
     /// The live device a cookie names, with its user; nil for unknown, expired or revoked tokens.
     public func find(token: String, now: Date) async throws -> (device: RememberedDevice, user: User)? {
         guard let row = try await database.sql.raw("""
-            SELECT \(unsafeRaw: UserStore.qualifiedColumns("u")), d.id AS device_id, d.label AS device_label,
-                   d.created_at AS device_created_at, d.last_used_at AS device_last_used_at, d.expires_at AS device_expires_at
+            SELECT \(unsafeRaw: UserRow.qualifiedColumns("u")), \(unsafeRaw: RememberedDeviceRow.aliasedColumns("d", prefix: "device_"))
             FROM remembered_devices d JOIN users u ON u.id = d.user_id WHERE d.token_hash = \(bind: Secrets.digest(token))
             """).first() else { return nil }
-        guard Double(try row.decode(column: "device_expires_at", as: Int64.self)) > now.timeIntervalSince1970 else { return nil }
-        let user = try UserStore.decode(row)
-        let device = RememberedDevice(
-            id: try row.decode(column: "device_id", as: String.self), userID: user.id,
-            label: try row.decode(column: "device_label", as: String.self),
-            createdAt: try row.date("device_created_at"),
-            lastUsedAt: try row.optionalDate("device_last_used_at"))
-        return (device, user)
+        let device = try row.decode(model: RememberedDeviceRow.self, prefix: "device_")
+        guard Double(device.expiresAt) > now.timeIntervalSince1970 else { return nil }
+        return (device.device, try UserStore.decode(row))
     }
 
     public func markUsed(id: String, now: Date) async throws {
@@ -53,14 +45,9 @@ public struct DeviceStore: Sendable {
     }
 
     public func list(userID: String, now: Date) async throws -> [RememberedDevice] {
-        try await database.sql.select().columns("id", "user_id", "label", "created_at", "last_used_at").from("remembered_devices")
+        try await RememberedDeviceRow.select(database.sql)
             .where("user_id", .equal, userID).where("expires_at", .greaterThan, Int64(saturating: now.timeIntervalSince1970))
-            .orderBy("created_at", .descending).all().map { row in
-                RememberedDevice(id: try row.decode(column: "id", as: String.self), userID: try row.decode(column: "user_id", as: String.self),
-                                 label: try row.decode(column: "label", as: String.self),
-                                 createdAt: try row.date("created_at"),
-                                 lastUsedAt: try row.optionalDate("last_used_at"))
-            }
+            .orderBy("created_at", .descending).all(decoding: RememberedDeviceRow.self).map(\.device)
     }
 
     /// Scoped by user: someone else's device id reports "not found", exactly like a made-up one.
@@ -74,5 +61,28 @@ public struct DeviceStore: Sendable {
 
     public func revoke(token: String) async throws {
         try await database.sql.delete(from: "remembered_devices").where("token_hash", .equal, Secrets.digest(token)).run()
+    }
+}
+
+/// A row of `remembered_devices`.
+struct RememberedDeviceRow: TableRow {
+    static let table = "remembered_devices"
+    var id: String
+    var userID: String
+    var tokenHash: String
+    var label: String
+    var createdAt: Int64
+    var lastUsedAt: Int64?
+    var expiresAt: Int64
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, userID = "user_id", tokenHash = "token_hash", label, createdAt = "created_at", lastUsedAt = "last_used_at", expiresAt = "expires_at"
+    }
+}
+
+extension RememberedDeviceRow {
+    var device: RememberedDevice {
+        RememberedDevice(id: id, userID: userID, label: label, createdAt: UnixTime(seconds: createdAt).date,
+                         lastUsedAt: lastUsedAt.map { UnixTime(seconds: $0).date })
     }
 }

@@ -26,12 +26,9 @@ public struct SessionStore: Sendable {
         let token = Secrets.randomToken()
         let record = SessionRecord(tokenHash: Secrets.digest(token), userID: userID, csrfToken: Secrets.randomToken(bytes: 24),
                                    expiresAt: now.addingTimeInterval(lifetime), lastSeenAt: now)
-        try await database.sql.insert(into: "sessions")
-            .columns("token_hash", "user_id", "csrf_token", "created_at", "last_seen_at", "expires_at")
-            .values(SQLBind(record.tokenHash), SQLBind(userID), SQLBind(record.csrfToken),
-                    SQLBind(Int64(saturating: now.timeIntervalSince1970)), SQLBind(Int64(saturating: now.timeIntervalSince1970)),
-                    SQLBind(Int64(saturating: record.expiresAt.timeIntervalSince1970)))
-            .run()
+        try await SessionRow.insert([SessionRow(tokenHash: record.tokenHash, userID: userID, csrfToken: record.csrfToken,
+                                                createdAt: UnixTime(now).seconds, lastSeenAt: UnixTime(now).seconds,
+                                                expiresAt: UnixTime(record.expiresAt).seconds, unlockedAt: nil)], into: database.sql).run()
         return (token, record)
     }
 
@@ -40,23 +37,21 @@ public struct SessionStore: Sendable {
     public func findWithUser(token: String, now: Date) async throws -> (SessionRecord, User)? {
         let hash = Secrets.digest(token)
         guard let row = try await database.sql.raw("""
-            SELECT \(unsafeRaw: UserStore.qualifiedColumns("u")), s.token_hash, s.user_id, s.csrf_token, s.expires_at, s.last_seen_at
+            SELECT \(unsafeRaw: UserRow.qualifiedColumns("u")), \(unsafeRaw: SessionRow.aliasedColumns("s", prefix: "session_"))
             FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = \(bind: hash)
             """).first() else { return nil }
-        guard let record = try await live(row, hash: hash, now: now) else { return nil }
+        guard let record = try await live(try row.decode(model: SessionRow.self, prefix: "session_"), hash: hash, now: now) else { return nil }
         return (record, try UserStore.decode(row))
     }
 
-    func live(_ row: any SQLRow, hash: String, now: Date) async throws -> SessionRecord? {
-        let expires = try row.date("expires_at")
-        let lastSeen = try row.date("last_seen_at")
+    func live(_ session: SessionRow, hash: String, now: Date) async throws -> SessionRecord? {
+        let expires = UnixTime(seconds: session.expiresAt).date
+        let lastSeen = UnixTime(seconds: session.lastSeenAt).date
         guard expires > now else {
             try await delete(tokenHash: hash)
             return nil
         }
-        let record = SessionRecord(tokenHash: hash, userID: try row.decode(column: "user_id", as: String.self),
-                                   csrfToken: try row.decode(column: "csrf_token", as: String.self),
-                                   expiresAt: expires, lastSeenAt: lastSeen)
+        let record = SessionRecord(tokenHash: hash, userID: session.userID, csrfToken: session.csrfToken, expiresAt: expires, lastSeenAt: lastSeen)
         if now.timeIntervalSince(lastSeen) > 60 {
             try await database.sql.update("sessions")
                 .set("last_seen_at", to: Int64(saturating: now.timeIntervalSince1970))
@@ -96,5 +91,22 @@ public struct SessionStore: Sendable {
 
     public func deleteExpired(now: Date) async throws {
         try await database.sql.delete(from: "sessions").where("expires_at", .lessThan, Int64(saturating: now.timeIntervalSince1970)).run()
+    }
+}
+
+/// A row of `sessions`.
+struct SessionRow: TableRow {
+    static let table = "sessions"
+    var tokenHash: String
+    var userID: String
+    var csrfToken: String
+    var createdAt: Int64
+    var lastSeenAt: Int64
+    var expiresAt: Int64
+    var unlockedAt: Int64?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case tokenHash = "token_hash", userID = "user_id", csrfToken = "csrf_token", createdAt = "created_at", lastSeenAt = "last_seen_at",
+             expiresAt = "expires_at", unlockedAt = "unlocked_at"
     }
 }

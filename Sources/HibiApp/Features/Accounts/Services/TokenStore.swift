@@ -15,18 +15,14 @@ public struct TokenStore: Sendable {
         let secret = Self.tokenPrefix + Secrets.randomToken()
         let record = APIToken(id: UUID().uuidString.lowercased(), userID: userID, name: name,
                               prefix: String(secret.prefix(Self.tokenPrefix.count + 6)), createdAt: now, lastUsedAt: nil, scopes: scopes)
-        try await database.sql.insert(into: "api_tokens")
-            .columns("id", "user_id", "name", "token_hash", "prefix", "created_at", "scopes")
-            .values(SQLBind(record.id), SQLBind(userID), SQLBind(name), SQLBind(Secrets.digest(secret)),
-                    SQLBind(record.prefix), SQLBind(Int64(saturating: now.timeIntervalSince1970)), SQLBind(scopes.text))
-            .run()
+        try await APITokenRow.insert([APITokenRow(id: record.id, userID: userID, name: name, tokenHash: Secrets.digest(secret), prefix: record.prefix,
+                                                  createdAt: UnixTime(now).seconds, lastUsedAt: nil, scopes: scopes.text)], into: database.sql).run()
         return (secret, record)
     }
 
     public func list(userID: String) async throws -> [APIToken] {
-        try await database.sql.select().columns("id", "user_id", "name", "prefix", "created_at", "last_used_at", "scopes")
-            .from("api_tokens").where("user_id", .equal, userID).orderBy("created_at", .descending)
-            .all().map(Self.decode)
+        try await APITokenRow.select(database.sql).where("user_id", .equal, userID).orderBy("created_at", .descending)
+            .all(decoding: APITokenRow.self).map(\.token)
     }
 
     /// Scoped by user: revoking someone else's token id reports "not found", exactly like a made-up id.
@@ -43,28 +39,40 @@ public struct TokenStore: Sendable {
         guard token.hasPrefix(Self.tokenPrefix) else { return nil }
         let hash = Secrets.digest(token)
         guard let row = try await database.sql.raw("""
-            SELECT \(unsafeRaw: UserStore.qualifiedColumns("u")), t.id AS token_id, t.last_used_at AS token_last_used_at, t.scopes AS token_scopes
+            SELECT \(unsafeRaw: UserRow.qualifiedColumns("u")), \(unsafeRaw: APITokenRow.aliasedColumns("t", prefix: "token_"))
             FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = \(bind: hash)
             """).first() else { return nil }
-        let tokenID = try row.decode(column: "token_id", as: String.self)
-        let lastUsed = try row.decode(column: "token_last_used_at", as: Int64?.self)
+        let token = try row.decode(model: APITokenRow.self, prefix: "token_")
+        let tokenID = token.id, lastUsed = token.lastUsedAt
         // Hourly precision is enough for "last used" and keeps authenticated reads from writing every time.
         if lastUsed.map({ now.timeIntervalSince1970 - Double($0) > 3600 }) ?? true {
             try await database.sql.update("api_tokens").set("last_used_at", to: Int64(saturating: now.timeIntervalSince1970))
                 .where("id", .equal, tokenID).run()
         }
-        return (tokenID, TokenScopes(stored: try row.decode(column: "token_scopes", as: String.self)), try UserStore.decode(row))
+        return (tokenID, TokenScopes(stored: token.scopes), try UserStore.decode(row))
     }
+}
 
-    static func decode(_ row: any SQLRow) throws -> APIToken {
-        APIToken(
-            id: try row.decode(column: "id", as: String.self),
-            userID: try row.decode(column: "user_id", as: String.self),
-            name: try row.decode(column: "name", as: String.self),
-            prefix: try row.decode(column: "prefix", as: String.self),
-            createdAt: try row.date("created_at"),
-            lastUsedAt: try row.optionalDate("last_used_at"),
-            scopes: TokenScopes(stored: try row.decode(column: "scopes", as: String.self))
-        )
+/// A row of `api_tokens`.
+struct APITokenRow: TableRow {
+    static let table = "api_tokens"
+    var id: String
+    var userID: String
+    var name: String
+    var tokenHash: String
+    var prefix: String
+    var createdAt: Int64
+    var lastUsedAt: Int64?
+    var scopes: String
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, userID = "user_id", name, tokenHash = "token_hash", prefix, createdAt = "created_at", lastUsedAt = "last_used_at", scopes
+    }
+}
+
+extension APITokenRow {
+    var token: APIToken {
+        APIToken(id: id, userID: userID, name: name, prefix: prefix, createdAt: UnixTime(seconds: createdAt).date,
+                 lastUsedAt: lastUsedAt.map { UnixTime(seconds: $0).date }, scopes: TokenScopes(stored: scopes))
     }
 }

@@ -8,14 +8,6 @@ public struct UserStore: Sendable {
         self.database = database
     }
 
-    static let columns = ["id", "username", "display_name", "password_hash", "is_admin", "disabled",
-                          "language", "time_zone", "created_at", "password_changed_at"]
-
-    /// The user columns prefixed with a table alias, for joins that read a user with something else.
-    static func qualifiedColumns(_ alias: String) -> String {
-        columns.map { "\(alias).\($0)" }.joined(separator: ", ")
-    }
-
     public func count() async throws -> Int {
         let row = try await database.sql.raw("SELECT COUNT(*) AS n FROM users").first()
         return try row?.decode(column: "n", as: Int.self) ?? 0
@@ -23,33 +15,22 @@ public struct UserStore: Sendable {
 
     public func insert(_ user: User) async throws {
         do {
-            try await database.sql.insert(into: "users")
-                .columns(Self.columns)
-                .values(
-                    SQLBind(user.id), SQLBind(user.username), SQLBind(user.displayName), SQLBind(user.passwordHash),
-                    SQLBind(user.isAdmin), SQLBind(user.disabled), SQLBind(user.language?.rawValue),
-                    SQLBind(user.timeZone), SQLBind(Int64(saturating: user.createdAt.timeIntervalSince1970)),
-                    SQLBind(Int64(saturating: user.passwordChangedAt.timeIntervalSince1970))
-                )
-                .run()
+            try await UserRow.insert([UserRow(user)], into: database.sql).run()
         } catch where DatabaseErrors.isUniqueViolation(error) {
             throw AccountError.usernameTaken
         }
     }
 
     public func find(id: String) async throws -> User? {
-        try await database.sql.select().columns(Self.columns.map { SQLIdentifier($0) }).from("users")
-            .where("id", .equal, id).first().map(Self.decode)
+        try await UserRow.select(database.sql).where("id", .equal, id).first(decoding: UserRow.self)?.user
     }
 
     public func find(username: String) async throws -> User? {
-        try await database.sql.select().columns(Self.columns.map { SQLIdentifier($0) }).from("users")
-            .where("username", .equal, username).first().map(Self.decode)
+        try await UserRow.select(database.sql).where("username", .equal, username).first(decoding: UserRow.self)?.user
     }
 
     public func all() async throws -> [User] {
-        try await database.sql.select().columns(Self.columns.map { SQLIdentifier($0) }).from("users")
-            .orderBy("username").all().map(Self.decode)
+        try await UserRow.select(database.sql).orderBy("username").all(decoding: UserRow.self).map(\.user)
     }
 
     public func update(_ user: User) async throws {
@@ -65,18 +46,42 @@ public struct UserStore: Sendable {
             .run()
     }
 
+    /// The user of a joined row that selected `UserRow.qualifiedColumns`.
     static func decode(_ row: any SQLRow) throws -> User {
-        User(
-            id: try row.decode(column: "id", as: String.self),
-            username: try row.decode(column: "username", as: String.self),
-            displayName: try row.decode(column: "display_name", as: String.self),
-            passwordHash: try row.decode(column: "password_hash", as: String.self),
-            isAdmin: try row.decode(column: "is_admin", as: Bool.self),
-            disabled: try row.decode(column: "disabled", as: Bool.self),
-            language: try row.decode(column: "language", as: String?.self).flatMap(Language.init(rawValue:)),
-            timeZone: try row.decode(column: "time_zone", as: String.self),
-            createdAt: try row.date("created_at"),
-            passwordChangedAt: try row.date("password_changed_at")
-        )
+        try row.decode(model: UserRow.self).user
+    }
+}
+
+/// A row of `users`.
+struct UserRow: TableRow {
+    static let table = "users"
+    var id: String
+    var username: String
+    var displayName: String
+    var passwordHash: String
+    var isAdmin: Bool
+    var disabled: Bool
+    var language: String?
+    var timeZone: String
+    var createdAt: Int64
+    var passwordChangedAt: Int64
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, username, displayName = "display_name", passwordHash = "password_hash", isAdmin = "is_admin", disabled, language,
+             timeZone = "time_zone", createdAt = "created_at", passwordChangedAt = "password_changed_at"
+    }
+}
+
+extension UserRow {
+    init(_ user: User) {
+        self.init(id: user.id, username: user.username, displayName: user.displayName, passwordHash: user.passwordHash,
+                  isAdmin: user.isAdmin, disabled: user.disabled, language: user.language?.rawValue, timeZone: user.timeZone,
+                  createdAt: UnixTime(user.createdAt).seconds, passwordChangedAt: UnixTime(user.passwordChangedAt).seconds)
+    }
+
+    var user: User {
+        User(id: id, username: username, displayName: displayName, passwordHash: passwordHash, isAdmin: isAdmin, disabled: disabled,
+             language: language.flatMap(Language.init(rawValue:)), timeZone: timeZone,
+             createdAt: UnixTime(seconds: createdAt).date, passwordChangedAt: UnixTime(seconds: passwordChangedAt).date)
     }
 }

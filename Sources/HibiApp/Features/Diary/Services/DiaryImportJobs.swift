@@ -57,11 +57,9 @@ public struct DiaryImportJobStore: Sendable {
     public func create(id: String, userID: String, fileName: String, uploadPath: String, now: Date) async throws -> DiaryImportJob {
         let job = DiaryImportJob(id: id, userID: userID, fileName: String(fileName.prefix(200)), state: .running,
                                  total: 0, done: 0, checkpoint: nil, error: nil, attempts: 0, uploadPath: uploadPath, createdAt: now, finishedAt: nil)
-        try await database.sql.insert(into: "diary_import_jobs")
-            .columns("id", "user_id", "state", "file_name", "upload_path", "total", "done", "attempts", "created_at")
-            .values(SQLBind(job.id), SQLBind(userID), SQLBind(job.state.rawValue), SQLBind(job.fileName), SQLBind(uploadPath), SQLBind(0), SQLBind(0),
-                    SQLBind(0), SQLBind(UnixTime(now).seconds))
-            .run()
+        try await DiaryImportJobRow.insert([DiaryImportJobRow(
+            id: job.id, userID: userID, state: job.state.rawValue, fileName: job.fileName, uploadPath: uploadPath, total: 0, done: 0,
+            checkpointSealed: nil, errorEn: nil, errorJa: nil, attempts: 0, createdAt: UnixTime(now).seconds, finishedAt: nil)], into: database.sql).run()
         return job
     }
 
@@ -91,43 +89,61 @@ public struct DiaryImportJobStore: Sendable {
     }
 
     public func find(id: String, userID: String) async throws -> DiaryImportJob? {
-        try await database.sql.select().column("*").from("diary_import_jobs").where("id", .equal, id).where("user_id", .equal, userID)
-            .first().map(decode)
+        try await DiaryImportJobRow.select(database.sql).where("id", .equal, id).where("user_id", .equal, userID)
+            .first(decoding: DiaryImportJobRow.self).map(job)
     }
 
     /// The person's latest jobs, newest first.
     public func list(userID: String, limit: Int = 3) async throws -> [DiaryImportJob] {
-        try await database.sql.select().column("*").from("diary_import_jobs").where("user_id", .equal, userID)
-            .orderBy("created_at", .descending).orderBy("id", .descending).limit(limit).all().map(decode)
+        try await DiaryImportJobRow.select(database.sql).where("user_id", .equal, userID)
+            .orderBy("created_at", .descending).orderBy("id", .descending).limit(limit).all(decoding: DiaryImportJobRow.self).map(job)
     }
 
     /// The person's job still running, if any: one import per person, across instances.
     public func active(userID: String) async throws -> DiaryImportJob? {
-        try await database.sql.select().column("*").from("diary_import_jobs").where("user_id", .equal, userID)
-            .where("state", .equal, DiaryImportJob.State.running.rawValue).first().map(decode)
+        try await DiaryImportJobRow.select(database.sql).where("user_id", .equal, userID)
+            .where("state", .equal, DiaryImportJob.State.running.rawValue).first(decoding: DiaryImportJobRow.self).map(job)
     }
 
     /// Jobs still running, of everyone: those no instance holds were interrupted.
     func running() async throws -> [DiaryImportJob] {
-        try await database.sql.select().column("*").from("diary_import_jobs").where("state", .equal, DiaryImportJob.State.running.rawValue)
-            .all().map(decode)
+        try await DiaryImportJobRow.select(database.sql).where("state", .equal, DiaryImportJob.State.running.rawValue)
+            .all(decoding: DiaryImportJobRow.self).map(job)
     }
 
-    func decode(_ row: any SQLRow) throws -> DiaryImportJob {
-        let id = try row.decode(column: "id", as: String.self), userID = try row.decode(column: "user_id", as: String.self)
-        var checkpoint: DiaryForeignImport.Checkpoint?
-        if let sealed = try row.decodeNil(column: "checkpoint_sealed") ? nil : row.decode(column: "checkpoint_sealed", as: Data.self) {
-            checkpoint = try JSONDecoder().decode(DiaryForeignImport.Checkpoint.self, from: try box.open(sealed, context: Self.context(userID: userID, id)))
+    /// The job a row holds, its report opened.
+    func job(_ row: DiaryImportJobRow) throws -> DiaryImportJob {
+        let checkpoint = try row.checkpointSealed.map {
+            try JSONDecoder().decode(DiaryForeignImport.Checkpoint.self, from: try box.open($0, context: Self.context(userID: row.userID, row.id)))
         }
-        let en = try row.decode(column: "error_en", as: String?.self), ja = try row.decode(column: "error_ja", as: String?.self)
         return DiaryImportJob(
-            id: id, userID: userID, fileName: try row.decode(column: "file_name", as: String.self),
-            state: DiaryImportJob.State(rawValue: try row.decode(column: "state", as: String.self)) ?? .failed,
-            total: Int(clamping: try row.decode(column: "total", as: Int64.self)), done: Int(clamping: try row.decode(column: "done", as: Int64.self)),
-            checkpoint: checkpoint, error: en.map { Text(en: $0, ja: ja ?? $0) }, attempts: Int(clamping: try row.decode(column: "attempts", as: Int64.self)),
-            uploadPath: try row.decode(column: "upload_path", as: String?.self),
-            createdAt: Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "created_at", as: Int64.self))),
-            finishedAt: try row.decode(column: "finished_at", as: Int64?.self).map { Date(timeIntervalSince1970: TimeInterval($0)) })
+            id: row.id, userID: row.userID, fileName: row.fileName, state: DiaryImportJob.State(rawValue: row.state) ?? .failed,
+            total: Int(clamping: row.total), done: Int(clamping: row.done), checkpoint: checkpoint,
+            error: row.errorEn.map { Text(en: $0, ja: row.errorJa ?? $0) }, attempts: Int(clamping: row.attempts), uploadPath: row.uploadPath,
+            createdAt: UnixTime(seconds: row.createdAt).date, finishedAt: row.finishedAt.map { UnixTime(seconds: $0).date })
+    }
+}
+
+/// A row of `diary_import_jobs`.
+struct DiaryImportJobRow: TableRow {
+    static let table = "diary_import_jobs"
+    var id: String
+    var userID: String
+    var state: String
+    var fileName: String
+    var uploadPath: String?
+    var total: Int64
+    var done: Int64
+    var checkpointSealed: Data?
+    var errorEn: String?
+    var errorJa: String?
+    var attempts: Int64
+    var createdAt: Int64
+    var finishedAt: Int64?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, userID = "user_id", state, fileName = "file_name", uploadPath = "upload_path", total, done, checkpointSealed = "checkpoint_sealed",
+             errorEn = "error_en", errorJa = "error_ja", attempts, createdAt = "created_at", finishedAt = "finished_at"
     }
 }
 

@@ -7,22 +7,34 @@ public struct DayRatingStore: Sendable {
 
     public func ratings(userID: String, from: DayKey, to: DayKey) async throws -> [DayKey: DayRating] {
         var result: [DayKey: DayRating] = [:]
-        for row in try await database.sql.select().columns("day", "rating").from("day_ratings").where("user_id", .equal, userID)
-            .where("day", .greaterThanOrEqual, from.description).where("day", .lessThanOrEqual, to.description).all() {
-            if let key = DayKey(try row.decode(column: "day", as: String.self)),
-               let rating = DayRating(rawValue: Int(try row.decode(column: "rating", as: Int64.self))) { result[key] = rating }
+        for row in try await DayRatingRow.select(database.sql).where("user_id", .equal, userID)
+            .where("day", .greaterThanOrEqual, from.description).where("day", .lessThanOrEqual, to.description).all(decoding: DayRatingRow.self) {
+            if let key = DayKey(row.day), let rating = DayRating(rawValue: Int(row.rating)) { result[key] = rating }
         }
         return result
     }
 
     public func set(userID: String, day: DayKey, rating: DayRating, now: Date) async throws {
-        try await database.sql.insert(into: "day_ratings").columns("user_id", "day", "rating", "updated_at")
-            .values(SQLBind(userID), SQLBind(day.description), SQLBind(Int64(rating.rawValue)), SQLBind(UnixTime(now).seconds))
+        try await DayRatingRow.insert([DayRatingRow(userID: userID, day: day.description, rating: Int64(rating.rawValue), updatedAt: UnixTime(now).seconds)],
+                                      into: database.sql)
             .onConflict(with: ["user_id", "day"]) { $0.set(excludedValueOf: "rating").set(excludedValueOf: "updated_at") }.run()
     }
 
     public func clear(userID: String, day: DayKey) async throws {
         try await database.sql.delete(from: "day_ratings").where("user_id", .equal, userID).where("day", .equal, day.description).run()
+    }
+}
+
+/// A row of `day_ratings`.
+struct DayRatingRow: TableRow {
+    static let table = "day_ratings"
+    var userID: String
+    var day: String
+    var rating: Int64
+    var updatedAt: Int64
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case userID = "user_id", day, rating, updatedAt = "updated_at"
     }
 }
 
