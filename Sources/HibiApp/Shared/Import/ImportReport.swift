@@ -22,6 +22,10 @@ public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
     case inFuture
     /// Every timed point of the file at one second (a logger that never set its clock): kept out of the location history.
     case sameSecond
+    /// A file the import names that is there but cannot be read (damaged, not the format its name says).
+    case unreadable
+    /// A file with no position in it (an indoor workout): the workout is kept, without a route.
+    case noPoints
 
     public var text: Text {
         switch self {
@@ -37,6 +41,8 @@ public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
         case .beforeEpoch: Text(en: "suspicious: a time before 1970", ja: "不審な日時(1970年より前)")
         case .inFuture: Text(en: "suspicious: a time in the future", ja: "不審な日時(未来)")
         case .sameSecond: Text(en: "suspicious: every point at the same second", ja: "不審な日時(すべての地点が同じ秒)")
+        case .unreadable: Text(en: "file that cannot be read", ja: "読み込めないファイル")
+        case .noPoints: Text(en: "file without a position (the workout is kept without a route)", ja: "位置のないファイル(ワークアウトは経路なしで保存)")
         }
     }
 
@@ -171,6 +177,7 @@ public struct ImportReport: Codable, Sendable, Equatable {
         "simplifiedRawPath": Text(en: "Path points", ja: "経路の地点"),
         "feature": Text(en: "Map features", ja: "地図の地物"),
         "apple-health": Text(en: "Apple Health export", ja: "Apple ヘルスケアの書き出し"),
+        "Strava activity file": Text(en: "Strava activity files (routes)", ja: "Strava のアクティビティのファイル(経路)"),
     ]
 
     public static func kindName(_ kind: String) -> Text {
