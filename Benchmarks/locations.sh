@@ -9,7 +9,8 @@
 # geopandas, scikit-learn) is far heavier than one figure is worth. Both must find the same stays.
 # Then each other format the import reads by content (an OwnTracks Recorder .rec file, TCX, FIT), generated
 # by scripts/generate-locations.py with FORMAT_POINTS points (default 200,000: a year of a phone logging
-# every few minutes, or a season of activities), imported the same way: points/s and peak memory each.
+# every few minutes, or a season of activities), imported the same way: points/s and peak memory each; and a
+# Strava export ZIP of the same points in STRAVA_ACTIVITIES activities (200; smoke: 10) through the health import.
 # Usage: Benchmarks/locations.sh [points]   (ROUNDS=3 by default; quick and full are the
 #   same size; BENCH_SIZE=smoke: 20,000 points and 5,000 per other format, 1 round)
 # Ends with `name: median unit (min …, max …, N rounds)` lines.
@@ -102,6 +103,25 @@ for format in rec tcx fit; do
   done
   rm -f "$WORK/track.$format"
 done
+
+# A Strava export ZIP (Benchmarks/strava-export.py: FORMAT_POINTS points over STRAVA_ACTIVITIES activities, .fit.gz,
+# .tcx.gz and .gpx in turn) through `hibi import apple-health`, which makes the workouts and their routes.
+STRAVA_ACTIVITIES=${STRAVA_ACTIVITIES:-$(by_size 200 200 10)}
+python3 Benchmarks/strava-export.py "$WORK/strava.zip" "$FORMAT_POINTS" "$STRAVA_ACTIVITIES"
+for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
+  data="$WORK/hibi-data-strava-$ROUND" && mkdir -p "$data"
+  echo "benchmark password" | HIBI_DATA_DIR="$data" "$HIBI" user create bench --password-stdin >/dev/null
+  start=$(date +%s.%N)
+  HIBI_DATA_DIR="$data" /usr/bin/time -v -o "$WORK/strava.time" "$HIBI" import apple-health --quiet --user bench "$WORK/strava.zip" \
+    >"$WORK/strava.out" 2>&1 || { tail -20 "$WORK/strava.out" >&2; die "hibi import apple-health failed on the Strava export"; }
+  seconds=$(python3 -c "print($(date +%s.%N) - $start)") && rm -rf "$data"
+  grep -q "Workouts: $STRAVA_ACTIVITIES added" "$WORK/strava.out" || log "warning: not $STRAVA_ACTIVITIES workouts: $(grep Workouts "$WORK/strava.out")"
+  record locations_strava_rate "$(python3 -c "print($FORMAT_POINTS / $seconds)")" points/s
+  record locations_strava_activities_rate "$(python3 -c "print($STRAVA_ACTIVITIES / $seconds)")" activities/s
+  record locations_strava_peak_rss "$(peak_mb "$WORK/strava.time")" MB
+  log "round $ROUND/$ROUNDS: Strava export, $STRAVA_ACTIVITIES activities, $FORMAT_POINTS points: $(printf '%.1f' "$seconds") s"
+done
+rm -f "$WORK/strava.zip"
 
 ROUND=0
 record locations_points "$POINTS" points

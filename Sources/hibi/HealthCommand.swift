@@ -26,11 +26,11 @@ struct ImportCommand: AsyncParsableCommand {
     struct AppleHealth: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "apple-health",
-            abstract: "Import an Apple Health export (export.zip or export.xml). Re-running resumes an interrupted import and skips duplicates.")
+            abstract: "Import an Apple Health export (export.zip or export.xml) or a Strava bulk export ZIP. Re-running resumes an interrupted import and skips duplicates.")
         @OptionGroup var options: ConfigOptions
         @Option(help: "Username to import for") var user: String
         @Flag(help: "No progress bar (for scripts)") var quiet = false
-        @Argument(help: "Path to export.zip or export.xml") var file: String
+        @Argument(help: "Path to export.zip or export.xml, or Strava's export ZIP") var file: String
 
         func run() async throws {
             try await options.withCore { core in

@@ -8,13 +8,17 @@ import Testing
 @Suite(.serialized) struct HealthReportAPITests {
     /// Uploads the real-shaped export.zip through the API, as the import page does, and waits for its job.
     static func importRealExport(_ browser: Browser, _ api: APIClient) async throws -> ImportJobResponse {
-        let zip = try Data(contentsOf: URL(fileURLWithPath: try RealExportFixtures.zip()))
+        try await upload(browser, api, try Data(contentsOf: URL(fileURLWithPath: try RealExportFixtures.zip())), name: "export.zip")
+    }
+
+    /// Uploads a ZIP as the import page does and waits (up to 20 s) for its job to end.
+    static func upload(_ browser: Browser, _ api: APIClient, _ zip: Data, name: String) async throws -> ImportJobResponse {
         let headers: HTTPFields = [.authorization: "Bearer \(api.token ?? "")", .contentType: "application/zip"]
-        let response = try await browser.client.executeRequest(uri: "/api/v1/health/imports?name=export.zip", method: .post, headers: headers,
+        let response = try await browser.client.executeRequest(uri: "/api/v1/health/imports?name=\(name)", method: .post, headers: headers,
                                                               body: ByteBuffer(bytes: zip))
-        guard response.status == .accepted else { throw TestFailure("import: \(response.status)") }
+        guard response.status == .accepted else { throw TestFailure("import: \(response.status) \(String(buffer: response.body))") }
         var job = try JSONCoding.decoder.decode(ImportJobResponse.self, from: Data(buffer: response.body))
-        for _ in 0..<200 where job.state != "done" && job.state != "failed" {
+        for _ in 0..<400 where job.state != "done" && job.state != "failed" {
             try await Task.sleep(for: .milliseconds(50))
             job = try APIClient.decode(ImportJobResponse.self, try await api.call(.get, "/api/v1/health/imports/\(job.id)"))
         }

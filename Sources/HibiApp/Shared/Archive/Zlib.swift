@@ -80,3 +80,70 @@ enum Zlib {
         }
     }
 }
+
+/// A gzip file (a `.fit.gz` or `.tcx.gz` inside an export) read as the bytes it unpacks to, through zlib, a
+/// buffer at a time straight into the reader's buffer: memory stays at one input buffer whatever the member
+/// holds, and the stream fails the moment its output passes `limit` (a small member that claims gigabytes
+/// costs the time to inflate `limit` bytes, never the memory).
+final class GunzipStream: ByteStream {
+    struct Failure: Error, Equatable {
+        let description: String
+    }
+
+    private let base: any ByteStream
+    private let stream: UnsafeMutablePointer<z_stream>
+    private let input: UnsafeMutablePointer<UInt8>
+    private let inputSize = 64 * 1024
+    private var ended = false
+    private var baseEnded = false
+    private var finished = false
+    let limit: UInt64
+    private(set) var produced: UInt64 = 0
+
+    init(_ base: any ByteStream, limit: UInt64) throws {
+        self.base = base
+        self.limit = limit
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        input = .allocate(capacity: inputSize)
+        // 16 + MAX_WBITS: a gzip header and trailer (CRC and size, checked by zlib) around the deflate stream.
+        let status = inflateInit2_(stream, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else {
+            ended = true
+            throw Failure(description: "zlib could not start an inflate stream (\(status))")
+        }
+    }
+
+    deinit {
+        if !ended { inflateEnd(stream) }
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+        input.deallocate()
+    }
+
+    func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
+        guard !finished, count > 0 else { return 0 }
+        while true {
+            if stream.pointee.avail_in == 0 && !baseEnded {
+                let n = try base.read(into: input, count: inputSize)
+                if n <= 0 { baseEnded = true } else {
+                    stream.pointee.next_in = input
+                    stream.pointee.avail_in = uInt(n)
+                }
+            }
+            stream.pointee.next_out = buffer
+            stream.pointee.avail_out = uInt(min(count, Int(UInt32.max)))
+            let status = CZlib.inflate(stream, Z_NO_FLUSH)
+            guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
+                throw Failure(description: "not a readable gzip file")
+            }
+            let made = min(count, Int(UInt32.max)) - Int(stream.pointee.avail_out)
+            let (sum, over) = produced.addingReportingOverflow(UInt64(made))
+            guard !over, sum <= limit else { throw Failure(description: "unpacks to more than \(limit / 1_048_576) MB") }
+            produced = sum
+            if status == Z_STREAM_END { finished = true }
+            if made > 0 || finished { return made }
+            if baseEnded && stream.pointee.avail_in == 0 { throw Failure(description: "the gzip file ends early") }
+        }
+    }
+}

@@ -26,6 +26,10 @@ public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
     case noPosition
     /// Text longer than Hibi keeps for its field (a name over 200 characters, …).
     case tooLong
+    /// A file the import names that is there but cannot be read (damaged, not the format its name says).
+    case unreadable
+    /// A file with no position in it (an indoor workout): the workout is kept, without a route.
+    case noPoints
 
     public var text: Text {
         switch self {
@@ -43,6 +47,8 @@ public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
         case .sameSecond: Text(en: "suspicious: every point at the same second", ja: "不審な日時(すべての地点が同じ秒)")
         case .noPosition: Text(en: "no position (written at [0, 0]: Google could not place it)", ja: "位置なし([0, 0]: Google が位置を特定できなかった場所)")
         case .tooLong: Text(en: "text longer than Hibi keeps", ja: "Hibi が保存できる長さを超えた文字列")
+        case .unreadable: Text(en: "file that cannot be read", ja: "読み込めないファイル")
+        case .noPoints: Text(en: "file without a position (the workout is kept without a route)", ja: "位置のないファイル(ワークアウトは経路なしで保存)")
         }
     }
 
@@ -178,6 +184,7 @@ public struct ImportReport: Codable, Sendable, Equatable {
         "feature": Text(en: "Map features", ja: "地図の地物"),
         "saved place": Text(en: "Saved places", ja: "保存した場所"),
         "apple-health": Text(en: "Apple Health export", ja: "Apple ヘルスケアの書き出し"),
+        "Strava activity file": Text(en: "Strava activity files (routes)", ja: "Strava のアクティビティのファイル(経路)"),
     ]
 
     public static func kindName(_ kind: String) -> Text {

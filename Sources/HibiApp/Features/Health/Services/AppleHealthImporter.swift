@@ -209,9 +209,13 @@ public struct AppleHealthImporter: Sendable {
     }
 
     /// Imports from `path` (XML or ZIP) into the job; `progress` is called after each batch. From a ZIP,
-    /// the workout routes' GPX files and the electrocardiograms beside export.xml are imported too.
+    /// the workout routes' GPX files and the electrocardiograms beside export.xml are imported too; a ZIP
+    /// with activities.csv at its root is Strava's export (`runStrava`).
     public func run(job: ImportJob, path: String, user: User, progress: @Sendable (ImportJob) -> Void = { _ in }) async throws -> ImportResult {
         do {
+            if let strava = Self.stravaArchive(path: path) {
+                return try await runStrava(job: job, archive: strava, user: user, progress: progress)
+            }
             let (stream, size) = try Self.open(path: path)
             let archive = (stream as? ZipEntryStream).flatMap { _ in try? ZipReader(path: path, maxTotalBytes: ZipEntryStream.maxEntryBytes) }
             return try await run(job: job, stream: stream, totalBytes: size, user: user, archive: archive, progress: progress)

@@ -12,6 +12,18 @@ public struct HealthWorkout: Sendable, Equatable, Codable {
     public var energyKcal: Double?
     public var device: String
     public var details: String?
+
+    /// Metres climbed, as the import that made the workout recorded it (Strava's export, Health Auto Export).
+    public var elevationGainM: Double? { detail("elevationAscentM") }
+    /// Average and highest heart rate over the workout, in beats per minute.
+    public var heartRateAverage: Double? { detail("heartRateAvg") }
+    public var heartRateMax: Double? { detail("heartRateMax") }
+
+    private func detail(_ key: String) -> Double? {
+        guard let details, let object = try? JSONSerialization.jsonObject(with: Data(details.utf8)) as? [String: Any] else { return nil }
+        let value = (object[key] as? String).flatMap(Double.init) ?? (object[key] as? NSNumber)?.doubleValue
+        return value.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+    }
 }
 
 /// Workouts and their route points, always scoped to one user.

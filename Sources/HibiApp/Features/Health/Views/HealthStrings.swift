@@ -25,8 +25,8 @@ enum HealthStrings {
     static let newBadge = Text(en: "New badge: %@", ja: "新しいバッジ: %@")
     static let importTitle = Text(en: "Import & export", ja: "読み込みと書き出し")
     static let appleHealth = Text(en: "Apple Health export", ja: "Apple ヘルスケアの書き出し")
-    static let appleHealthHelp = Text(en: "On iPhone: Health → your picture → Export All Health Data. Upload export.zip as it is, or export.xml.",
-                                      ja: "iPhone のヘルスケア → プロフィール写真 → 「すべてのヘルスケアデータを書き出す」。export.zip をそのまま、または export.xml をアップロードしてください。")
+    static let appleHealthHelp = Text(en: "On iPhone: Health → your picture → Export All Health Data. Upload export.zip as it is, or export.xml. Strava's bulk export ZIP (activities.csv with its activities folder) is read here too.",
+                                      ja: "iPhone のヘルスケア → プロフィール写真 → 「すべてのヘルスケアデータを書き出す」。export.zip をそのまま、または export.xml をアップロードしてください。Strava の一括エクスポートの ZIP(activities.csv と activities フォルダ)もここで読み込めます。")
     static let chooseFile = Text(en: "File", ja: "ファイル")
     static let upload = Text(en: "Upload and import", ja: "アップロードして読み込む")
     static let importing = Text(en: "Importing…", ja: "読み込み中…")

@@ -11,7 +11,7 @@ enum JournalStrings {
     static let visits = Text(en: "Visits", ja: "訪問")
     static let workouts = Text(en: "Workouts", ja: "ワークアウト")
     static let dayMap = Text(en: "Where the day went", ja: "この日の足あと")
-    /// "42 min · 5.3 km · 310 kcal" in the person's units (what the workout recorded, nothing guessed).
+    /// "42 min · 5.3 km · 310 kcal · ↑ 120 m · 142 bpm average, 171 max" in the person's units (what the workout recorded, nothing guessed).
     /// An imported file supplies these numbers, so they are formatted, never converted to `Int` (a huge
     /// or non-finite value would stop the server); what is not a sensible amount is left out.
     static func workoutSummary(_ workout: HealthWorkout, units: UnitPreferences, language l: Language) -> String {
@@ -25,6 +25,14 @@ enum JournalStrings {
         }
         if let kcal = workout.energyKcal, kcal.isFinite, kcal > 0 {
             parts.append(units.energy == .kJ ? whole(kcal * 4.184) + " kJ" : whole(kcal) + " kcal")
+        }
+        if let metres = workout.elevationGainM, metres > 0 {
+            parts.append(Text(en: "↑ ", ja: "獲得標高 ")(l) + (units.distance == .mi ? whole(metres * 3.28084) + " ft" : whole(metres) + " m"))
+        }
+        if let average = workout.heartRateAverage, average > 0 {
+            let max = workout.heartRateMax.map { whole($0) }
+            parts.append(Text(en: "\(whole(average)) bpm average" + (max.map { ", \($0) max" } ?? ""),
+                              ja: "平均心拍 \(whole(average)) bpm" + (max.map { "(最大 \($0))" } ?? ""))(l))
         }
         return parts.joined(separator: " · ")
     }

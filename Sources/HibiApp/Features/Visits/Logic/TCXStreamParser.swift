@@ -12,11 +12,13 @@ public final class TCXStreamParser {
     private var points: [LocationPoint] = []
     /// (time, beats per minute) of the trackpoints that carried a heart rate.
     public private(set) var heartRates: [(time: Int64, bpm: Double)] = []
+    /// (time, metres) of the trackpoints with a position that carried an altitude, for a workout's route.
+    public private(set) var altitudes: [(time: Int64, meters: Double)] = []
     public private(set) var sawRoot = false
     private var ended = false
     private var stack: [String] = []
     private var text = ""
-    private var point: (time: Int64?, badTime: Bool, lat: Double?, lon: Double?, bpm: Double?, line: Int)?
+    private var point: (time: Int64?, badTime: Bool, lat: Double?, lon: Double?, bpm: Double?, ele: Double?, line: Int)?
     /// Heart rates are kept for one activity (a Strava export's file), not for a year of them.
     static let maxHeartRates = 200_000
 
@@ -49,7 +51,7 @@ public final class TCXStreamParser {
                         }
                         sawRoot = true
                     }
-                    if local == "Trackpoint" { point = (nil, false, nil, nil, nil, reader.line) }
+                    if local == "Trackpoint" { point = (nil, false, nil, nil, nil, nil, reader.line) }
                     stack.append(local)
                 case let .end(name):
                     end(GPXReader.local(name))
@@ -90,6 +92,7 @@ public final class TCXStreamParser {
         case "LatitudeDegrees" where parent(1) == "Position": point?.lat = Double(value)
         case "LongitudeDegrees" where parent(1) == "Position": point?.lon = Double(value)
         case "Value" where parent(1) == "HeartRateBpm": point?.bpm = Double(value)
+        case "AltitudeMeters" where parent(1) == "Trackpoint": point?.ele = Double(value)
         case "Trackpoint":
             guard let p = point else { return }
             point = nil
@@ -106,6 +109,7 @@ public final class TCXStreamParser {
                 report.skip(Self.kind, .outOfRange, at: "line \(p.line)")
                 return
             }
+            if let ele = p.ele, ele.isFinite, abs(ele) < 20_000, altitudes.count < Self.maxHeartRates { altitudes.append((time, ele)) }
             points.append(LocationPoint(time: time, latitude: VisitRules.roundCoordinate(lat), longitude: VisitRules.roundCoordinate(lon)))
         default: break
         }

@@ -149,6 +149,10 @@ public struct LocationService: Sendable {
         if FITReader.looksLike(head) {
             return try await importFIT(userID: userID, stream: sniffing, now: now)
         }
+        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
+            // Workouts are Health's: a Strava export becomes workouts there, its points joining this history.
+            throw LocationError.importInvalid(position: "byte 1", reason: LocationStrings.archiveToHealth)
+        }
         if first == UInt8(ascii: "t") || first == UInt8(ascii: "T") {
             return try await importPointsCSV(userID: userID, stream: sniffing, now: now)
         }

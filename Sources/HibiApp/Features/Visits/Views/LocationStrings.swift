@@ -30,6 +30,8 @@ enum LocationStrings {
                                  ja: "GPX のトラック、Google Takeout の Records.json、セマンティック位置履歴(timelineObjects)、スマートフォンの Timeline.json、OwnTracks Recorder の .rec ファイル、TCX・FIT のアクティビティ(Garmin、Google Fit、Strava、Wahoo)、Hibi のデータ書き出しの location-points.csv(64 MB まで)。大きなファイルは hibi visits import-locations で。")
     static let formatsExpected = Text(en: "expected GPX, TCX, FIT, an OwnTracks Recorder .rec file, a Google location history JSON file or a Hibi takeout's location-points.csv",
                                       ja: "GPX、TCX、FIT、OwnTracks Recorder の .rec ファイル、Google の位置履歴 JSON ファイル、または Hibi のデータ書き出しの location-points.csv が必要です")
+    static let archiveToHealth = Text(en: "a ZIP archive: import a Strava export (or an Apple Health export.zip) on the Health import page, which makes workouts of its activities and adds their points to this history",
+                                      ja: "ZIP アーカイブです。Strava のエクスポート(または Apple ヘルスケアの export.zip)は健康の取り込みページで読み込んでください。アクティビティがワークアウトになり、その地点がこの位置履歴に加わります")
     static let importButton = Text(en: "Import", ja: "取り込む")
     static let imported = Text(en: "Imported: %@ new points.", ja: "取り込みました: 新しい地点 %@ 件。")
     static let file = Text(en: "File", ja: "ファイル")
