@@ -117,6 +117,35 @@ public struct LocationService: Sendable {
         }
     }
 
+    /// Writes each batch while the reader reads the next: the file is read on this task's thread and the
+    /// batch before is written on another (SQLite on NIO's thread pool), as the Apple Health import does.
+    /// One batch at a time is in flight, so memory stays at two batches.
+    struct BatchWriter {
+        private var batch: Batch
+        private var writing: Task<Batch, any Error>?
+
+        init(_ batch: Batch) { self.batch = batch }
+
+        /// Waits for the batch before to be written, then starts writing this one.
+        mutating func store(_ points: [LocationPoint], kinds: [String], on database: Database) async throws {
+            let before = try await written()
+            writing = Task {
+                var batch = before
+                try await batch.store(points, kinds: kinds, on: database)
+                return batch
+            }
+        }
+
+        /// Every batch written: the counts and the time span of all of them.
+        mutating func written() async throws -> Batch {
+            if let task = writing {
+                writing = nil
+                batch = try await task.value
+            }
+            return batch
+        }
+    }
+
     // MARK: imports
 
     /// GPX already read (an upload): waypoints become visits (all or none, signed), track points are
@@ -166,11 +195,13 @@ public struct LocationService: Sendable {
             let parser = GPXStreamParser(stream: sniffing, importedAt: now)
             var batch = Batch(userID: userID, source: "gpx", importID: UUID().uuidString.lowercased())
             batch.now = now
+            var writer = BatchWriter(batch)
             do {
                 while try parser.next(maxPoints: Self.batchSize) {
-                    try await batch.store(parser.takePoints(), kinds: ["trkpt"], on: database)
+                    try await writer.store(parser.takePoints(), kinds: ["trkpt"], on: database)
                 }
-                try await batch.store(parser.takePoints(), kinds: ["trkpt"], on: database)
+                try await writer.store(parser.takePoints(), kinds: ["trkpt"], on: database)
+                batch = try await writer.written()
                 let (fields, report) = try parser.finish()
                 let outcome = try await visits.importAll(userID: userID, visits: fields, now: now)
                 let imported = outcome.added
@@ -180,6 +211,8 @@ public struct LocationService: Sendable {
                 batch.report.merge(trackReport)
                 return try await finish(batch, visitsImported: imported, placeVisits: [], shape: "gpx", now: now)
             } catch let error as VisitError {
+                // What was read before the problem is stored as in any failed import, and no write outlives the import.
+                _ = try? await writer.written()
                 if case let .importInvalid(position, reason) = error {
                     throw LocationError.importInvalid(position: position, reason: reason)
                 }
