@@ -195,7 +195,7 @@ extension AppleHealthImporter {
 
     /// One activity through the export import's writer, with the job's checkpoint in the same transaction.
     private func commitStrava(_ batch: Batch, fileReport: ImportReport, index: Int, count: Int, report: inout ImportReport, current: inout ImportJob,
-                              userID: String, locations: LocationService?) async throws {
+                              userID: String, locations: (any LocationHistory)?) async throws {
         let base = report
         let (jobID, checkpoint) = (current.id, Int64(index) + 1)
         // Progress in the upload's bytes, as the Apple Health import counts it, in proportion to the activities done.
