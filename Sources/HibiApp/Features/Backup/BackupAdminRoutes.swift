@@ -12,15 +12,19 @@ struct BackupAdminRoutes: Sendable {
     let now: BackupNow
 
     func register(on router: some RouterMethods<AdminContext>) {
-        router.get(RouterPath(AccountPaths.adminBackups)) { _, context in
-            let me = context.user
-            return HTMLPage(BackupViews.page(context: context.base, me: me, settings: settings, runs: try await runs.recent(limit: 20),
-                                             progress: now.state(), directory: now.directory))
-        }
-        router.post(RouterPath(AccountPaths.adminBackups + "/now")) { _, _ in
-            now.start()
-            return Response.redirect(to: AccountPaths.adminBackups, type: .found)
-        }
+        router.get(RouterPath(AccountPaths.adminBackups), use: page)
+        router.post(RouterPath(AccountPaths.adminBackups + "/now"), use: backUpNow)
+    }
+
+    @Sendable func page(_ request: Request, context: AdminContext) async throws -> HTMLPage {
+        let me = context.user
+        return HTMLPage(BackupViews.page(context: context.base, me: me, settings: settings, runs: try await runs.recent(limit: 20),
+                                         progress: now.state(), directory: now.directory))
+    }
+
+    @Sendable func backUpNow(_ request: Request, context: AdminContext) async throws -> Response {
+        now.start()
+        return Response.redirect(to: AccountPaths.adminBackups, type: .found)
     }
 }
 
