@@ -12,19 +12,19 @@ struct DiaryAPIRoutes: Sendable {
     let heavyWork: HeavyWork
 
     func register(on api: some RouterMethods<DiaryContext>) {
-        api.get("diary/entries", use: list)
-        api.post("diary/entries", use: create)
-        api.get("diary/entries/:id", use: entry)
-        api.patch("diary/entries/:id", use: update)
-        api.delete("diary/entries/:id", use: delete)
-        api.get("diary/entries/:id/photo", use: firstPhoto)
-        api.get("diary/entries/:id/photos/:photo", use: photo)
-        api.get("diary/statistics", use: statistics)
-        api.get("diary/trend", use: trend)
-        api.post("diary/mood-estimate", use: estimateMood)
-        api.get("diary/export", use: export)
-        api.post("diary/import", use: importUpload)
-        api.get("diary/import/jobs/:id", use: importJob)
+        api.get(RouterPath(DiaryAPIPaths.entries), use: list)
+        api.post(RouterPath(DiaryAPIPaths.entries), use: create)
+        api.get(RouterPath(DiaryAPIPaths.entry(":id")), use: entry)
+        api.patch(RouterPath(DiaryAPIPaths.entry(":id")), use: update)
+        api.delete(RouterPath(DiaryAPIPaths.entry(":id")), use: delete)
+        api.get(RouterPath(DiaryAPIPaths.firstPhoto(":id")), use: firstPhoto)
+        api.get(RouterPath(DiaryAPIPaths.photo(":id", ":photo")), use: photo)
+        api.get(RouterPath(DiaryAPIPaths.statistics), use: statistics)
+        api.get(RouterPath(DiaryAPIPaths.trend), use: trend)
+        api.post(RouterPath(DiaryAPIPaths.moodEstimate), use: estimateMood)
+        api.get(RouterPath(DiaryAPIPaths.export), use: export)
+        api.post(RouterPath(DiaryAPIPaths.importArchive), use: importUpload)
+        api.get(RouterPath(DiaryAPIPaths.importJob(":id")), use: importJob)
     }
 
     @Sendable func list(_ request: Request, context: DiaryContext) async throws -> JSONBody<DiaryEntryPage> {

@@ -19,14 +19,14 @@ struct FaceRoutes: Sendable {
         router.post(RouterPath(DiaryPaths.deleteFace), use: deleteFacePage)
         router.get(RouterPath(DiaryPaths.enroll), use: enrollPage)
 
-        signedInAPI.get("diary/face", use: status)
+        signedInAPI.get(RouterPath(DiaryAPIPaths.face), use: status)
         // Enrollment changes who can open the diary, so it needs an unlocked diary first.
-        api.post("diary/face/check", use: check)
-        api.post("diary/face/enroll", use: enroll)
-        api.delete("diary/face", use: deleteFace)
+        api.post(RouterPath(DiaryAPIPaths.faceCheck), use: check)
+        api.post(RouterPath(DiaryAPIPaths.faceEnroll), use: enroll)
+        api.delete(RouterPath(DiaryAPIPaths.face), use: deleteFace)
         // Unlocking is what a locked session does, so these two only need a signed-in user.
-        signedInAPI.post("diary/face/challenge", use: challenge)
-        signedInAPI.post("diary/face/frame", use: frame)
+        signedInAPI.post(RouterPath(DiaryAPIPaths.faceChallenge), use: challenge)
+        signedInAPI.post(RouterPath(DiaryAPIPaths.faceFrame), use: frame)
     }
 
     @Sendable func settingsPage(_ request: Request, context: DiaryContext) async throws -> HTMLPage {

@@ -10,34 +10,34 @@ struct VideoAPIRoutes: Sendable {
     let quota: StorageQuota
 
     func register(on api: some RouterMethods<SignedInContext>) {
-        api.get("videos", use: list)
-        api.post("videos", use: upload)
-        api.get("videos/continue-watching", use: continueWatching)
-        api.get("videos/history", use: history)
-        api.delete("videos/history", use: clearHistory)
-        api.post("videos/library/scan", use: scan)
-        api.get("videos/:id", use: video)
-        api.patch("videos/:id", use: update)
-        api.delete("videos/:id", use: delete)
+        api.get(RouterPath(VideoAPIPaths.videos), use: list)
+        api.post(RouterPath(VideoAPIPaths.videos), use: upload)
+        api.get(RouterPath(VideoAPIPaths.continueWatching), use: continueWatching)
+        api.get(RouterPath(VideoAPIPaths.history), use: history)
+        api.delete(RouterPath(VideoAPIPaths.history), use: clearHistory)
+        api.post(RouterPath(VideoAPIPaths.scan), use: scan)
+        api.get(RouterPath(VideoAPIPaths.video(":id")), use: video)
+        api.patch(RouterPath(VideoAPIPaths.video(":id")), use: update)
+        api.delete(RouterPath(VideoAPIPaths.video(":id")), use: delete)
         // The same answers as the page's media addresses.
         let media = VideoWebRoutes(videos: videos)
-        api.get("videos/:id/stream", use: media.stream)
-        api.head("videos/:id/stream", use: media.streamHead)
-        api.get("videos/:id/thumbnail", use: media.thumbnail)
-        api.get("videos/:id/captions", use: media.captions)
-        api.put("videos/:id/captions", use: setCaptions)
-        api.put("videos/:id/progress", use: saveProgress)
-        api.post("videos/:id/plays", use: startPlay)
-        api.post("videos/:id/hide", use: hideFromContinue)
+        api.get(RouterPath(VideoAPIPaths.stream(":id")), use: media.stream)
+        api.head(RouterPath(VideoAPIPaths.stream(":id")), use: media.streamHead)
+        api.get(RouterPath(VideoAPIPaths.thumbnail(":id")), use: media.thumbnail)
+        api.get(RouterPath(VideoAPIPaths.captions(":id")), use: media.captions)
+        api.put(RouterPath(VideoAPIPaths.captions(":id")), use: setCaptions)
+        api.put(RouterPath(VideoAPIPaths.progress(":id")), use: saveProgress)
+        api.post(RouterPath(VideoAPIPaths.plays(":id")), use: startPlay)
+        api.post(RouterPath(VideoAPIPaths.hide(":id")), use: hideFromContinue)
 
-        api.get("playlists", use: playlists)
-        api.post("playlists", use: createPlaylist)
-        api.get("playlists/:id", use: playlist)
-        api.patch("playlists/:id", use: renamePlaylist)
-        api.delete("playlists/:id", use: deletePlaylist)
-        api.post("playlists/:id/items", use: addToPlaylist)
-        api.delete("playlists/:id/items/:videoId", use: removeFromPlaylist)
-        api.put("playlists/:id/order", use: reorderPlaylist)
+        api.get(RouterPath(VideoAPIPaths.playlists), use: playlists)
+        api.post(RouterPath(VideoAPIPaths.playlists), use: createPlaylist)
+        api.get(RouterPath(VideoAPIPaths.playlist(":id")), use: playlist)
+        api.patch(RouterPath(VideoAPIPaths.playlist(":id")), use: renamePlaylist)
+        api.delete(RouterPath(VideoAPIPaths.playlist(":id")), use: deletePlaylist)
+        api.post(RouterPath(VideoAPIPaths.items(":id")), use: addToPlaylist)
+        api.delete(RouterPath(VideoAPIPaths.item(":id", video: ":videoId")), use: removeFromPlaylist)
+        api.put(RouterPath(VideoAPIPaths.order(":id")), use: reorderPlaylist)
     }
 
     @Sendable func list(_ request: Request, context: SignedInContext) async throws -> JSONBody<[VideoResponse]> {
@@ -187,7 +187,6 @@ struct VideoAPIRoutes: Sendable {
     static func response(_ item: VideoItem, _ language: Language) -> VideoResponse {
         let video = item.video
         let playability = item.playability
-        let base = "/api/v1/videos/\(video.id)"
         return VideoResponse(
             id: video.id, source: video.source, title: item.title, fileName: video.originalName, sizeBytes: video.sizeBytes,
             durationSeconds: video.media.durationSeconds, container: video.media.container, videoCodec: video.media.videoCodec,
@@ -196,8 +195,9 @@ struct VideoAPIRoutes: Sendable {
             hasThumbnail: video.hasThumbnail, hasCaptions: video.hasCaptions, favorite: item.data.favorite, rating: item.data.rating,
             tags: item.data.tags, lastPlayedAt: item.data.lastPlayedAt, positionSeconds: item.data.positionSeconds,
             resumeAtSeconds: item.resumeAt, playCount: item.data.playCount, played: item.data.played,
-            hiddenFromContinueWatching: item.data.hiddenFromContinue, streamURL: base + "/stream",
-            thumbnailURL: video.hasThumbnail ? base + "/thumbnail" : nil, captionsURL: video.hasCaptions ? base + "/captions" : nil,
+            hiddenFromContinueWatching: item.data.hiddenFromContinue, streamURL: APIPaths.url(VideoAPIPaths.stream(video.id)),
+            thumbnailURL: video.hasThumbnail ? APIPaths.url(VideoAPIPaths.thumbnail(video.id)) : nil,
+            captionsURL: video.hasCaptions ? APIPaths.url(VideoAPIPaths.captions(video.id)) : nil,
             createdAt: video.createdAt)
     }
 
