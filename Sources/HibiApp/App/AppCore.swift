@@ -100,7 +100,7 @@ public struct AppCore: Sendable {
             let platform = Platform(
                 config: config, logger: logger, database: database, box: box, users: users, sessions: sessions, tokens: tokens,
                 accounts: accounts, openAPIDocument: openAPIDocument, quota: quota,
-                heavyWork: HeavyWork(leases: JobLeases(database: database, holder: instanceID)),
+                heavyWork: HeavyWork(leases: JobLeases(database: database, holder: instanceID, clock: clock)),
                 outbound: OutboundHTTP(allowedNetworks: config.webhookAllowedNetworks), clock: clock,
                 metrics: metrics, instanceID: instanceID, faceAnalyzer: analyzer, moodEstimator: moods,
                 mapTiles: MapTileServer(database: database, fallback: config.mapTileURL))

@@ -44,13 +44,14 @@ public func buildApplication(core: AppCore) async -> some ApplicationProtocol {
     var services: [any Service] = [
         DatabaseService(database: core.database),
         MediaOrphanSweepService(sweeper: MediaOrphanSweeper(database: core.database, mediaDirectory: config.mediaDirectory,
-                                                            leases: JobLeases(database: core.database, holder: core.instanceID),
-                                                            folders: core.features.mediaFolders, logger: core.logger)),
+                                                            leases: JobLeases(database: core.database, holder: core.instanceID, clock: core.clock),
+                                                            folders: core.features.mediaFolders, logger: core.logger),
+                                clock: core.clock),
     ]
     for feature in core.features.all {
         let routes = feature.routes()
         router.addRoutes(routes.web)
-        router.addRoutes(routes.api, atPath: "/api/v1")
+        router.addRoutes(routes.api, atPath: RouterPath(APIPaths.root))
         await feature.prepareToServe(logger: core.logger)
         services += feature.backgroundServices()
     }

@@ -12,15 +12,19 @@ struct BackupAdminRoutes: Sendable {
     let now: BackupNow
 
     func register(on router: some RouterMethods<AdminContext>) {
-        router.get(RouterPath(AccountPaths.adminBackups)) { _, context in
-            let me = context.user
-            return HTMLPage(BackupViews.page(context: context.base, me: me, settings: settings, runs: try await runs.recent(limit: 20),
-                                             progress: now.state(), directory: now.directory))
-        }
-        router.post(RouterPath(AccountPaths.adminBackups + "/now")) { _, _ in
-            now.start()
-            return Response.redirect(to: AccountPaths.adminBackups, type: .found)
-        }
+        router.get(RouterPath(AccountPaths.adminBackups), use: page)
+        router.post(RouterPath(AccountPaths.adminBackups + "/now"), use: backUpNow)
+    }
+
+    @Sendable func page(_ request: Request, context: AdminContext) async throws -> HTMLPage {
+        let me = context.user
+        return HTMLPage(BackupViews.page(context: context.base, me: me, settings: settings, runs: try await runs.recent(limit: 20),
+                                         progress: now.state(), directory: now.directory))
+    }
+
+    @Sendable func backUpNow(_ request: Request, context: AdminContext) async throws -> Response {
+        now.start()
+        return Response.redirect(to: AccountPaths.adminBackups, type: .found)
     }
 }
 
@@ -37,9 +41,11 @@ final class BackupNow: Sendable {
     let runs: BackupRunStore
     let backup: BackupService
     let logger: Logger
+    let clock: WallClock
     private let current = Mutex(State())
 
-    init(settings: BackupSettings, dataDirectory: String, runs: BackupRunStore, backup: BackupService, logger: Logger) {
+    init(settings: BackupSettings, dataDirectory: String, runs: BackupRunStore, backup: BackupService, logger: Logger, clock: WallClock) {
+        self.clock = clock
         directory = settings.directory ?? (dataDirectory as NSString).appendingPathComponent("backups")
         self.runs = runs
         self.backup = backup
@@ -59,7 +65,7 @@ final class BackupNow: Sendable {
         Task.detached { [self] in
             defer { current.withLock { $0.running = false } }
             let holder = UUID().uuidString.lowercased()
-            let started = Date()
+            let started = clock.now()
             do {
                 guard try await runs.claim(holder: holder, now: started, lease: 6 * 3600) else { return }
                 let id = UUID().uuidString.lowercased()
@@ -82,7 +88,7 @@ final class BackupNow: Sendable {
                 } catch {
                     failure = String(describing: error).prefix(300).description
                 }
-                try await runs.finish(id: id, now: Date(), bytes: bytes, verified: verified, error: failure)
+                try await runs.finish(id: id, now: clock.now(), bytes: bytes, verified: verified, error: failure)
                 try await runs.release(holder: holder)
             } catch {
                 logger.error("backup now failed", metadata: ["reason": "\(error)"])

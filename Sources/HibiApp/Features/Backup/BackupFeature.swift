@@ -16,7 +16,7 @@ public struct BackupFeature: Feature {
         service = BackupService(database: platform.database, dataDirectory: platform.config.dataDirectory,
                                 mediaDirectory: platform.config.mediaDirectory, box: platform.box, logger: platform.logger)
         now = BackupNow(settings: platform.config.backups, dataDirectory: platform.config.dataDirectory, runs: runs, backup: service,
-                        logger: platform.logger)
+                        logger: platform.logger, clock: platform.clock)
     }
 
     public func routes() -> FeatureRoutes {
@@ -25,7 +25,7 @@ public struct BackupFeature: Feature {
 
     public func backgroundServices() -> [any Service] {
         guard platform.config.backups.directory != nil else { return [] }
-        let scheduler = BackupScheduler(settings: platform.config.backups, runs: runs, backup: service, logger: platform.logger)
-        return [BackupSchedulerService(scheduler: scheduler, runs: runs, registry: platform.metrics, logger: platform.logger)]
+        let scheduler = BackupScheduler(settings: platform.config.backups, runs: runs, backup: service, logger: platform.logger, clock: platform.clock)
+        return [BackupSchedulerService(scheduler: scheduler, runs: runs, registry: platform.metrics, logger: platform.logger, clock: platform.clock)]
     }
 }

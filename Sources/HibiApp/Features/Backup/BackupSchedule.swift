@@ -188,11 +188,14 @@ public struct BackupScheduler: Sendable {
     let backup: BackupService
     let holder: String
     let logger: Logger
+    /// When a run finished (its start is the `now` a tick is given).
+    let clock: WallClock
     /// Longest a backup may take before another instance may start one.
     var lease: TimeInterval = 6 * 3600
 
     public init(settings: BackupSettings, runs: BackupRunStore, backup: BackupService, logger: Logger,
-                holder: String = UUID().uuidString.lowercased()) {
+                holder: String = UUID().uuidString.lowercased(), clock: WallClock = .system) {
+        self.clock = clock
         self.settings = settings
         self.runs = runs
         self.backup = backup
@@ -230,9 +233,10 @@ public struct BackupScheduler: Sendable {
             failure = String(describing: error).prefix(300).description
         }
         if let failure { logger.error("scheduled backup failed", metadata: ["file": "\(name)", "reason": "\(failure)"]) }
-        try await runs.finish(id: id, now: Date(), bytes: bytes, verified: verified, error: failure)
+        let finished = clock.now()
+        try await runs.finish(id: id, now: finished, bytes: bytes, verified: verified, error: failure)
         try await runs.release(holder: holder)
-        return BackupRun(id: id, startedAt: now, finishedAt: Date(), fileName: name, bytes: bytes, verified: verified, error: failure)
+        return BackupRun(id: id, startedAt: now, finishedAt: finished, fileName: name, bytes: bytes, verified: verified, error: failure)
     }
 }
 
@@ -242,6 +246,7 @@ struct BackupSchedulerService: Service {
     let runs: BackupRunStore
     let registry: PrometheusCollectorRegistry
     let logger: Logger
+    let clock: WallClock
     var interval: Duration = .seconds(60)
 
     func run() async throws {
@@ -251,9 +256,9 @@ struct BackupSchedulerService: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    try await scheduler.tick(now: Date())
+                    try await scheduler.tick(now: clock.now())
                     let last = try await runs.lastGood()
-                    age.set(last.map { Date().timeIntervalSince($0) } ?? -1)
+                    age.set(last.map { clock.now().timeIntervalSince($0) } ?? -1)
                 } catch {
                     logger.warning("backup schedule check failed", metadata: ["reason": "\(String(describing: error).prefix(200))"])
                 }

@@ -39,9 +39,9 @@ public struct DiaryFeature: Feature {
         imports = DiaryForeignImport(transfer: transfer, store: store, photos: photos, details: details,
                                      ratings: ratings, visits: visits, box: platform.box)
         importJobs = DiaryImportJobStore(database: platform.database, box: platform.box)
-        runner = DiaryImportRunner(imports: imports, jobs: importJobs, leases: JobLeases(database: platform.database, holder: platform.instanceID),
+        runner = DiaryImportRunner(imports: imports, jobs: importJobs, leases: JobLeases(database: platform.database, holder: platform.instanceID, clock: platform.clock),
                                    users: platform.users, logger: platform.logger,
-                                   directory: (platform.config.mediaDirectory as NSString).appendingPathComponent("diary-imports"))
+                                   directory: (platform.config.mediaDirectory as NSString).appendingPathComponent("diary-imports"), clock: platform.clock)
         accounts = platform.accounts
         heavyWork = platform.heavyWork
     }

@@ -45,3 +45,23 @@ public enum DiaryPaths {
         return parts.isEmpty ? list : list + "?" + parts.joined(separator: "&")
     }
 }
+
+/// Every address of the diary's JSON API, relative to `APIPaths.root`: the routes are registered with these
+/// and the answers and pages that name one (a photo's `url`, the face unlock's calls) build it the same way.
+public enum DiaryAPIPaths {
+    public static let entries = "/diary/entries"
+    public static func entry(_ id: String) -> String { entries + "/\(id)" }
+    public static func firstPhoto(_ id: String) -> String { entry(id) + "/photo" }
+    public static func photo(_ id: String, _ photoID: String) -> String { entry(id) + "/photos/\(photoID)" }
+    public static let statistics = "/diary/statistics"
+    public static let trend = "/diary/trend"
+    public static let moodEstimate = "/diary/mood-estimate"
+    public static let export = "/diary/export"
+    public static let importArchive = "/diary/import"
+    public static func importJob(_ id: String) -> String { importArchive + "/jobs/\(id)" }
+    public static let face = "/diary/face"
+    public static let faceCheck = face + "/check"
+    public static let faceEnroll = face + "/enroll"
+    public static let faceChallenge = face + "/challenge"
+    public static let faceFrame = face + "/frame"
+}

@@ -15,7 +15,7 @@ public struct HealthFeature: Feature {
         service = HealthService(database: platform.database, box: platform.box, outbound: platform.outbound,
                                 mediaDirectory: platform.config.mediaDirectory, logger: platform.logger)
         importer = AppleHealthImporter(health: service, locations: locations, logger: platform.logger)
-        let launcher = HealthImportLauncher(importer: importer, leases: JobLeases(database: platform.database, holder: platform.instanceID),
+        let launcher = HealthImportLauncher(importer: importer, leases: JobLeases(database: platform.database, holder: platform.instanceID, clock: platform.clock),
                                             logger: platform.logger)
         self.launcher = launcher
         let autoExportDirectory = (platform.config.dataDirectory as NSString).appendingPathComponent("health-auto-export")
@@ -37,7 +37,7 @@ public struct HealthFeature: Feature {
     public func backgroundServices() -> [any Service] {
         [HealthBackgroundService(health: service, importer: importer,
                                  sender: ReminderSender(reminders: service.reminders, outbound: platform.outbound, logger: platform.logger),
-                                 users: platform.users, launcher: launcher, logger: platform.logger)]
+                                 users: platform.users, launcher: launcher, logger: platform.logger, clock: platform.clock)]
     }
 }
 

@@ -32,3 +32,24 @@ public enum VideoPaths {
         library + "?tag=" + (tag.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
     }
 }
+
+/// Every address of the video library's JSON API, relative to `APIPaths.root`: the routes are registered with
+/// these and the answers' links (`streamURL`, `thumbnailURL`, `captionsURL`) and the upload form use them too.
+public enum VideoAPIPaths {
+    public static let videos = "/videos"
+    public static let continueWatching = videos + "/continue-watching"
+    public static let history = videos + "/history"
+    public static let scan = videos + "/library/scan"
+    public static func video(_ id: String) -> String { videos + "/\(id)" }
+    public static func stream(_ id: String) -> String { video(id) + "/stream" }
+    public static func thumbnail(_ id: String) -> String { video(id) + "/thumbnail" }
+    public static func captions(_ id: String) -> String { video(id) + "/captions" }
+    public static func progress(_ id: String) -> String { video(id) + "/progress" }
+    public static func plays(_ id: String) -> String { video(id) + "/plays" }
+    public static func hide(_ id: String) -> String { video(id) + "/hide" }
+    public static let playlists = "/playlists"
+    public static func playlist(_ id: String) -> String { playlists + "/\(id)" }
+    public static func items(_ id: String) -> String { playlist(id) + "/items" }
+    public static func item(_ id: String, video: String) -> String { items(id) + "/\(video)" }
+    public static func order(_ id: String) -> String { playlist(id) + "/order" }
+}

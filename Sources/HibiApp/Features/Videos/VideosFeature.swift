@@ -13,7 +13,7 @@ public struct VideosFeature: Feature {
         self.platform = platform
         var service = VideoService(database: platform.database, dataDirectory: platform.config.mediaDirectory, settings: platform.config.videos,
                                    logger: platform.logger)
-        service.leases = JobLeases(database: platform.database, holder: platform.instanceID)
+        service.leases = JobLeases(database: platform.database, holder: platform.instanceID, clock: platform.clock)
         self.service = service
     }
 
@@ -26,7 +26,7 @@ public struct VideosFeature: Feature {
 
     /// The shared-folder scanner.
     public func backgroundServices() -> [any Service] {
-        [VideoLibraryScanService(videos: service, interval: platform.config.videos.scanInterval)]
+        [VideoLibraryScanService(videos: service, interval: platform.config.videos.scanInterval, clock: platform.clock)]
     }
 
     /// Uploaded videos and their captions (videos/uploads/<user>/<id>.<ext>) and thumbnails (videos/thumbs/<id>.jpg),

@@ -20,17 +20,21 @@ public struct JobLeases: Sendable {
     let database: Database
     /// Who claims: one id per running instance (`AppCore.instanceID`).
     public let holder: String
+    /// Tells leases' expiry; the platform's clock, so tests can move time.
+    let clock: WallClock
 
-    public init(database: Database, holder: String) {
+    public init(database: Database, holder: String, clock: WallClock = .system) {
         self.database = database
         self.holder = holder
+        self.clock = clock
     }
 
     static func seconds(_ date: Date) -> Int64 { Int64(saturating: date.timeIntervalSince1970.rounded(.down)) }
 
     /// Takes `name` if it is free, expired or already ours; true when this holder has it afterwards.
     /// Insert-if-absent, then one conditional UPDATE: two instances asking at once cannot both get it.
-    public func claim(_ name: String, now: Date = Date(), lease: TimeInterval) async throws -> Bool {
+    public func claim(_ name: String, now: Date? = nil, lease: TimeInterval) async throws -> Bool {
+        let now = now ?? clock.now()
         let nowSeconds = Self.seconds(now), until = Self.seconds(now + lease)
         try await database.sql.raw("""
             INSERT INTO job_leases (name, holder, lease_until, heartbeat_at) VALUES (\(bind: name), '', 0, 0) ON CONFLICT (name) DO NOTHING
@@ -43,7 +47,8 @@ public struct JobLeases: Sendable {
     }
 
     /// Pushes the expiry forward; false when the lease was lost (taken over after it expired).
-    public func renew(_ name: String, now: Date = Date(), lease: TimeInterval) async throws -> Bool {
+    public func renew(_ name: String, now: Date? = nil, lease: TimeInterval) async throws -> Bool {
+        let now = now ?? clock.now()
         let rows = try await database.sql.raw("""
             UPDATE job_leases SET lease_until = \(bind: Self.seconds(now + lease)), heartbeat_at = \(bind: Self.seconds(now))
             WHERE name = \(bind: name) AND holder = \(bind: holder) RETURNING name
@@ -57,8 +62,9 @@ public struct JobLeases: Sendable {
     }
 
     /// True while some holder's lease on `name` has not expired.
-    public func isHeld(_ name: String, now: Date = Date()) async throws -> Bool {
-        try await database.sql.raw("""
+    public func isHeld(_ name: String, now: Date? = nil) async throws -> Bool {
+        let now = now ?? clock.now()
+        return try await database.sql.raw("""
             SELECT name FROM job_leases WHERE name = \(bind: name) AND lease_until >= \(bind: Self.seconds(now))
             """).first() != nil
     }

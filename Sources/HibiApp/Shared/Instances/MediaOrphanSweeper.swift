@@ -109,12 +109,13 @@ public struct MediaOrphanSweeper: Sendable {
 /// Sweeps every hour while the server runs; the assembly starts one with every feature's folders.
 struct MediaOrphanSweepService: Service {
     let sweeper: MediaOrphanSweeper
+    let clock: WallClock
     var interval: Duration = .seconds(3600)
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                do { try await sweeper.sweep() } catch {
+                do { try await sweeper.sweep(now: clock.now()) } catch {
                     sweeper.logger.warning("media orphan sweep failed", metadata: ["reason": "\(String(describing: error).prefix(200))"])
                 }
                 try await Task.sleep(for: interval)

@@ -81,7 +81,7 @@ public struct DiaryEntryResponse: Codable, Sendable {
         confirmedMood = entry.confirmedMood
         hasPhoto = entry.hasPhoto
         photos = entry.photos.map { .init(id: $0.id, hasFace: $0.hasFace, moodSource: $0.moodSource,
-                                          url: "/api/v1/diary/entries/\(entry.id)/photos/\($0.id)") }
+                                          url: APIPaths.url(DiaryAPIPaths.photo(entry.id, $0.id))) }
         createdAt = entry.createdAt
         updatedAt = entry.updatedAt
     }

@@ -12,88 +12,112 @@ struct DiaryWebRoutes: Sendable {
     let heavyWork: HeavyWork
 
     func register(on router: some RouterMethods<DiaryContext>) {
-        router.get(RouterPath(DiaryPaths.list)) { request, context in try await list(request, context) }
-        router.get(RouterPath(DiaryPaths.new)) { request, context in
-            let user = context.user
-            let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-            let now = context.now
-            return HTMLPage(DiaryViews.form(context: context.base, state: .init(
-                date: MoodAnalytics.dayKey(now, timeZone: zone), time: Self.clock(now, zone), text: "", tags: "", mood: nil)))
-        }
-        router.post(RouterPath(DiaryPaths.new)) { request, context in try await save(request, context, id: nil) }
-        router.get(RouterPath(DiaryPaths.entry(":id"))) { request, context in
-            let user = context.user
-            let entry = try await diary.entry(userID: user.id, id: try context.parameters.require("id"))
-            let notice: (String, Layout.NoticeKind)? = request.uri.formQuery.get("saved") != nil ? (DiaryStrings.saved(context.language), .success) : nil
-            let details = try await imports.details.find(userID: user.id, entryID: entry.id)
-            return HTMLPage(DiaryViews.detail(context: context.base, user: user, entry: entry, notice: notice, details: details))
-        }
-        router.get(RouterPath(DiaryPaths.edit(":id"))) { request, context in
-            let user = context.user
-            let entry = try await diary.entry(userID: user.id, id: try context.parameters.require("id"))
-            let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-            return HTMLPage(DiaryViews.form(context: context.base, state: .init(
-                entry: entry, date: MoodAnalytics.dayKey(entry.date, timeZone: zone), time: Self.clock(entry.date, zone),
-                text: entry.text, tags: entry.tags.joined(separator: ", "), mood: entry.confirmedMood)))
-        }
-        router.post(RouterPath(DiaryPaths.edit(":id"))) { request, context in
-            try await save(request, context, id: try context.parameters.require("id"))
-        }
-        router.post(RouterPath(DiaryPaths.mood(":id"))) { request, context in
-            let user = context.user
-            var request = request
-            let form = try await request.form()
-            let id = try context.parameters.require("id")
-            guard let mood = Mood(rawValue: form["mood"] ?? "") else { throw DiaryError.invalidMood }
-            _ = try await diary.update(userID: user.id, id: id, change: .init(confirmedMood: .some(mood)), now: context.now)
-            return Response.redirect(to: DiaryPaths.entry(id) + "?saved=1", type: .found)
-        }
-        router.post(RouterPath(DiaryPaths.delete(":id"))) { request, context in
-            let user = context.user
-            try await diary.delete(userID: user.id, id: try context.parameters.require("id"))
-            return Response.redirect(to: DiaryPaths.list + "?deleted=1", type: .found)
-        }
-        router.get(RouterPath(DiaryPaths.firstPhoto(":id"))) { request, context in
-            let user = context.user
-            return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id")))
-        }
-        router.get(RouterPath(DiaryPaths.thumbnail(":id", ":photo"))) { request, context in
-            let user = context.user
-            return DiaryDownloads.photo(try await diary.thumbnail(userID: user.id, id: try context.parameters.require("id"),
-                                                                  photoID: try context.parameters.require("photo")))
-        }
-        router.get(RouterPath(DiaryPaths.photo(":id", ":photo"))) { request, context in
-            let user = context.user
-            return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id"),
+        router.get(RouterPath(DiaryPaths.list), use: list)
+        router.get(RouterPath(DiaryPaths.new), use: newEntryPage)
+        router.post(RouterPath(DiaryPaths.new), use: create)
+        router.get(RouterPath(DiaryPaths.entry(":id")), use: entryPage)
+        router.get(RouterPath(DiaryPaths.edit(":id")), use: editPage)
+        router.post(RouterPath(DiaryPaths.edit(":id")), use: update)
+        router.post(RouterPath(DiaryPaths.mood(":id")), use: confirmMood)
+        router.post(RouterPath(DiaryPaths.delete(":id")), use: delete)
+        router.get(RouterPath(DiaryPaths.firstPhoto(":id")), use: firstPhoto)
+        router.get(RouterPath(DiaryPaths.thumbnail(":id", ":photo")), use: thumbnail)
+        router.get(RouterPath(DiaryPaths.photo(":id", ":photo")), use: photo)
+        router.get(RouterPath(DiaryPaths.stats), use: statsPage)
+        router.get(RouterPath(DiaryPaths.calendar), use: calendarPage)
+        router.get(RouterPath(DiaryPaths.data), use: dataPage)
+        router.get(RouterPath(DiaryPaths.exportArchive), use: export)
+        router.post(RouterPath(DiaryPaths.importArchive), use: importUpload)
+    }
+
+    @Sendable func newEntryPage(_ request: Request, context: DiaryContext) async throws -> HTMLPage {
+        let user = context.user
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let now = context.now
+        return HTMLPage(DiaryViews.form(context: context.base, state: .init(
+            date: MoodAnalytics.dayKey(now, timeZone: zone), time: Self.clock(now, zone), text: "", tags: "", mood: nil)))
+    }
+
+    @Sendable func create(_ request: Request, context: DiaryContext) async throws -> Response {
+        try await save(request, context, id: nil)
+    }
+
+    @Sendable func entryPage(_ request: Request, context: DiaryContext) async throws -> HTMLPage {
+        let user = context.user
+        let entry = try await diary.entry(userID: user.id, id: try context.parameters.require("id"))
+        let notice: (String, Layout.NoticeKind)? = request.uri.formQuery.get("saved") != nil ? (DiaryStrings.saved(context.language), .success) : nil
+        let details = try await imports.details.find(userID: user.id, entryID: entry.id)
+        return HTMLPage(DiaryViews.detail(context: context.base, user: user, entry: entry, notice: notice, details: details))
+    }
+
+    @Sendable func editPage(_ request: Request, context: DiaryContext) async throws -> HTMLPage {
+        let user = context.user
+        let entry = try await diary.entry(userID: user.id, id: try context.parameters.require("id"))
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        return HTMLPage(DiaryViews.form(context: context.base, state: .init(
+            entry: entry, date: MoodAnalytics.dayKey(entry.date, timeZone: zone), time: Self.clock(entry.date, zone),
+            text: entry.text, tags: entry.tags.joined(separator: ", "), mood: entry.confirmedMood)))
+    }
+
+    @Sendable func update(_ request: Request, context: DiaryContext) async throws -> Response {
+        try await save(request, context, id: try context.parameters.require("id"))
+    }
+
+    @Sendable func confirmMood(_ request: Request, context: DiaryContext) async throws -> Response {
+        let user = context.user
+        var request = request
+        let form = try await request.form()
+        let id = try context.parameters.require("id")
+        guard let mood = Mood(rawValue: form["mood"] ?? "") else { throw DiaryError.invalidMood }
+        _ = try await diary.update(userID: user.id, id: id, change: .init(confirmedMood: .some(mood)), now: context.now)
+        return Response.redirect(to: DiaryPaths.entry(id) + "?saved=1", type: .found)
+    }
+
+    @Sendable func delete(_ request: Request, context: DiaryContext) async throws -> Response {
+        let user = context.user
+        try await diary.delete(userID: user.id, id: try context.parameters.require("id"))
+        return Response.redirect(to: DiaryPaths.list + "?deleted=1", type: .found)
+    }
+
+    @Sendable func firstPhoto(_ request: Request, context: DiaryContext) async throws -> Response {
+        let user = context.user
+        return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id")))
+    }
+
+    @Sendable func thumbnail(_ request: Request, context: DiaryContext) async throws -> Response {
+        let user = context.user
+        return DiaryDownloads.photo(try await diary.thumbnail(userID: user.id, id: try context.parameters.require("id"),
                                                               photoID: try context.parameters.require("photo")))
-        }
-        router.get(RouterPath(DiaryPaths.stats)) { request, context in
-            let user = context.user
-            let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-            let period = AnalyticsPeriod(rawValue: request.uri.formQuery.get("period") ?? "") ?? .month
-            let now = context.now
-            return HTMLPage(DiaryStatsViews.stats(
-                context: context.base, user: user, statistics: try await diary.statistics(userID: user.id, timeZone: zone),
-                period: period, trend: try await diary.trend(userID: user.id, period: period, timeZone: zone, now: now),
-                trendStart: MoodAnalytics.periodStart(period, now: now, timeZone: zone), now: now,
-                onThisDay: try await diary.onThisDay(userID: user.id, today: now, timeZone: zone)))
-        }
-        router.get(RouterPath(DiaryPaths.calendar)) { request, context in
-            let user = context.user
-            let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-            let (year, month) = try Self.month(request.uri.formQuery.get("month"), now: context.now, zone: zone)
-            return HTMLPage(DiaryStatsViews.calendar(context: context.base, user: user,
-                                                     grid: try await diary.month(userID: user.id, year: year, month: month, timeZone: zone)))
-        }
-        router.get(RouterPath(DiaryPaths.data)) { request, context in
-            try await dataPage(request, context)
-        }
-        router.get(RouterPath(DiaryPaths.exportArchive)) { request, context in
-            try await DiaryDownloads.export(format: request.uri.formQuery.get("format"), transfer, imports.exports, user: context.user, now: context.now)
-        }
-        router.post(RouterPath(DiaryPaths.importArchive)) { request, context in
-            try await importUpload(request, context)
-        }
+    }
+
+    @Sendable func photo(_ request: Request, context: DiaryContext) async throws -> Response {
+        let user = context.user
+        return DiaryDownloads.photo(try await diary.photo(userID: user.id, id: try context.parameters.require("id"),
+                                                          photoID: try context.parameters.require("photo")))
+    }
+
+    @Sendable func statsPage(_ request: Request, context: DiaryContext) async throws -> HTMLPage {
+        let user = context.user
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let period = AnalyticsPeriod(rawValue: request.uri.formQuery.get("period") ?? "") ?? .month
+        let now = context.now
+        return HTMLPage(DiaryStatsViews.stats(
+            context: context.base, user: user, statistics: try await diary.statistics(userID: user.id, timeZone: zone),
+            period: period, trend: try await diary.trend(userID: user.id, period: period, timeZone: zone, now: now),
+            trendStart: MoodAnalytics.periodStart(period, now: now, timeZone: zone), now: now,
+            onThisDay: try await diary.onThisDay(userID: user.id, today: now, timeZone: zone)))
+    }
+
+    @Sendable func calendarPage(_ request: Request, context: DiaryContext) async throws -> HTMLPage {
+        let user = context.user
+        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+        let (year, month) = try Self.month(request.uri.formQuery.get("month"), now: context.now, zone: zone)
+        return HTMLPage(DiaryStatsViews.calendar(context: context.base, user: user,
+                                                 grid: try await diary.month(userID: user.id, year: year, month: month, timeZone: zone)))
+    }
+
+    @Sendable func export(_ request: Request, context: DiaryContext) async throws -> Response {
+        try await DiaryDownloads.export(format: request.uri.formQuery.get("format"), transfer, imports.exports, user: context.user, now: context.now)
     }
 
     /// An upload from the data page: a small file's report comes back at once, a large one's progress shows

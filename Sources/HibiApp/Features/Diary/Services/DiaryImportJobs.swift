@@ -157,6 +157,8 @@ public struct DiaryImportRunner: Sendable {
     let logger: Logger
     /// Where uploads wait for their job: under the media directory, outside `tmp/` (kept across a restart).
     let directory: String
+    /// The platform's clock: a resumed job's times, and its lease's expiry.
+    let clock: WallClock
     /// How long a holder that stopped renewing keeps the job before another instance may resume it.
     var lease: TimeInterval = 30
     /// How long a request waits for its import to end before answering that it runs on (202, or the page's progress).
@@ -179,18 +181,18 @@ public struct DiaryImportRunner: Sendable {
         try await jobs.started(job)
         guard let path = job.uploadPath, FileManager.default.fileExists(atPath: path),
               let user = try await users.find(id: job.userID) else {
-            try await jobs.finish(job, report: nil, error: Self.uploadGone, now: Date())
+            try await jobs.finish(job, report: nil, error: Self.uploadGone, now: clock.now())
             return try await jobs.find(id: job.id, userID: job.userID) ?? job
         }
         do {
             let report = try await imports.importFile(path: path, userID: user.id, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt,
-                                                      now: Date(), resume: job.checkpoint) { total, checkpoint in
+                                                      now: clock.now(), resume: job.checkpoint) { total, checkpoint in
                 try await jobs.progress(job, total: total, checkpoint: checkpoint)
             }
-            try await jobs.finish(job, report: report, error: nil, now: Date())
+            try await jobs.finish(job, report: report, error: nil, now: clock.now())
         } catch let error as any UserFacingError {
             // The file's own fault: nothing to resume; the report so far stays with the job.
-            try await jobs.finish(job, report: nil, error: Text(en: error.message(.en), ja: error.message(.ja)), now: Date())
+            try await jobs.finish(job, report: nil, error: Text(en: error.message(.en), ja: error.message(.ja)), now: clock.now())
             try? FileManager.default.removeItem(atPath: path)
             throw error
         }
@@ -277,7 +279,7 @@ public struct DiaryImportRunner: Sendable {
             // Each run counts itself when it starts; two that never finished both ended with the process.
             if job.attempts >= 2 {
                 guard (try? await leases.claim(name, lease: lease)) == true else { continue }
-                try? await jobs.finish(job, report: nil, error: Self.stoppedTwice, now: Date())
+                try? await jobs.finish(job, report: nil, error: Self.stoppedTwice, now: clock.now())
                 if let path = job.uploadPath { try? FileManager.default.removeItem(atPath: path) }
                 try? await leases.release(name)
                 logger.warning("diary import not resumed: it stopped the server twice", metadata: ["job": "\(job.id)"])

@@ -45,7 +45,7 @@ enum UnlockViews {
                 if let error { Layout.notice(error, kind: .error) }
                 if enrolled && faceAvailable {
                     faceBox(context: context, title: UnlockStrings.withFace, next: next,
-                            challengeURL: "/api/v1/diary/face/challenge", verifyURL: "/api/v1/diary/face/frame")
+                            challengeURL: APIPaths.url(DiaryAPIPaths.faceChallenge), verifyURL: APIPaths.url(DiaryAPIPaths.faceFrame))
                 } else if !enrolled {
                     el("p", .class("muted"), .id("not-enrolled")) { UnlockStrings.notEnrolled(l) }
                 }

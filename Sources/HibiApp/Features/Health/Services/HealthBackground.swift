@@ -53,6 +53,8 @@ struct HealthBackgroundService: Service {
     let users: any PeopleDirectory
     let launcher: HealthImportLauncher
     let logger: Logger
+    /// The platform's clock (tests move it): when a job failed, which reminders are due.
+    var clock: WallClock = .system
     var interval: Duration = .seconds(20)
 
     static let stoppedTwice = Text(
@@ -85,14 +87,14 @@ struct HealthBackgroundService: Service {
             }
             guard FileManager.default.fileExists(atPath: path), let user = try? await users.find(id: job.userID) else {
                 try? await health.jobs.setState(job.id, .failed, error: Text(en: "The uploaded file is gone; upload it again.",
-                                                                              ja: "アップロードされたファイルがありません。もう一度アップロードしてください。"), now: Date())
+                                                                              ja: "アップロードされたファイルがありません。もう一度アップロードしてください。"), now: clock.now())
                 try? await launcher.leases.release(lease)
                 continue
             }
             // Each run counts itself when it starts; two runs that never finished both ended with the process
             // (an out-of-memory kill, say). A third would most likely do the same, at every start: give up.
             if job.attempts >= 2 {
-                try? await health.jobs.setState(job.id, .failed, error: Self.stoppedTwice, now: Date())
+                try? await health.jobs.setState(job.id, .failed, error: Self.stoppedTwice, now: clock.now())
                 try? await launcher.leases.release(lease)
                 logger.warning("health import not resumed: it stopped the server twice", metadata: ["job": "\(job.id)"])
                 continue
@@ -108,7 +110,7 @@ struct HealthBackgroundService: Service {
         try? await cancelOnGracefulShutdown {
             while !Task.isCancelled {
                 await resumeInterrupted()
-                await sender.tick(now: Date())
+                await sender.tick(now: clock.now())
                 try await Task.sleep(for: interval)
             }
         }

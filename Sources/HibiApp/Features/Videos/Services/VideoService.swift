@@ -379,11 +379,12 @@ actor ScanCoordinator {
 struct VideoLibraryScanService: Service {
     let videos: VideoService
     let interval: TimeInterval
+    let clock: WallClock
 
     func run() async throws {
         while videos.hasLibrary && !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                _ = try await videos.scanLibrary(now: Date())
+                _ = try await videos.scanLibrary(now: clock.now())
             } catch {
                 videos.logger.error("video library scan failed", metadata: ["error": "\(String(describing: error).prefix(200))"])
             }

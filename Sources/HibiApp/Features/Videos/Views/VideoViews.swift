@@ -45,7 +45,7 @@ enum VideoViews {
             if let notice = model.notice { Layout.notice(notice.0, kind: notice.1) }
             el("article", .class("card upload-card")) {
                 el("h2") { VideoStrings.upload(l) }
-                el("form", .id("upload-form"), .action("/api/v1/videos"), .method("post"), .data("max-bytes", String(model.maxUploadMB * 1_048_576)),
+                el("form", .id("upload-form"), .action(APIPaths.url(VideoAPIPaths.videos)), .method("post"), .data("max-bytes", String(model.maxUploadMB * 1_048_576)),
                    .data("msg-uploading", VideoStrings.uploading(l)), .data("msg-processing", VideoStrings.processing(l)), .data("msg-done", VideoStrings.uploadDone(l)),
                    .data("msg-failed", VideoStrings.uploadFailed(l)), .data("msg-aborted", VideoStrings.uploadAborted(l)),
                    .data("msg-too-large", VideoError.tooLarge(limitBytes: model.maxUploadMB * 1_048_576).message(l))) {
