@@ -77,7 +77,7 @@ import Testing
             for statement in Self.goodRows(blob: blob) + Self.plants(blob: blob).map({ $0.replacingOccurrences(of: "{k}", with: "1") }) {
                 try await sql.raw(SQLQueryString(statement)).run()
             }
-            #expect(try await Migrator(database: database, logger: TestApp.quietLogger).migrate() == [33])
+            #expect(try await Migrator(database: database, migrations: Schema.all.filter { $0.version <= 33 }, logger: TestApp.quietLogger).migrate() == [33])
 
             // Repaired: given what the app would have written, clamped, or emptied.
             #expect(try await Self.text(sql, "SELECT username || '/' || display_name AS v FROM users WHERE id = 'bad1'") == "bad1/bad1")

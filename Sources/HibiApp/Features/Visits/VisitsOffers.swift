@@ -17,6 +17,41 @@ extension LocationService: LocationHistory {
         try await storeWorkoutPoints(points.map { LocationPoint(time: $0.time, latitude: $0.latitude, longitude: $0.longitude) },
                                      workoutID: workoutID, userID: userID, on: sql)
     }
+
+    public func readTrack(_ stream: any ByteStream, format: TrackFileFormat, maxPoints: Int) throws -> TrackFile {
+        var track = TrackFile()
+        switch format {
+        case .tcx:
+            let parser = TCXStreamParser(stream: stream)
+            var located: [LocationPoint] = []
+            while try parser.next(maxPoints: Self.batchSize) {
+                located += parser.takePoints()
+                guard located.count <= maxPoints else { throw TrackFileTooLarge() }
+            }
+            located += parser.takePoints()
+            let altitudes = Dictionary(parser.altitudes.map { ($0.time, $0.meters) }, uniquingKeysWith: { first, _ in first })
+            track.points = located.map { TrackFile.Point(time: $0.time, latitude: $0.latitude, longitude: $0.longitude, altitude: altitudes[$0.time]) }
+            track.times = located.map(\.time)
+            track.altitudes = parser.altitudes.map(\.meters)
+            track.heartRates = parser.heartRates.map(\.bpm)
+            track.skipped = parser.report
+        case .fit:
+            let reader = FITReader(stream: stream)
+            var records: [FITReader.Record] = []
+            while try reader.next(maxRecords: Self.batchSize) {
+                records += reader.takeRecords()
+                guard records.count <= maxPoints else { throw TrackFileTooLarge() }
+            }
+            records += reader.takeRecords()
+            let located = Self.points(records, skipped: &track.skipped)
+            let altitudes = Dictionary(records.compactMap { r in r.altitude.map { (r.time, $0) } }, uniquingKeysWith: { first, _ in first })
+            track.points = located.map { TrackFile.Point(time: $0.time, latitude: $0.latitude, longitude: $0.longitude, altitude: altitudes[$0.time]) }
+            track.times = records.map(\.time)
+            track.altitudes = records.compactMap(\.altitude)
+            track.heartRates = records.compactMap(\.heartRate)
+        }
+        return track
+    }
 }
 
 // What visits add to Journal's search and checklist.

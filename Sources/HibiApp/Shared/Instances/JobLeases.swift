@@ -91,13 +91,17 @@ public struct JobLeases: Sendable {
             }
         }
         defer { heartbeat.cancel() }
+        // The heartbeat is stopped and waited for before the release: a renewal still in flight would
+        // otherwise land after it and hold the lease for another `lease` seconds after the work is done.
         do {
             let result = try await work()
             heartbeat.cancel()
+            await heartbeat.value
             try? await release(name)
             return result
         } catch {
             heartbeat.cancel()
+            await heartbeat.value
             try? await release(name)
             throw error
         }

@@ -45,4 +45,35 @@ public protocol LocationHistory: Sendable {
                             on sql: any SQLDatabase) async throws -> Int
     /// Looks for stays around the workouts' time spans; returns how many were offered.
     func detectAroundWorkouts(userID: String, spans: [ClosedRange<Int64>], now: Date) async throws -> Int
+    /// Reads a route file with the readers of the location import (declared for Health's Strava import: an
+    /// activity's `.tcx` or `.fit`). Throws `TrackFileTooLarge` past `maxPoints` positions, any other error
+    /// for a file it cannot read.
+    func readTrack(_ stream: any ByteStream, format: TrackFileFormat, maxPoints: Int) throws -> TrackFile
 }
+
+public enum TrackFileFormat: Sendable { case tcx, fit }
+
+/// What a route file holds: its positions (with the altitude at that time, if any), and every time, altitude
+/// and heart rate it recorded (also those of records without a position), with what was skipped and why.
+public struct TrackFile: Sendable {
+    public struct Point: Sendable, Equatable {
+        public var time: Int64
+        public var latitude: Double
+        public var longitude: Double
+        public var altitude: Double?
+
+        public init(time: Int64, latitude: Double, longitude: Double, altitude: Double?) {
+            (self.time, self.latitude, self.longitude, self.altitude) = (time, latitude, longitude, altitude)
+        }
+    }
+    public var points: [Point] = []
+    public var times: [Int64] = []
+    public var altitudes: [Double] = []
+    public var heartRates: [Double] = []
+    public var skipped = ImportReport()
+
+    public init() {}
+}
+
+/// A route file with more positions than the caller takes.
+public struct TrackFileTooLarge: Error {}

@@ -62,7 +62,7 @@ extension AppleHealthImporter {
     }
 
     /// Reads the member `name` (gzipped or not) with the parser its extension names; throws `StravaFileProblem`.
-    static func readStravaFile(_ archive: ZipReader, name: String) throws(StravaFileProblem) -> StravaFile {
+    static func readStravaFile(_ archive: ZipReader, name: String, tracks: (any LocationHistory)?) throws(StravaFileProblem) -> StravaFile {
         var lower = name.lowercased()
         let gzipped = lower.hasSuffix(".gz")
         if gzipped { lower.removeLast(3) }
@@ -79,32 +79,18 @@ extension AppleHealthImporter {
             case "gpx":
                 (file.points, file.skips) = try WorkoutRouteGPX.parse(stream)
                 file.summary = StravaExport.summary(times: file.points.map(\.t), altitudes: file.points.compactMap(\.ele), heartRates: [])
-            case "tcx":
-                let parser = TCXStreamParser(stream: stream)
-                var located: [LocationPoint] = []
-                while try parser.next(maxPoints: LocationService.batchSize) {
-                    located += parser.takePoints()
-                    guard located.count <= AppleHealthExportParser.maxRoutePoints else { throw StravaFileProblem.tooLarge }
-                }
-                located += parser.takePoints()
-                let altitudes = Dictionary(parser.altitudes.map { ($0.time, $0.meters) }, uniquingKeysWith: { first, _ in first })
-                file.points = located.map { WorkoutRoutePoint(t: $0.time, lat: $0.latitude, lon: $0.longitude, ele: altitudes[$0.time]) }
-                for kind in parser.report.kinds { for skip in kind.skipped { file.skips.append(ImportSkip(kind: kind.kind, reason: skip.reason, at: skip.firstAt ?? "")) } }
-                file.summary = StravaExport.summary(times: located.map(\.time), altitudes: parser.altitudes.map(\.meters), heartRates: parser.heartRates.map(\.bpm))
             default:
-                let reader = FITReader(stream: stream)
-                var records: [FITReader.Record] = []
-                while try reader.next(maxRecords: LocationService.batchSize) {
-                    records += reader.takeRecords()
-                    guard records.count <= AppleHealthExportParser.maxRoutePoints else { throw StravaFileProblem.tooLarge }
+                // TCX and FIT through the location import's readers, which Visits offers (`LocationHistory`).
+                guard let tracks else { throw StravaFileProblem.unsupported }
+                let track: TrackFile
+                do {
+                    track = try tracks.readTrack(stream, format: format == "tcx" ? .tcx : .fit, maxPoints: AppleHealthExportParser.maxRoutePoints)
+                } catch is TrackFileTooLarge {
+                    throw StravaFileProblem.tooLarge
                 }
-                records += reader.takeRecords()
-                var skipped = ImportReport()
-                let located = LocationService.points(records, skipped: &skipped)
-                let altitudes = Dictionary(records.compactMap { r in r.altitude.map { (r.time, $0) } }, uniquingKeysWith: { first, _ in first })
-                file.points = located.map { WorkoutRoutePoint(t: $0.time, lat: $0.latitude, lon: $0.longitude, ele: altitudes[$0.time]) }
-                for kind in skipped.kinds { for skip in kind.skipped { file.skips.append(ImportSkip(kind: kind.kind, reason: skip.reason, at: skip.firstAt ?? "")) } }
-                file.summary = StravaExport.summary(times: records.map(\.time), altitudes: records.compactMap(\.altitude), heartRates: records.compactMap(\.heartRate))
+                file.points = track.points.map { WorkoutRoutePoint(t: $0.time, lat: $0.latitude, lon: $0.longitude, ele: $0.altitude) }
+                for kind in track.skipped.kinds { for skip in kind.skipped { file.skips.append(ImportSkip(kind: kind.kind, reason: skip.reason, at: skip.firstAt ?? "")) } }
+                file.summary = StravaExport.summary(times: track.times, altitudes: track.altitudes, heartRates: track.heartRates)
             }
             file.points = file.points.filter { WorkoutRoutePoint.valid(lat: $0.lat, lon: $0.lon) && AppleHealthMapping.plausible($0.t) }
             return file
@@ -156,7 +142,7 @@ extension AppleHealthImporter {
             var file: StravaFile?
             if let name = activity.file {
                 do {
-                    file = try Self.readStravaFile(archive, name: name)
+                    file = try Self.readStravaFile(archive, name: name, tracks: locations)
                     if file?.points.isEmpty == true { fileReport.skip(StravaExport.fileKind, .noPoints, at: name) }
                 } catch {
                     fileReport.skip(StravaExport.fileKind, error.reason, at: name)
