@@ -36,10 +36,11 @@ mkdir -p "$WORK/pg" && chown postgres "$WORK/pg"
 PGDATA="$WORK/pg/data"
 runuser -u postgres -- /usr/lib/postgresql/15/bin/initdb -D "$PGDATA" -A trust -U hibi >/dev/null
 # Tests run in parallel and each opens its own pool (two per test for the instance tests): the default
-# 100 connections ran out with 344 tests ("too many clients already").
+# 100 connections ran out with 344 tests ("too many clients already"), and 600 with 613 once databases were
+# copied from a template (a test opens its app sooner, so more pools are open at once).
 # A throwaway server need not survive a power cut: without fsync the ~600 databases the tests create, and
 # their commits, stop waiting on the disk. No test checks durability; the instances test kills processes, not the machine.
-runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$PGDATA" -o "-k $WORK/pg -h 127.0.0.1 -p $PGPORT -c max_connections=600 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" -l "$WORK/pg/log" -w start >/dev/null
+runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$PGDATA" -o "-k $WORK/pg -h 127.0.0.1 -p $PGPORT -c max_connections=2000 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" -l "$WORK/pg/log" -w start >/dev/null
 
 # Stages that run side by side: each writes its own log, shown whole when it fails; `finish` waits for
 # them, prints each one's time and fails the run if one failed. They share nothing but the PostgreSQL

@@ -221,8 +221,10 @@ struct TunedSQLiteSource: ConnectionPoolSource {
 
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
         base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
-            connection.query("PRAGMA journal_mode = WAL").flatMap { _ in
-                connection.query("PRAGMA busy_timeout = 10000")
+            // The busy timeout first: switching a new file to WAL takes the database's lock, and without a timeout
+            // it fails at once while another instance (started at the same moment) is migrating it.
+            connection.query("PRAGMA busy_timeout = 10000").flatMap { _ in
+                connection.query("PRAGMA journal_mode = WAL")
             }.flatMap { _ in
                 connection.query("PRAGMA synchronous = NORMAL")
             }.flatMap { _ in
