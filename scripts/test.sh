@@ -88,12 +88,18 @@ start_server() { # data-dir port [database-url]
 # All tests use Swift Testing; an XCTest case would need the binary's XCTest mode too, so one is refused here.
 if grep -rlq --include='*.swift' '^import XCTest' Tests; then echo "an XCTest test in Tests/: scripts/test.sh runs Swift Testing only" >&2; exit 1; fi
 TESTS=$(dirname "$HIBI")/hibiPackageTests.xctest
+# Tests that wait in real time (the face unlock allows 1.5 s between frames; two instances wait on each
+# other's locks and leases) run on their own after each pass: among 600 others on two cores they were starved
+# past those limits (each passed alone).
+REALTIME='FaceAttackTests|FaceUnlockTests|FaceSignInTests|InstancesTests|HeavyWorkClaimTests'
 stage "Swift tests (SQLite)"
 SQLITE_OK=1
-timed "$TESTS" --testing-library swift-testing || SQLITE_OK=0
+timed "$TESTS" --testing-library swift-testing --skip "$REALTIME" || SQLITE_OK=0
+timed "$TESTS" --testing-library swift-testing --filter "$REALTIME" || SQLITE_OK=0
 stage "Swift tests again on PostgreSQL"
-timed env HIBI_TEST_POSTGRES_URL="postgres://hibi@127.0.0.1:$PGPORT/postgres?sslmode=disable" \
-  "$TESTS" --testing-library swift-testing --filter HibiAppTests || SQLITE_OK=0
+PGTESTS="postgres://hibi@127.0.0.1:$PGPORT/postgres?sslmode=disable"
+timed env HIBI_TEST_POSTGRES_URL="$PGTESTS" "$TESTS" --testing-library swift-testing --filter HibiAppTests --skip "$REALTIME" || SQLITE_OK=0
+timed env HIBI_TEST_POSTGRES_URL="$PGTESTS" "$TESTS" --testing-library swift-testing --filter "$REALTIME" || SQLITE_OK=0
 [ "$SQLITE_OK" = 1 ]
 
 # Alongside schemathesis (below): both wait more than they compute (the instance test waits out a reminder interval).
