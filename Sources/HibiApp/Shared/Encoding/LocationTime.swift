@@ -6,9 +6,14 @@ public enum LocationTime {
     public static func parse(_ text: String) -> Int64? {
         var text = text
         if let fast = text.withUTF8(fastParse) { return fast }
+        return date(text).map { Int64(saturating: $0.timeIntervalSince1970.rounded(.down)) }
+    }
+
+    /// Foundation's ISO 8601 reading, with or without fractional seconds (what the fast path leaves).
+    public static func date(_ text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        let date = (try? Date(trimmed, strategy: .iso8601)) ?? (try? Date(trimmed, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        return date.map { Int64(saturating: $0.timeIntervalSince1970.rounded(.down)) }
+        if let date = try? Date(trimmed, strategy: .iso8601) { return date }
+        return try? Date(trimmed, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     static func fastParse(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {

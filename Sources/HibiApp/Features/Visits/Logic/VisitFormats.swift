@@ -19,11 +19,7 @@ public enum VisitFormats {
         return parseTime(trimmed + "Z")
     }
 
-    static func parseTime(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let date = try? Date(trimmed, strategy: .iso8601) { return date }
-        return try? Date(trimmed, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
+    static func parseTime(_ text: String) -> Date? { LocationTime.date(text) }
 
     // MARK: GeoJSON
 
