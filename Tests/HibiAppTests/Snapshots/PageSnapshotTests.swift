@@ -8,7 +8,7 @@ import Testing
 /// Issue 30, item 5: every page a person can open, in English and Japanese, rendered through the real router
 /// on seeded data with a fixed clock and kept as reviewed text under `__Snapshots__/PageSnapshotTests`
 /// (the SPI style): a change to any page's markup shows up as a diff. What differs between runs (ids, the
-/// CSRF token) is masked in `normalize`, in one place. One app per language, every page asked of it in turn.
+/// CSRF token, the visit log's signing key and chain head) is masked in `normalize`, in one place. One app per language, every page asked of it in turn.
 ///
 /// To accept an intended change, re-record and review the diff:
 ///     SNAPSHOT_TESTING_RECORD=failed swift test --filter PageSnapshotTests
@@ -64,6 +64,7 @@ import Testing
         Page(VisitPaths.new, "visits-new"),
         Page(VisitPaths.visit(":id"), "visit") { VisitPaths.visit($0.visit) },
         Page(VisitPaths.edit(":id"), "visit-edit") { VisitPaths.edit($0.visit) },
+        Page(VisitPaths.verify, "visits-verify"),
         Page(VisitPaths.places, "visits-places"),
         Page(VisitPaths.savedPlaces, "visits-saved-places"),
         Page(VisitPaths.transfer, "visits-transfer"),
@@ -93,7 +94,6 @@ import Testing
         JournalPaths.dayPicker: "a redirect to the day chosen",
         JournalPaths.reviewCard("week", ":period"): "a PNG or SVG card", JournalPaths.reviewCard("month", ":period"): "a PNG or SVG card",
         AccountPaths.takeout: "a download",
-        VisitPaths.verify: "differs between two runs (the signed chain of this run); left out until masked",
     ]
 
     /// The GET routes every feature adds at the root, as the router describes them.
@@ -173,12 +173,17 @@ import Testing
         return String(location.dropFirst(prefix.count).prefix { $0 != "?" && $0 != "/" })
     }
 
-    /// The one place where what differs between two runs is masked: the CSRF token, and ids (UUIDs, numbered
-    /// in order of first appearance so that a page showing the same thing twice still says so). One element
-    /// per line, so a diff points at the element that changed.
+    /// The one place where what differs between two runs is masked: the CSRF token, the visit log's signing key
+    /// and chain head, and ids (UUIDs, numbered in order of first appearance so that a page showing the same thing
+    /// twice still says so). One element per line, so a diff points at the element that changed.
     static func normalize(_ html: String) -> String {
         var text = html.replacing(/(name="_csrf" value=")[^"]*"/) { "\($0.output.1)<csrf>\"" }
         text = text.replacing(/(name="csrf-token" content=")[^"]*"/) { "\($0.output.1)<csrf>\"" }
+        // Each run makes its own Ed25519 key for the visit log (base64 of 32 bytes), so the signatures and the
+        // chain head hashed over them (64 hex digits) differ too. Only those exact shapes are masked: an empty
+        // log's "—" or a key of another length still shows.
+        text = text.replacing(/(<code class="hash" id="public-key">)[A-Za-z0-9+\/]{43}=(<\/code>)/) { "\($0.output.1)<public-key>\($0.output.2)" }
+        text = text.replacing(/(<code class="hash">)[0-9a-f]{64}(<\/code>)/) { "\($0.output.1)<chain-head>\($0.output.2)" }
         // The test's data directory sits under TMPDIR, which differs between machines and runs.
         let temporary = (NSTemporaryDirectory() as NSString).standardizingPath
         text = text.replacingOccurrences(of: temporary + "/", with: "<tmp>/")

@@ -36,3 +36,27 @@ public enum HealthPaths {
     public static func overviewSaved(badge: String? = nil) -> String { overview + "?saved=1" + (badge.map { "&badge=" + $0 } ?? "") }
     public static let overviewDeleted = overview + "?deleted=1"
 }
+
+/// Every address of the health JSON API, relative to `APIPaths.root`: the routes are registered with these
+/// (given `":id"`-style placeholders), and `APIPathsTests` holds them to Resources/openapi/health.json.
+public enum HealthAPIPaths {
+    public static let records = "/health/records"
+    public static func record(_ id: String) -> String { records + "/\(id)" }
+    public static let exportCSV = "/health/export.csv"
+    public static let importCSV = "/health/import.csv"
+    /// Health Auto Export's REST API automation posts here.
+    public static let autoExport = "/health/auto-export"
+    public static let imports = "/health/imports"
+    public static func importJob(_ id: String) -> String { imports + "/\(id)" }
+    public static let electrocardiograms = "/health/electrocardiograms"
+    public static func electrocardiogram(_ name: String) -> String { electrocardiograms + "/\(name)" }
+    /// Workout routes as map tracks (the visits map draws them).
+    public static let workoutRoutes = "/health/workouts/routes"
+    public static let profile = "/health/profile"
+    public static let goals = "/health/goals"
+    public static func goal(_ id: String) -> String { goals + "/\(id)" }
+    public static let badges = "/health/badges"
+    public static let trends = "/health/trends"
+    public static let reminders = "/health/reminders"
+    public static func reminder(_ id: String) -> String { reminders + "/\(id)" }
+}

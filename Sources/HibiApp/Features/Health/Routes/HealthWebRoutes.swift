@@ -7,151 +7,205 @@ struct HealthWebRoutes: Sendable {
     let renderer: ShareCardRenderer
 
     func register(on router: some RouterMethods<SignedInContext>) {
-        router.get(RouterPath(HealthPaths.overview)) { request, context in try await overview(request, context) }
-        router.post(RouterPath(HealthPaths.records)) { request, context in try await addRecord(request, context) }
-        router.get(RouterPath(HealthPaths.editRecord(":id"))) { _, context in
-            let user = context.user
-            guard let record = try await health.records.find(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
-            return HTMLPage(HealthViews.edit(context: context.base, user: user, record: record, error: nil, values: nil))
+        router.get(RouterPath(HealthPaths.overview), use: overviewPage)
+        router.post(RouterPath(HealthPaths.records), use: add)
+        router.get(RouterPath(HealthPaths.editRecord(":id")), use: editPage)
+        router.post(RouterPath(HealthPaths.record(":id")), use: update)
+        router.post(RouterPath(HealthPaths.deleteRecord(":id")), use: deleteRecord)
+        router.get(RouterPath(HealthPaths.importPage), use: importPage)
+        router.get(RouterPath(HealthPaths.electrocardiogram(":name")), use: electrocardiogram)
+        router.post(RouterPath(HealthPaths.importCSV), use: importCSV)
+        router.get(RouterPath(HealthPaths.exportCSV), use: exportCSV)
+        router.get(RouterPath(HealthPaths.trends), use: trendsPage)
+        router.get(RouterPath(HealthPaths.goals), use: goals)
+        router.post(RouterPath(HealthPaths.goals), use: createGoal)
+        router.post(RouterPath(HealthPaths.deleteGoal(":id")), use: deleteGoal)
+        router.post(RouterPath(HealthPaths.profile), use: saveProfile)
+        router.get(RouterPath(HealthPaths.badges), use: badges)
+        router.get(RouterPath(HealthPaths.badgeImage(file: ":file")), use: badgeImage)
+        router.get(RouterPath(HealthPaths.reminders), use: reminders)
+        router.post(RouterPath(HealthPaths.reminders), use: createReminder)
+        router.post(RouterPath(HealthPaths.deleteReminder(":id")), use: deleteReminder)
+        router.get(RouterPath(HealthPaths.share), use: sharePage)
+        router.get(RouterPath(HealthPaths.shareCardSVG), use: shareCardSVG)
+        router.get(RouterPath(HealthPaths.shareCardPNG), use: shareCardPNG)
+    }
+
+    @Sendable func overviewPage(_ request: Request, context: SignedInContext) async throws -> Response {
+        try await overview(request, context)
+    }
+
+    @Sendable func add(_ request: Request, context: SignedInContext) async throws -> Response {
+        try await addRecord(request, context)
+    }
+
+    @Sendable func editPage(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        let user = context.user
+        guard let record = try await health.records.find(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
+        return HTMLPage(HealthViews.edit(context: context.base, user: user, record: record, error: nil, values: nil))
+    }
+
+    @Sendable func update(_ request: Request, context: SignedInContext) async throws -> Response {
+        try await updateRecord(request, context)
+    }
+
+    @Sendable func deleteRecord(_ request: Request, context: SignedInContext) async throws -> Response {
+        let user = context.user
+        guard try await health.records.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
+        return Response.redirect(to: HealthPaths.overviewDeleted, type: .normal)
+    }
+
+    @Sendable func importPage(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        let user = context.user
+        return HTMLPage(HealthViews.importPage(context: context.base, user: user, jobs: try await health.jobs.list(userID: user.id), notice: nil,
+                                               electrocardiograms: health.electrocardiograms.list(userID: user.id)))
+    }
+
+    @Sendable func electrocardiogram(_ request: Request, context: SignedInContext) async throws -> Response {
+        try HealthDownloads.electrocardiogram(health, user: context.user, name: try context.parameters.require("name"))
+    }
+
+    @Sendable func importCSV(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        let user = context.user
+        var request = request
+        let form = try await request.form(limit: 1_048_576)
+        let notice: (String, Layout.NoticeKind)
+        var status = HTTPResponse.Status.ok
+        do {
+            let result = try await health.importCSV(form["csv"] ?? "", user: user, now: context.now)
+            notice = (HealthStrings.fill(HealthStrings.importDone(context.language), String(result.inserted), String(result.duplicates)), .success)
+        } catch let error as HealthError {
+            notice = (error.message(context.language), .error)
+            status = error.status
         }
-        router.post(RouterPath(HealthPaths.record(":id"))) { request, context in try await updateRecord(request, context) }
-        router.post(RouterPath(HealthPaths.deleteRecord(":id"))) { _, context in
-            let user = context.user
-            guard try await health.records.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.recordNotFound }
-            return Response.redirect(to: HealthPaths.overviewDeleted, type: .normal)
-        }
-        router.get(RouterPath(HealthPaths.importPage)) { _, context in
-            let user = context.user
-            return HTMLPage(HealthViews.importPage(context: context.base, user: user, jobs: try await health.jobs.list(userID: user.id), notice: nil,
-                                                   electrocardiograms: health.electrocardiograms.list(userID: user.id)))
-        }
-        router.get(RouterPath(HealthPaths.electrocardiogram(":name"))) { _, context in
-            try HealthDownloads.electrocardiogram(health, user: context.user, name: try context.parameters.require("name"))
-        }
-        router.post(RouterPath(HealthPaths.importCSV)) { request, context in
-            let user = context.user
-            var request = request
-            let form = try await request.form(limit: 1_048_576)
-            let notice: (String, Layout.NoticeKind)
-            var status = HTTPResponse.Status.ok
-            do {
-                let result = try await health.importCSV(form["csv"] ?? "", user: user, now: context.now)
-                notice = (HealthStrings.fill(HealthStrings.importDone(context.language), String(result.inserted), String(result.duplicates)), .success)
-            } catch let error as HealthError {
-                notice = (error.message(context.language), .error)
-                status = error.status
+        return HTMLPage(HealthViews.importPage(context: context.base, user: user, jobs: try await health.jobs.list(userID: user.id), notice: notice), status: status)
+    }
+
+    @Sendable func exportCSV(_ request: Request, context: SignedInContext) async throws -> Response {
+        try await HealthDownloads.csv(health, user: context.user)
+    }
+
+    @Sendable func trendsPage(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        let user = context.user
+        let (type, selection) = try HealthRequest.trendSelection(request)
+        let result = try await health.trends(user: user, type: type, selection: selection, now: context.now)
+        return HTMLPage(HealthViews.trends(context: context.base, type: type, selection: selection, result: result,
+                                           units: try await health.profiles.get(userID: user.id).units))
+    }
+
+    @Sendable func goals(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        try await goalsPage(context, notice: nil)
+    }
+
+    @Sendable func createGoal(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        let user = context.user
+        var request = request
+        let form = try await request.form()
+        do {
+            let zone = TimeZone(identifier: user.timeZone) ?? .gmt
+            // Empty: no deadline. Typed but not a date: said so, not taken as "no deadline".
+            let typed = (form["deadline"] ?? "").trimmingCharacters(in: .whitespaces)
+            let deadline = typed.isEmpty ? nil : Self.parseLocal(typed + "T23:59", zone: zone)
+            if !typed.isEmpty, deadline == nil {
+                throw HealthError.invalidField("deadline", Text(en: "is not a date", ja: "日付ではありません"))
             }
-            return HTMLPage(HealthViews.importPage(context: context.base, user: user, jobs: try await health.jobs.list(userID: user.id), notice: notice), status: status)
-        }
-        router.get(RouterPath(HealthPaths.exportCSV)) { _, context in try await HealthDownloads.csv(health, user: context.user) }
-        router.get(RouterPath(HealthPaths.trends)) { request, context in
-            let user = context.user
-            let (type, selection) = try HealthRequest.trendSelection(request)
-            let result = try await health.trends(user: user, type: type, selection: selection, now: context.now)
-            return HTMLPage(HealthViews.trends(context: context.base, type: type, selection: selection, result: result,
-                                               units: try await health.profiles.get(userID: user.id).units))
-        }
-        router.get(RouterPath(HealthPaths.goals)) { _, context in try await goalsPage(context, notice: nil) }
-        router.post(RouterPath(HealthPaths.goals)) { request, context in
-            let user = context.user
-            var request = request
-            let form = try await request.form()
-            do {
-                let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-                // Empty: no deadline. Typed but not a date: said so, not taken as "no deadline".
-                let typed = (form["deadline"] ?? "").trimmingCharacters(in: .whitespaces)
-                let deadline = typed.isEmpty ? nil : Self.parseLocal(typed + "T23:59", zone: zone)
-                if !typed.isEmpty, deadline == nil {
-                    throw HealthError.invalidField("deadline", Text(en: "is not a date", ja: "日付ではありません"))
-                }
-                var target = try HealthRules.number(form["target"], .typed(context.language))
-                if form["type"] == HealthDataType.weight.rawValue, let t = target {
-                    let units = try await health.profiles.get(userID: user.id).units
-                    target = t * (HealthUnits.factor(from: units.weight.rawValue, for: .weight) ?? 1)
-                }
-                let (_, earned) = try await health.createGoal(user: user, type: form["type"] ?? "", target: target, deadline: deadline, now: context.now)
-                let message = earned.first.map { HealthStrings.newBadge(context.language, $0.name(context.language)) } ?? CommonStrings.saved(context.language)
-                return try await goalsPage(context, notice: (message, .success))
-            } catch let error as HealthError {
-                return try await goalsPage(context, notice: (error.message(context.language), .error), status: error.status)
+            var target = try HealthRules.number(form["target"], .typed(context.language))
+            if form["type"] == HealthDataType.weight.rawValue, let t = target {
+                let units = try await health.profiles.get(userID: user.id).units
+                target = t * (HealthUnits.factor(from: units.weight.rawValue, for: .weight) ?? 1)
             }
+            let (_, earned) = try await health.createGoal(user: user, type: form["type"] ?? "", target: target, deadline: deadline, now: context.now)
+            let message = earned.first.map { HealthStrings.newBadge(context.language, $0.name(context.language)) } ?? CommonStrings.saved(context.language)
+            return try await goalsPage(context, notice: (message, .success))
+        } catch let error as HealthError {
+            return try await goalsPage(context, notice: (error.message(context.language), .error), status: error.status)
         }
-        router.post(RouterPath(HealthPaths.deleteGoal(":id"))) { _, context in
-            let user = context.user
-            guard try await health.deleteGoal(id: try context.parameters.require("id"), user: user, now: context.now) else { throw HealthError.goalNotFound }
-            return Response.redirect(to: HealthPaths.goals, type: .normal)
-        }
-        router.post(RouterPath(HealthPaths.profile)) { request, context in
-            let user = context.user
-            var request = request
-            let form = try await request.form()
-            do {
-                let units = UnitPreferences.Weight(rawValue: form["weight_unit"] ?? "kg") ?? .kg
-                var body = HealthProfileBody(HealthProfile())
-                body.name = form["name"] ?? ""
-                body.birthDate = form["birth_date"] ?? ""
-                body.heightCm = nil
-                body.targetWeightKg = nil
-                if let text = form["height_cm"], !text.isEmpty {
-                    guard let h = try HealthRules.number(text, .typed(context.language)) else { throw HealthError.notANumber }
-                    body.heightCm = h
-                }
-                if let text = form["target_weight"], !text.isEmpty {
-                    guard let w = try HealthRules.number(text, .typed(context.language)) else { throw HealthError.notANumber }
-                    body.targetWeightKg = w * (HealthUnits.factor(from: units.rawValue, for: .weight) ?? 1)
-                }
-                body.weightUnit = form["weight_unit"]; body.distanceUnit = form["distance_unit"]; body.energyUnit = form["energy_unit"]
-                _ = try await health.updateProfile(user: user, body: body, now: context.now)
-                return try await goalsPage(context, notice: (CommonStrings.saved(context.language), .success))
-            } catch let error as HealthError {
-                return try await goalsPage(context, notice: (error.message(context.language), .error), status: error.status)
+    }
+
+    @Sendable func deleteGoal(_ request: Request, context: SignedInContext) async throws -> Response {
+        let user = context.user
+        guard try await health.deleteGoal(id: try context.parameters.require("id"), user: user, now: context.now) else { throw HealthError.goalNotFound }
+        return Response.redirect(to: HealthPaths.goals, type: .normal)
+    }
+
+    @Sendable func saveProfile(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        let user = context.user
+        var request = request
+        let form = try await request.form()
+        do {
+            let units = UnitPreferences.Weight(rawValue: form["weight_unit"] ?? "kg") ?? .kg
+            var body = HealthProfileBody(HealthProfile())
+            body.name = form["name"] ?? ""
+            body.birthDate = form["birth_date"] ?? ""
+            body.heightCm = nil
+            body.targetWeightKg = nil
+            if let text = form["height_cm"], !text.isEmpty {
+                guard let h = try HealthRules.number(text, .typed(context.language)) else { throw HealthError.notANumber }
+                body.heightCm = h
             }
-        }
-        router.get(RouterPath(HealthPaths.badges)) { _, context in
-            let user = context.user
-            return HTMLPage(HealthViews.badges(context: context.base, user: user, earned: try await health.badges.earned(userID: user.id),
-                                               facts: try await health.facts(user: user, now: context.now)))
-        }
-        router.get(RouterPath(HealthPaths.badgeImage(file: ":file"))) { request, context in
-            
-            let file = try context.parameters.require("file")
-            guard file.hasSuffix(".svg"), let d = BadgeRules.definition(String(file.dropLast(4))) else { throw RequestError.notFound }
-            let earned = request.uri.formQuery.get("state") != "locked"
-            return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "private, max-age=3600"],
-                            body: .init(byteBuffer: ByteBuffer(string: HealthGraphics.badge(d, earned: earned, language: context.language))))
-        }
-        router.get(RouterPath(HealthPaths.reminders)) { _, context in try await remindersPage(context, notice: nil) }
-        router.post(RouterPath(HealthPaths.reminders)) { request, context in
-            let user = context.user
-            var request = request
-            let form = try await request.form()
-            do {
-                _ = try await health.createReminder(user: user, time: form["time"] ?? "", weekdays: (1...7).filter { form.bool("day\($0)") },
-                                                    message: form["message"] ?? "", webhookURL: form["webhook_url"], now: context.now)
-                return try await remindersPage(context, notice: (CommonStrings.saved(context.language), .success))
-            } catch let error as HealthError {
-                return try await remindersPage(context, notice: (error.message(context.language), .error), status: error.status)
+            if let text = form["target_weight"], !text.isEmpty {
+                guard let w = try HealthRules.number(text, .typed(context.language)) else { throw HealthError.notANumber }
+                body.targetWeightKg = w * (HealthUnits.factor(from: units.rawValue, for: .weight) ?? 1)
             }
+            body.weightUnit = form["weight_unit"]; body.distanceUnit = form["distance_unit"]; body.energyUnit = form["energy_unit"]
+            _ = try await health.updateProfile(user: user, body: body, now: context.now)
+            return try await goalsPage(context, notice: (CommonStrings.saved(context.language), .success))
+        } catch let error as HealthError {
+            return try await goalsPage(context, notice: (error.message(context.language), .error), status: error.status)
         }
-        router.post(RouterPath(HealthPaths.deleteReminder(":id"))) { _, context in
-            let user = context.user
-            guard try await health.reminders.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.reminderNotFound }
-            return Response.redirect(to: HealthPaths.reminders, type: .normal)
+    }
+
+    @Sendable func badges(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        let user = context.user
+        return HTMLPage(HealthViews.badges(context: context.base, user: user, earned: try await health.badges.earned(userID: user.id),
+                                           facts: try await health.facts(user: user, now: context.now)))
+    }
+
+    @Sendable func badgeImage(_ request: Request, context: SignedInContext) async throws -> Response {
+        let file = try context.parameters.require("file")
+        guard file.hasSuffix(".svg"), let d = BadgeRules.definition(String(file.dropLast(4))) else { throw RequestError.notFound }
+        let earned = request.uri.formQuery.get("state") != "locked"
+        return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "private, max-age=3600"],
+                        body: .init(byteBuffer: ByteBuffer(string: HealthGraphics.badge(d, earned: earned, language: context.language))))
+    }
+
+    @Sendable func reminders(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        try await remindersPage(context, notice: nil)
+    }
+
+    @Sendable func createReminder(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        let user = context.user
+        var request = request
+        let form = try await request.form()
+        do {
+            _ = try await health.createReminder(user: user, time: form["time"] ?? "", weekdays: (1...7).filter { form.bool("day\($0)") },
+                                                message: form["message"] ?? "", webhookURL: form["webhook_url"], now: context.now)
+            return try await remindersPage(context, notice: (CommonStrings.saved(context.language), .success))
+        } catch let error as HealthError {
+            return try await remindersPage(context, notice: (error.message(context.language), .error), status: error.status)
         }
-        router.get(RouterPath(HealthPaths.share)) { request, context in
-            
-            let options = Self.shareOptions(request)
-            let query = options.sorted().map { "\($0)=1" }.joined(separator: "&")
-            return HTMLPage(HealthViews.share(context: context.base, query: query, options: options))
-        }
-        router.get(RouterPath(HealthPaths.shareCardSVG)) { request, context in
-            let svg = try await shareSVG(request, context)
-            return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(string: svg)))
-        }
-        router.get(RouterPath(HealthPaths.shareCardPNG)) { request, context in
-            let png = try await renderer.png(svg: try await shareSVG(request, context))
-            return FileResponse.attachment(png, contentType: "image/png", filename: "hibi-health.png")
-        }
+    }
+
+    @Sendable func deleteReminder(_ request: Request, context: SignedInContext) async throws -> Response {
+        let user = context.user
+        guard try await health.reminders.delete(id: try context.parameters.require("id"), userID: user.id) else { throw HealthError.reminderNotFound }
+        return Response.redirect(to: HealthPaths.reminders, type: .normal)
+    }
+
+    @Sendable func sharePage(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        let options = Self.shareOptions(request)
+        let query = options.sorted().map { "\($0)=1" }.joined(separator: "&")
+        return HTMLPage(HealthViews.share(context: context.base, query: query, options: options))
+    }
+
+    @Sendable func shareCardSVG(_ request: Request, context: SignedInContext) async throws -> Response {
+        let svg = try await shareSVG(request, context)
+        return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(string: svg)))
+    }
+
+    @Sendable func shareCardPNG(_ request: Request, context: SignedInContext) async throws -> Response {
+        let png = try await renderer.png(svg: try await shareSVG(request, context))
+        return FileResponse.attachment(png, contentType: "image/png", filename: "hibi-health.png")
     }
 
     static func shareOptions(_ request: Request) -> Set<String> {

@@ -9,47 +9,55 @@ struct LocationWebRoutes: Sendable {
     let publicURL: URL?
 
     func register(on router: some RouterMethods<SignedInContext>) {
-        router.get(RouterPath(VisitPaths.stays)) { request, context in
-            let user = context.user
-            let query = request.uri.formQuery
-            let notice: (String, Layout.NoticeKind)? = query.get("confirmed") != nil ? (LocationStrings.confirmed(context.language), .success)
-                : query.get("dismissed") != nil ? (LocationStrings.dismissed(context.language), .success) : nil
-            return try await page(user: user, request: request, context: context.base, notice: notice)
+        router.get(RouterPath(VisitPaths.stays), use: staysPage)
+        router.post(RouterPath(VisitPaths.staySettings), use: saveSettings)
+        router.post(RouterPath(VisitPaths.confirmStay(":id")), use: confirm)
+        router.post(RouterPath(VisitPaths.dismissStay(":id")), use: dismiss)
+    }
+
+    @Sendable func staysPage(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        let user = context.user
+        let query = request.uri.formQuery
+        let notice: (String, Layout.NoticeKind)? = query.get("confirmed") != nil ? (LocationStrings.confirmed(context.language), .success)
+            : query.get("dismissed") != nil ? (LocationStrings.dismissed(context.language), .success) : nil
+        return try await page(user: user, request: request, context: context.base, notice: notice)
+    }
+
+    @Sendable func saveSettings(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        let user = context.user
+        var request = request
+        let form = try await request.form()
+        do {
+            // "1,000" metres is a thousand; what does not read as one number falls to the range check's message.
+            let typed = NumberInput.Source.typed(context.language)
+            let distance = (try? NumberInput.parse(form["distance"], typed)).flatMap { $0 } ?? .nan
+            let minutes = (try? NumberInput.parse(form["duration"], typed)).flatMap { $0 }.flatMap { Int(exactly: $0) } ?? -1
+            let settings = StaySettings(distanceMeters: distance, durationMinutes: minutes)
+            _ = try await locations.setSettings(userID: user.id, settings)
+            return try await page(user: user, request: request, context: context.base, notice: (LocationStrings.saved(context.language), .success))
+        } catch let error as LocationError {
+            return try await page(user: user, request: request, context: context.base, notice: (error.message(context.language), .error), status: .badRequest)
         }
-        router.post(RouterPath(VisitPaths.staySettings)) { request, context in
-            let user = context.user
-            var request = request
-            let form = try await request.form()
-            do {
-                // "1,000" metres is a thousand; what does not read as one number falls to the range check's message.
-                let typed = NumberInput.Source.typed(context.language)
-                let distance = (try? NumberInput.parse(form["distance"], typed)).flatMap { $0 } ?? .nan
-                let minutes = (try? NumberInput.parse(form["duration"], typed)).flatMap { $0 }.flatMap { Int(exactly: $0) } ?? -1
-                let settings = StaySettings(distanceMeters: distance, durationMinutes: minutes)
-                _ = try await locations.setSettings(userID: user.id, settings)
-                return try await page(user: user, request: request, context: context.base, notice: (LocationStrings.saved(context.language), .success))
-            } catch let error as LocationError {
-                return try await page(user: user, request: request, context: context.base, notice: (error.message(context.language), .error), status: .badRequest)
-            }
+    }
+
+    @Sendable func confirm(_ request: Request, context: SignedInContext) async throws -> Response {
+        let user = context.user
+        let id = try context.parameters.require("id")
+        var request = request
+        let form = try await request.form()
+        do {
+            _ = try await locations.confirm(userID: user.id, id: id, name: form["name"], now: context.now)
+            return Response.redirect(to: VisitPaths.stayConfirmed, type: .found)
+        } catch let error as VisitError where error != .notFound {
+            return try await page(user: user, request: request, context: context.base, notice: (error.message(context.language), .error), status: .badRequest)
+                .response(from: request, context: context.base)
         }
-        router.post(RouterPath(VisitPaths.confirmStay(":id"))) { request, context in
-            let user = context.user
-            let id = try context.parameters.require("id")
-            var request = request
-            let form = try await request.form()
-            do {
-                _ = try await locations.confirm(userID: user.id, id: id, name: form["name"], now: context.now)
-                return Response.redirect(to: VisitPaths.stayConfirmed, type: .found)
-            } catch let error as VisitError where error != .notFound {
-                return try await page(user: user, request: request, context: context.base, notice: (error.message(context.language), .error), status: .badRequest)
-                    .response(from: request, context: context.base)
-            }
-        }
-        router.post(RouterPath(VisitPaths.dismissStay(":id"))) { _, context in
-            let user = context.user
-            _ = try await locations.dismiss(userID: user.id, id: try context.parameters.require("id"), now: context.now)
-            return Response.redirect(to: VisitPaths.stayDismissed, type: .found)
-        }
+    }
+
+    @Sendable func dismiss(_ request: Request, context: SignedInContext) async throws -> Response {
+        let user = context.user
+        _ = try await locations.dismiss(userID: user.id, id: try context.parameters.require("id"), now: context.now)
+        return Response.redirect(to: VisitPaths.stayDismissed, type: .found)
     }
 
     private func page(user: User, request: Request, context: HibiRequestContext, notice: (String, Layout.NoticeKind)?,
@@ -77,73 +85,89 @@ struct LocationAPIRoutes: Sendable {
     /// `signedIn` carries the person's own routes; `api` the two device endpoints, which authenticate
     /// themselves (HTTP Basic with a token, as OwnTracks sends it, or a Bearer token).
     func register(on api: some RouterMethods<HibiRequestContext>, signedIn: some RouterMethods<SignedInContext>) {
-        signedIn.post("locations/import") { request, context in
-            let user = context.user
-            var request = request
-            let data = try await Self.collect(&request, limit: Self.importLimit, tooLarge: .importTooLarge(limitBytes: Self.importLimit))
-            let now = context.now
-            let result = try await heavyWork.exclusive(userID: user.id) {
-                try await locations.importFile(userID: user.id, stream: MemoryByteStream(Array(data)), now: now)
-            }
-            return JSONBody(LocationImportResponse(result, language: context.language), status: .created)
+        signedIn.post(RouterPath(VisitAPIPaths.locationImport), use: importFile)
+        signedIn.get(RouterPath(VisitAPIPaths.stays), use: stays)
+        signedIn.post(RouterPath(VisitAPIPaths.confirmStay(":id")), use: confirm)
+        signedIn.post(RouterPath(VisitAPIPaths.dismissStay(":id")), use: dismiss)
+        signedIn.get(RouterPath(VisitAPIPaths.staySettings), use: settings)
+        signedIn.put(RouterPath(VisitAPIPaths.staySettings), use: saveSettings)
+        api.post(RouterPath(VisitAPIPaths.ownTracks), use: ownTracks)
+        api.post(RouterPath(VisitAPIPaths.overland), use: overland)
+    }
+
+    @Sendable func importFile(_ request: Request, context: SignedInContext) async throws -> JSONBody<LocationImportResponse> {
+        let user = context.user
+        var request = request
+        let data = try await Self.collect(&request, limit: Self.importLimit, tooLarge: .importTooLarge(limitBytes: Self.importLimit))
+        let now = context.now
+        let result = try await heavyWork.exclusive(userID: user.id) {
+            try await locations.importFile(userID: user.id, stream: MemoryByteStream(Array(data)), now: now)
         }
-        signedIn.get("locations/stays") { request, context in
-            let user = context.user
-            let raw = request.uri.formQuery.get("status") ?? "open"
-            let status: StayStatus?
-            if raw == "all" { status = nil } else {
-                guard let parsed = StayStatus(rawValue: raw) else { throw LocationError.invalidStatus }
-                status = parsed
-            }
-            let limit = try QueryNumber.strict(request.uri.formQuery.get("limit"), name: "limit", range: 1...1000) ?? 500
-            return JSONBody(try await locations.stays(userID: user.id, status: status, limit: limit))
+        return JSONBody(LocationImportResponse(result, language: context.language), status: .created)
+    }
+
+    @Sendable func stays(_ request: Request, context: SignedInContext) async throws -> some ResponseGenerator {
+        let user = context.user
+        let raw = request.uri.formQuery.get("status") ?? "open"
+        let status: StayStatus?
+        if raw == "all" { status = nil } else {
+            guard let parsed = StayStatus(rawValue: raw) else { throw LocationError.invalidStatus }
+            status = parsed
         }
-        signedIn.post("locations/stays/:id/confirm") { request, context in
-            let user = context.user
-            var request = request
-            // The body is optional: {"name": "..."} renames the place before it is signed.
-            let buffer = try await request.collectBody(limit: 16 * 1024)
-            var name: String?
-            if buffer.readableBytes > 0 {
-                name = try JSONCoding.decode(ConfirmStayRequest.self, from: Data(buffer: buffer)).name
-            }
-            let (stay, visit) = try await locations.confirm(userID: user.id, id: try context.parameters.require("id"), name: name, now: context.now)
-            return JSONBody(ConfirmStayResponse(stay: stay, visit: VisitResponse(visit, language: context.language)), status: .created)
+        let limit = try QueryNumber.strict(request.uri.formQuery.get("limit"), name: "limit", range: 1...1000) ?? 500
+        return JSONBody(try await locations.stays(userID: user.id, status: status, limit: limit))
+    }
+
+    @Sendable func confirm(_ request: Request, context: SignedInContext) async throws -> JSONBody<ConfirmStayResponse> {
+        let user = context.user
+        var request = request
+        // The body is optional: {"name": "..."} renames the place before it is signed.
+        let buffer = try await request.collectBody(limit: 16 * 1024)
+        var name: String?
+        if buffer.readableBytes > 0 {
+            name = try JSONCoding.decode(ConfirmStayRequest.self, from: Data(buffer: buffer)).name
         }
-        signedIn.post("locations/stays/:id/dismiss") { _, context in
-            let user = context.user
-            return JSONBody(try await locations.dismiss(userID: user.id, id: try context.parameters.require("id"), now: context.now))
-        }
-        signedIn.get("locations/settings") { _, context in
-            let user = context.user
-            return JSONBody(try await locations.settings(userID: user.id))
-        }
-        signedIn.put("locations/settings") { request, context in
-            let user = context.user
-            var request = request
-            let body = try await request.json(StaySettings.self, limit: 16 * 1024)
-            return JSONBody(try await locations.setSettings(userID: user.id, body))
-        }
-        api.post("locations/owntracks") { request, context in
-            let user = try await deviceUser(request, context: context)
-            var request = request
-            let data = try await Self.collect(&request, limit: Self.ownTracksLimit, tooLarge: .bodyTooLarge(limitBytes: Self.ownTracksLimit))
-            let parsed: (points: [LocationPoint], report: ImportReport)
-            do { parsed = try LiveLocation.ownTracks(data) } catch let failure as LiveLocation.Failure { throw Self.invalid(failure) }
-            try await locations.receive(userID: user.id, points: parsed.points, report: parsed.report, source: "owntracks", now: context.now)
-            // OwnTracks reads the answer as a list of messages for the phone (friends, commands): none.
-            return JSONBody([String]())
-        }
-        api.post("locations/overland") { request, context in
-            let user = try await deviceUser(request, context: context)
-            var request = request
-            let data = try await Self.collect(&request, limit: Self.overlandLimit, tooLarge: .bodyTooLarge(limitBytes: Self.overlandLimit))
-            let parsed: (points: [LocationPoint], report: ImportReport)
-            do { parsed = try LiveLocation.overland(data) } catch let failure as LiveLocation.Failure { throw Self.invalid(failure) }
-            try await locations.receive(userID: user.id, points: parsed.points, report: parsed.report, source: "overland", now: context.now)
-            // Overland deletes its sent points only when it reads exactly this.
-            return JSONBody(["result": "ok"])
-        }
+        let (stay, visit) = try await locations.confirm(userID: user.id, id: try context.parameters.require("id"), name: name, now: context.now)
+        return JSONBody(ConfirmStayResponse(stay: stay, visit: VisitResponse(visit, language: context.language)), status: .created)
+    }
+
+    @Sendable func dismiss(_ request: Request, context: SignedInContext) async throws -> some ResponseGenerator {
+        let user = context.user
+        return JSONBody(try await locations.dismiss(userID: user.id, id: try context.parameters.require("id"), now: context.now))
+    }
+
+    @Sendable func settings(_ request: Request, context: SignedInContext) async throws -> some ResponseGenerator {
+        let user = context.user
+        return JSONBody(try await locations.settings(userID: user.id))
+    }
+
+    @Sendable func saveSettings(_ request: Request, context: SignedInContext) async throws -> some ResponseGenerator {
+        let user = context.user
+        var request = request
+        let body = try await request.json(StaySettings.self, limit: 16 * 1024)
+        return JSONBody(try await locations.setSettings(userID: user.id, body))
+    }
+
+    @Sendable func ownTracks(_ request: Request, context: HibiRequestContext) async throws -> JSONBody<[String]> {
+        let user = try await deviceUser(request, context: context)
+        var request = request
+        let data = try await Self.collect(&request, limit: Self.ownTracksLimit, tooLarge: .bodyTooLarge(limitBytes: Self.ownTracksLimit))
+        let parsed: (points: [LocationPoint], report: ImportReport)
+        do { parsed = try LiveLocation.ownTracks(data) } catch let failure as LiveLocation.Failure { throw Self.invalid(failure) }
+        try await locations.receive(userID: user.id, points: parsed.points, report: parsed.report, source: "owntracks", now: context.now)
+        // OwnTracks reads the answer as a list of messages for the phone (friends, commands): none.
+        return JSONBody([String]())
+    }
+
+    @Sendable func overland(_ request: Request, context: HibiRequestContext) async throws -> JSONBody<[String: String]> {
+        let user = try await deviceUser(request, context: context)
+        var request = request
+        let data = try await Self.collect(&request, limit: Self.overlandLimit, tooLarge: .bodyTooLarge(limitBytes: Self.overlandLimit))
+        let parsed: (points: [LocationPoint], report: ImportReport)
+        do { parsed = try LiveLocation.overland(data) } catch let failure as LiveLocation.Failure { throw Self.invalid(failure) }
+        try await locations.receive(userID: user.id, points: parsed.points, report: parsed.report, source: "overland", now: context.now)
+        // Overland deletes its sent points only when it reads exactly this.
+        return JSONBody(["result": "ok"])
     }
 
     static func invalid(_ failure: LiveLocation.Failure) -> LocationError {

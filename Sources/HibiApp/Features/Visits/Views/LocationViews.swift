@@ -70,7 +70,7 @@ enum LocationViews {
                 el("section", .class("card"), .id("import")) {
                     el("h2") { LocationStrings.importTitle(l) }
                     el("p", .class("muted")) { LocationStrings.importNote(l) }
-                    el("form", .id("import-form"), .data("import-url", "/api/v1/locations/import"), .data("done", LocationStrings.imported(l))) {
+                    el("form", .id("import-form"), .data("import-url", APIPaths.url(VisitAPIPaths.locationImport)), .data("done", LocationStrings.imported(l))) {
                         el("label", .for("import-file")) {
                             LocationStrings.file(l)
                             Node.void("input", [.type("file"), .id("import-file"), .init("accept", ".gpx,.json,.csv,application/gpx+xml,application/json,text/csv"), .required])
@@ -84,8 +84,8 @@ enum LocationViews {
                 el("h2") { LocationStrings.liveTitle(l) }
                 el("p", .class("muted")) { LocationStrings.liveIntro(l) }
                 // Absolute: a phone app needs the whole address, not a path on a page it never saw.
-                el("p") { el("code", .id("owntracks-url")) { origin + "/api/v1/locations/owntracks" } }
-                el("p") { el("code", .id("overland-url")) { origin + "/api/v1/locations/overland" } }
+                el("p") { el("code", .id("owntracks-url")) { origin + APIPaths.url(VisitAPIPaths.ownTracks) } }
+                el("p") { el("code", .id("overland-url")) { origin + APIPaths.url(VisitAPIPaths.overland) } }
             }
             if !decided.isEmpty {
                 el("section", .class("card"), .id("decided-stays")) {

@@ -183,8 +183,8 @@ enum VisitViews {
             }
             subnav(l, current: VisitPaths.list)
             if let notice { Layout.notice(notice, kind: .success) }
-            mapElement(id: "visits-map", tileURL: tileURL, l: l, attributes: [.data("points-url", "/api/v1/visits/map?format=compact"), .data("routes-url", routesURL),
-                                                                   .data("saved-url", "/api/v1/visits/saved-places?perPage=1000"), .data("saved-page", VisitPaths.savedPlaces),
+            mapElement(id: "visits-map", tileURL: tileURL, l: l, attributes: [.data("points-url", APIPaths.url(VisitAPIPaths.map) + "?format=compact"), .data("routes-url", routesURL),
+                                                                   .data("saved-url", APIPaths.url(VisitAPIPaths.savedPlaces) + "?perPage=1000"), .data("saved-page", VisitPaths.savedPlaces),
                                                                    .data("saved-text", VisitStrings.savedPlaces(l))])
             el("details", [.class("card filter")] + (filtered ? [.init("open", nil)] : [])) {
                 el("summary") { VisitStrings.filter(l) }
@@ -346,8 +346,8 @@ enum VisitViews {
                     } else {
                         el("div", .class("photo-grid")) {
                             for photo in visit.photos {
-                                el("a", .href("/api/v1/visits/\(visit.id)/photos/\(photo.id)")) {
-                                    Node.void("img", [.src("/api/v1/visits/\(visit.id)/photos/\(photo.id)"), .init("alt", f.name),
+                                el("a", .href(APIPaths.url(VisitAPIPaths.photo(visit.id, photo.id)))) {
+                                    Node.void("img", [.src(APIPaths.url(VisitAPIPaths.photo(visit.id, photo.id))), .init("alt", f.name),
                                                       .init("loading", "lazy")])
                                 }
                             }
@@ -356,7 +356,7 @@ enum VisitViews {
                     el("label", .for("photo-input")) {
                         VisitStrings.addPhoto(l)
                         Node.void("input", [.type("file"), .id("photo-input"), .init("accept", VisitRules.photoTypes.joined(separator: ",")),
-                                            .data("upload-url", "/api/v1/visits/\(visit.id)/photos"), .data("uploading", VisitStrings.uploading(l))])
+                                            .data("upload-url", APIPaths.url(VisitAPIPaths.photos(visit.id))), .data("uploading", VisitStrings.uploading(l))])
                     }
                     el("small", .class("muted"), .id("photo-status"), .role("status")) { VisitStrings.photoHint(l) }
                 }
@@ -465,13 +465,13 @@ enum VisitViews {
                 el("section", .class("card"), .id("export")) {
                     el("h2") { VisitStrings.exportTitle(l) }
                     el("p", .class("muted")) { VisitStrings.exportNote(l) }
-                    el("p") { el("a", .href("/api/v1/visits/export?format=geojson"), .role("button"), .id("export-geojson")) { VisitStrings.exportGeoJSON(l) } }
-                    el("p") { el("a", .href("/api/v1/visits/export?format=gpx"), .role("button"), .class("secondary"), .id("export-gpx")) { VisitStrings.exportGPX(l) } }
+                    el("p") { el("a", .href(APIPaths.url(VisitAPIPaths.export) + "?format=geojson"), .role("button"), .id("export-geojson")) { VisitStrings.exportGeoJSON(l) } }
+                    el("p") { el("a", .href(APIPaths.url(VisitAPIPaths.export) + "?format=gpx"), .role("button"), .class("secondary"), .id("export-gpx")) { VisitStrings.exportGPX(l) } }
                 }
                 el("section", .class("card"), .id("import")) {
                     el("h2") { VisitStrings.importTitle(l) }
                     el("p", .class("muted")) { VisitStrings.importNote(l) }
-                    el("form", .id("import-form"), .data("import-url", "/api/v1/visits/import"), .data("done", VisitStrings.imported(l)),
+                    el("form", .id("import-form"), .data("import-url", APIPaths.url(VisitAPIPaths.importFile)), .data("done", VisitStrings.imported(l)),
                        .data("done-places", VisitStrings.importedSavedPlaces(l))) {
                         el("label", .for("import-file")) {
                             VisitStrings.file(l)
