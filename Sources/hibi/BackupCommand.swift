@@ -73,7 +73,8 @@ struct RestoreCommand: AsyncParsableCommand {
         }
         do {
             let box = try RestoreKey.load(masterKey: config.masterKey, dataDirectory: config.dataDirectory)
-            let service = RestoreService(database: database, dataDirectory: config.dataDirectory, mediaDirectory: config.mediaDirectory, box: box, logger: logger)
+            let service = RestoreService(database: database, dataDirectory: config.dataDirectory, mediaDirectory: config.mediaDirectory, box: box, logger: logger,
+                                         signingKey: VisitsSigningKey())
             let manifest = try await service.restore(from: file, replace: replace, allowUnverified: allowUnverified,
                                                      warn: { printError("Warning: \($0.en)") }) { bar.draw($0) }
             bar.finish()

@@ -21,6 +21,8 @@ public protocol Feature: Sendable {
     static var navigation: NavEntry? { get }
     /// The pages it serves that every page's frame links to (the search box, the account menu: `SitePage`).
     static var sitePages: [(page: SitePage, path: String)] { get }
+    /// Its pages in the administration section's menu (`Layout.adminNav` orders them).
+    static var adminPages: [AdminPage] { get }
     /// Values it sealed under contexts that named only the row, re-sealed to their owners once at start-up
     /// (`OwnerSealing`, before any feature is built, hence static).
     static func ownerSealedValues(config: AppConfig) -> OwnerSealedValues
@@ -35,6 +37,7 @@ extension Feature {
     public var mediaFolders: [MediaFolder] { [] }
     public static var navigation: NavEntry? { nil }
     public static var sitePages: [(page: SitePage, path: String)] { [] }
+    public static var adminPages: [AdminPage] { [] }
     public static func ownerSealedValues(config: AppConfig) -> OwnerSealedValues { OwnerSealedValues() }
     public static func storageUsage(database: Database, config: AppConfig, box: SealedBoxService) -> [StorageQuota.Usage] { [] }
 }
@@ -74,9 +77,11 @@ public struct Features: Sendable {
         health = HealthFeature(platform: platform, locations: visits.locations)
         videos = VideosFeature(platform: platform)
         // Accounts iterates what the others put in a takeout (Shared/Offers/Offers+Accounts.swift), in archive order.
-        accounts = AccountsFeature(platform: platform, diary: diary, takeoutOffers: [diary, health, visits, videos],
-                                   takeoutVideoFiles: { [videos] in try await videos.takeoutFiles(userID: $0) })
-        backups = BackupFeature(platform: platform)
+        // The diary's face check and lock serve face sign-in and the takeout; its upload checks the takeout's import.
+        accounts = AccountsFeature(platform: platform, faces: diary, diaryLock: diary.lock, takeoutOffers: [diary, health, visits, videos],
+                                   uploads: diary.transfer, takeoutVideoFiles: { [videos] in try await videos.takeoutFiles(userID: $0) })
+        // Backup names the visits log's signing key in its manifest (Shared/Offers/Offers+Backup.swift).
+        backups = BackupFeature(platform: platform, signingKey: VisitsSigningKey())
         // Journal iterates what the others offer it (Shared/Offers/Offers+Journal.swift), in the order shown.
         journal = JournalFeature(platform: platform, diary: diary, health: health, visits: visits, videos: videos,
                                  setupState: SetupState(users: platform.users), searches: [diary, visits, videos, health],

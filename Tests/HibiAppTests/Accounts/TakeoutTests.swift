@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -26,6 +27,25 @@ import Testing
             let stays = try JSONCoding.decoder.decode([DetectedStay].self, from: try #require(try archive.contents(of: "visits/stays.json")))
             #expect(stays.count == 2)
             #expect(String(decoding: try #require(try archive.contents(of: "README.txt")), as: UTF8.self).contains("location-points.csv"))
+        }
+    }
+
+    /// The takeout holds the diary, so Accounts serves it behind the diary's lock (asked through `DiaryGate`): a
+    /// browser whose diary is locked and a token without the diary scope get neither the download nor the import.
+    @Test func theTakeoutStaysBehindTheDiarysLock() async throws {
+        try await TestApp.run { browser in
+            try await browser.setUp()
+            try await browser.get("/settings")
+            #expect(try await browser.get(AccountPaths.takeout).location?.hasPrefix("/diary/unlock") == true)
+            let locked = try await TokenLockTests.apiFromSession(browser, .get, APIPaths.url(AccountAPIPaths.export))
+            #expect(locked.status != .ok && locked.body.contains("diary_locked"), "\(locked.status) \(locked.body)")
+            let noDiary = APIClient(browser: browser, token: try await browser.createToken(name: "rw", scopes: .standard))
+            for (method, path) in [(HTTPRequest.Method.get, AccountAPIPaths.export), (.post, AccountAPIPaths.importTakeout)] {
+                let refused = try await noDiary.call(method, APIPaths.url(path))
+                #expect(refused.status == .forbidden && refused.body.contains("diary"), "\(path): \(refused.status)")
+            }
+            try await browser.unlockDiary()
+            #expect(try await browser.get(AccountPaths.takeout).status == .ok)
         }
     }
 

@@ -38,7 +38,8 @@ import Testing
         config.backups = BackupSettings(directory: folder, interval: 3600, keep: 2)
         let core = try await AppCore.open(config, logger: TestApp.quietLogger, for: .command)
         let runs = BackupRunStore(database: core.database)
-        let service = BackupService(database: core.database, dataDirectory: data, box: core.box, logger: TestApp.quietLogger)
+        let service = BackupService(database: core.database, dataDirectory: data, box: core.box, logger: TestApp.quietLogger,
+                                    signingKey: VisitsSigningKey())
         let a = BackupScheduler(settings: config.backups, runs: runs, backup: service, logger: TestApp.quietLogger, holder: "instance-a")
         let b = BackupScheduler(settings: config.backups, runs: runs, backup: service, logger: TestApp.quietLogger, holder: "instance-b")
         // Ten hours ago, in whole seconds as the database keeps them.

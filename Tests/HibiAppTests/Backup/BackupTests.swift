@@ -97,7 +97,8 @@ enum BackupFixture {
     static func backup(_ config: AppConfig, to path: String) async throws -> BackupManifest {
         let core = try await AppCore.open(config, logger: TestApp.quietLogger, for: .command)
         do {
-            let manifest = try await BackupService(database: core.database, dataDirectory: config.dataDirectory, box: core.box, logger: TestApp.quietLogger)
+            let manifest = try await BackupService(database: core.database, dataDirectory: config.dataDirectory, box: core.box, logger: TestApp.quietLogger,
+                                                 signingKey: VisitsSigningKey())
                 .write(to: path)
             await core.database.shutdown()
             return manifest
@@ -113,7 +114,7 @@ enum BackupFixture {
         do {
             let box = try RestoreKey.load(masterKey: config.masterKey, dataDirectory: config.dataDirectory)
             try await RestoreService(database: database, dataDirectory: config.dataDirectory, box: box, logger: TestApp.quietLogger,
-                                     migrations: migrations).restore(from: path, replace: replace, allowUnverified: allowUnverified)
+                                     signingKey: VisitsSigningKey(), migrations: migrations).restore(from: path, replace: replace, allowUnverified: allowUnverified)
         } catch {
             await database.shutdown()
             throw error
@@ -398,7 +399,8 @@ enum BackupFixture {
         }()
         let manifest: BackupManifest
         do {
-            manifest = try await BackupService(database: core.database, dataDirectory: config.dataDirectory, box: core.box, logger: TestApp.quietLogger)
+            manifest = try await BackupService(database: core.database, dataDirectory: config.dataDirectory, box: core.box, logger: TestApp.quietLogger,
+                                                 signingKey: VisitsSigningKey())
                 .write(to: path)
             backingUp.store(false, ordering: .releasing)
         } catch {
@@ -497,7 +499,8 @@ enum BackupFixture {
         legacy.tables.removeAll { $0.name == "instance_secrets" }
         legacy.dataKeyCheck = nil
         #expect(throws: BackupError.signingKeyMismatch) {
-            try RestoreService.check(legacy, migrations: Schema.all, box: nil, dataDirectory: try BackupFixture.directory("legacy"))
+            try RestoreService.check(legacy, migrations: Schema.all, box: nil, dataDirectory: try BackupFixture.directory("legacy"),
+                                     signingKey: VisitsSigningKey())
         }
 
         // A second restore into the same target is refused without --replace and succeeds with it.
@@ -592,7 +595,8 @@ enum BackupFixture {
         let output = (source as NSString).appendingPathComponent("cut.hibi-backup")
         struct Stop: Error {}
         let core = try await AppCore.open(config, logger: TestApp.quietLogger, for: .command)
-        let service = BackupService(database: core.database, dataDirectory: source, box: core.box, logger: TestApp.quietLogger)
+        let service = BackupService(database: core.database, dataDirectory: source, box: core.box, logger: TestApp.quietLogger,
+                                    signingKey: VisitsSigningKey())
         let sawPartial = LockedFlag()
         await #expect(throws: Stop.self) {
             try await service.write(to: output) { progress in

@@ -89,6 +89,8 @@ import ZIPFoundation
             ("database", "media/hibi.sqlite", planted, .file, "top-level file"),
             ("key", "media/data.key", Data("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=".utf8), .file, "top-level file"),
             ("key folder", "media/data.key/x", planted, .file, "database or keys"),
+            // The visits signing key's file (an older version's) is a key file too, though Backup does not name Visits.
+            ("signing key folder", "media/\(VisitSigner.fileName)/x", planted, .file, "database or keys"),
             ("wal folder", "media/hibi.sqlite-wal/x", planted, .file, "database or keys"),
             ("dot-dot", "media/diary-photos/../../hibi.sqlite", planted, .file, "not a safe file name"),
             ("absolute", "/tmp/hibi-planted", planted, .file, "under media/"),

@@ -191,7 +191,7 @@ struct CSVTests {
             try HealthCSV.parse("type,value,unit,start\nsteps,10,count,2024-05-01T08:00:00Z\nsteps,10,count,yesterday", now: now)
         }
         #expect(error?.message(.en).hasPrefix("CSV line 3:") == true)
-        #expect(HealthCSV.escape("=cmd()") == "'=cmd()")
+        #expect(CSVField.escape("=cmd()") == "'=cmd()")
     }
 
     /// The old reader split lines before it looked at quotes: an export whose device or category held a

@@ -3,17 +3,22 @@ import Hummingbird
 import Testing
 @testable import HibiApp
 
-/// Issue 30, item 4: the API paths are typed (`DiaryAPIPaths`, `VideoAPIPaths`, `HealthAPIPaths`, `VisitAPIPaths`)
+/// Issue 30, item 4: the API paths are typed (`DiaryAPIPaths`, `VideoAPIPaths`, `HealthAPIPaths`, `VisitAPIPaths`,
+/// `AccountAPIPaths`)
 /// and registered with those functions; this holds each feature's registered routes and its OpenAPI fragments to
 /// each other, so a route renamed in one place and not the other (or an operation documented that nothing serves)
 /// fails here instead of in a client.
 @Suite struct APIPathsTests {
-    @Test func everyDiaryAndVideoRouteIsADocumentedOperationAndBack() async throws {
-        let (served, documented) = try await Self.compare({ [$0.diary, $0.videos] }, fragments: ["diary", "face", "videos"])
+    /// face.json documents the diary's face routes and Accounts' sign-in by face; takeout.json Accounts' takeout.
+    @Test func everyDiaryVideoAndAccountRouteIsADocumentedOperationAndBack() async throws {
+        let (served, documented) = try await Self.compare({ [$0.diary, $0.videos, $0.accounts] },
+                                                          fragments: ["diary", "face", "videos", "accounts", "takeout"])
         #expect(served.subtracting(documented).isEmpty, "served but not documented: \(served.subtracting(documented).sorted())")
         #expect(documented.subtracting(served).isEmpty, "documented but not served: \(documented.subtracting(served).sorted())")
         #expect(served.contains("get " + APIPaths.url(DiaryAPIPaths.photo("{id}", "{photo}"))))
         #expect(served.contains("delete " + APIPaths.url(VideoAPIPaths.item("{id}", video: "{videoId}"))))
+        #expect(served.contains("delete " + APIPaths.url(AccountAPIPaths.token("{id}"))))
+        #expect(served.contains("post " + APIPaths.url(AccountAPIPaths.faceFrame)))
     }
 
     /// Health, and Visits with its location history (the phones' two endpoints included, which sit outside the
@@ -43,8 +48,7 @@ import Testing
             let data = try Data(contentsOf: URL(fileURLWithPath: TestApp.resourcesDirectory + "/openapi/\(fragment).json"))
             let paths = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["paths"] as? [String: [String: Any]])
             for (path, item) in paths {
-                // face.json also documents sign-in by face, which Accounts serves.
-                for method in item.keys where ["get", "post", "put", "patch", "delete"].contains(method) && !path.hasPrefix("/api/v1/auth/") { documented.insert("\(method) \(path)") }
+                for method in item.keys where ["get", "post", "put", "patch", "delete"].contains(method) { documented.insert("\(method) \(path)") }
             }
         }
         return (served, documented)

@@ -13,15 +13,6 @@ import Testing
     /// Most are the page addresses one feature links to (`XPaths`), the takeout's and the admin pages' reach
     /// into other features, and the overview's statistics that still read Health's types.
     static let remaining: [String: Set<String>] = [
-        "Accounts/AccountsFeature.swift": ["DiaryFeature"],
-        "Accounts/Routes/FaceSignInRoutes.swift": ["DiaryLock", "FaceAuthService", "FaceFrameRequest", "PhotoPayload", "UnlockViews"],
-        "Accounts/Services/TakeoutService.swift": ["DiaryContext"],
-        "Accounts/Views/AdminMapViews.swift": ["BackupStrings"],
-        "Backup/BackupAdminRoutes.swift": ["AccountPaths", "AccountViews"],
-        "Backup/BackupLayout.swift": ["VisitSigner"],
-        "Backup/BackupService.swift": ["VisitSigner"],
-        "Backup/BackupSnapshot.swift": ["VisitSigner"],
-        "Diary/Logic/DaylioFormat.swift": ["HealthCSV"],
         "Diary/Views/DiaryViews.swift": ["JournalPaths", "VisitPaths"],
         "Journal/JournalFeature.swift": ["DiaryFeature", "DiaryLock", "HealthFeature", "HealthService", "VideosFeature", "VisitsFeature"],
         "Journal/Logic/DaySummaries.swift": ["HealthDataType", "HealthService", "Mood", "MoodPoint"],
@@ -32,7 +23,6 @@ import Testing
         "Journal/Services/JournalService.swift": ["DiaryEntry", "DiaryService", "HealthService", "HealthWorkout", "SleepNights", "VideoItem", "VideoService", "Visit", "VisitFilter", "VisitService", "WorkoutRoutePoint"],
         "Journal/Views/JournalReviewViews.swift": ["HealthGraphics", "Mood", "UnitPreferences"],
         "Journal/Views/JournalViews.swift": ["DiaryPaths", "HealthDataType", "HealthFormat", "HealthGraphics", "HealthPaths", "HealthWorkout", "SleepNights", "SleepStrings", "UnitPreferences", "VideoPaths", "VisitPaths"],
-        "Visits/Services/LocationPointSQLite.swift": ["HealthRecordSQLite"],
     ]
 
     @Test func featuresNameNoOtherFeatureType() throws {

@@ -78,7 +78,7 @@ import Testing
         Page(AccountPaths.takeoutImport, "settings-import"),
         Page(AccountPaths.adminUsers, "admin-users"),
         Page(AccountPaths.adminMap, "admin-map"),
-        Page(AccountPaths.adminBackups, "admin-backups"),
+        Page(BackupPaths.admin, "admin-backups"),
     ]
 
     /// Pages of someone not signed in: the first page of a new instance, and sign-in.

@@ -17,7 +17,6 @@ public enum AccountPaths {
     /// Settings → Import: a takeout read back into this account (the takeout's README names it).
     public static let takeoutImport = "/settings/import"
     public static let adminUsers = "/admin/users"
-    public static let adminBackups = "/admin/backups"
     public static let adminMap = "/admin/map"
 
     public static func revokeToken(_ id: String) -> String { tokens + "/\(id)/revoke" }
@@ -27,4 +26,18 @@ public enum AccountPaths {
     public static func resetUser(_ id: String) -> String { adminUsers + "/\(id)/reset" }
     /// A part of the settings page.
     public static func settings(section: String) -> String { settings + "#" + section }
+}
+
+/// Every address of Accounts' JSON API, relative to `APIPaths.root`: the routes are registered with these, and
+/// the sign-in page's face box asks the face sign-in's with `APIPaths.url(...)`.
+public enum AccountAPIPaths {
+    public static let me = "/me"
+    public static let tokens = "/tokens"
+    public static func token(_ id: String) -> String { tokens + "/\(id)" }
+    /// The takeout: a person's data as one ZIP, and one read back into this account.
+    public static let export = me + "/export"
+    public static let importTakeout = me + "/import"
+    /// Sign-in with the face on a remembered device.
+    public static let faceChallenge = "/auth/face/challenge"
+    public static let faceFrame = "/auth/face/frame"
 }

@@ -12,8 +12,8 @@ struct BackupAdminRoutes: Sendable {
     let now: BackupNow
 
     func register(on router: some RouterMethods<AdminContext>) {
-        router.get(RouterPath(AccountPaths.adminBackups), use: page)
-        router.post(RouterPath(AccountPaths.adminBackups + "/now"), use: backUpNow)
+        router.get(RouterPath(BackupPaths.admin), use: page)
+        router.post(RouterPath(BackupPaths.backUpNow), use: backUpNow)
     }
 
     @Sendable func page(_ request: Request, context: AdminContext) async throws -> HTMLPage {
@@ -24,7 +24,7 @@ struct BackupAdminRoutes: Sendable {
 
     @Sendable func backUpNow(_ request: Request, context: AdminContext) async throws -> Response {
         now.start()
-        return Response.redirect(to: AccountPaths.adminBackups, type: .found)
+        return Response.redirect(to: BackupPaths.admin, type: .found)
     }
 }
 
@@ -130,7 +130,7 @@ enum BackupViews {
             // While a backup runs the page refreshes itself, so the bars move and the result appears.
             if progress.running { el("meta", .init("http-equiv", "refresh"), .init("content", "2")) }
             el("h1") { S.title(l) }
-            AccountViews.adminNav(l, current: AccountPaths.adminBackups)
+            Layout.adminNav(l, current: BackupPaths.admin)
             if let directory = settings.directory {
                 el("p", .id("backup-schedule")) { S.on(l, directory, every(settings.interval, l), settings.keep) }
             } else {
@@ -151,7 +151,7 @@ enum BackupViews {
                         }
                     }
                 } else {
-                    el("form", .method("post"), .action(AccountPaths.adminBackups + "/now"), .id("backup-now-form")) {
+                    el("form", .method("post"), .action(BackupPaths.backUpNow), .id("backup-now-form")) {
                         Layout.csrfField(context)
                         el("button", .type("submit")) { S.backUpNow(l) }
                     }
@@ -173,7 +173,7 @@ enum BackupViews {
                         el("tbody") {
                             for run in runs {
                                 el("tr") {
-                                    el("td", .class("nowrap"), .data("label", S.started(l))) { AccountViews.formatDate(run.startedAt, user: me, language: l) }
+                                    el("td", .class("nowrap"), .data("label", S.started(l))) { Layout.formatDate(run.startedAt, user: me, language: l) }
                                     el("td", .data("label", S.file(l))) { run.fileName }
                                     el("td", .data("label", S.size(l))) { run.bytes.map { ByteCountFormatter.string(fromByteCount: $0, countStyle: .file) } ?? "—" }
                                     el("td", .data("label", S.verified(l))) {

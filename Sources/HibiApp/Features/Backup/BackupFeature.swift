@@ -10,11 +10,12 @@ public struct BackupFeature: Feature {
     let now: BackupNow
     let platform: Platform
 
-    init(platform: Platform) {
+    init(platform: Platform, signingKey: any BackupSigningKey) {
         self.platform = platform
         runs = BackupRunStore(database: platform.database)
         service = BackupService(database: platform.database, dataDirectory: platform.config.dataDirectory,
-                                mediaDirectory: platform.config.mediaDirectory, box: platform.box, logger: platform.logger)
+                                mediaDirectory: platform.config.mediaDirectory, box: platform.box, logger: platform.logger,
+                                signingKey: signingKey)
         now = BackupNow(settings: platform.config.backups, dataDirectory: platform.config.dataDirectory, runs: runs, backup: service,
                         logger: platform.logger, clock: platform.clock)
     }
@@ -27,5 +28,11 @@ public struct BackupFeature: Feature {
         guard platform.config.backups.directory != nil else { return [] }
         let scheduler = BackupScheduler(settings: platform.config.backups, runs: runs, backup: service, logger: platform.logger, clock: platform.clock)
         return [BackupSchedulerService(scheduler: scheduler, runs: runs, registry: platform.metrics, logger: platform.logger, clock: platform.clock)]
+    }
+}
+
+extension BackupFeature {
+    public static var adminPages: [AdminPage] {
+        [AdminPage(order: 20, path: BackupPaths.admin, title: BackupStrings.title, linkID: "admin-backups-link")]
     }
 }

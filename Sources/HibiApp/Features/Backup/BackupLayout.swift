@@ -6,10 +6,11 @@ import ZIPFoundation
 /// renamed over the checked database, a `media/data.key`), outside the media folders, or through a link.
 enum BackupLayout {
     /// Top-level names in the data directory that are not media: the database and what SQLite keeps beside it,
-    /// and the key files. The writer never lists them (`MediaFiles` takes folders only); a folder of such a name
-    /// would stand where the database or a key must go.
+    /// and the key files (the data key, and any `*.key`: the visits signing key file an older version kept is one).
+    /// The writer never lists them (`MediaFiles` takes folders only); a folder of such a name would stand where the
+    /// database or a key must go.
     static func isReserved(_ top: String) -> Bool {
-        top == DataKeyStore.fileName || top == VisitSigner.fileName || top.hasSuffix(".key") || top.contains(".sqlite")
+        top == DataKeyStore.fileName || top.hasSuffix(".key") || top.contains(".sqlite")
     }
 
     /// Checks every entry of the archive against the manifest and the writer's layout.

@@ -22,6 +22,8 @@ public struct BackupService: Sendable {
     /// Where uploaded files live (`HIBI_MEDIA_DIR`); the data directory unless set.
     let mediaDirectory: String
     let box: SealedBoxService
+    /// The visits log's signing key, named in the manifest (Shared/Offers).
+    let signingKey: any BackupSigningKey
     let logger: Logger
     /// The migrations this Hibi knows: a snapshot of PostgreSQL is laid out by their SQLite side.
     let migrations: [Migration]
@@ -30,8 +32,9 @@ public struct BackupService: Sendable {
     static let pageSize = 2000
 
     public init(database: Database, dataDirectory: String, mediaDirectory: String? = nil, box: SealedBoxService, logger: Logger,
-                migrations: [Migration] = Schema.all) {
+                signingKey: any BackupSigningKey, migrations: [Migration] = Schema.all) {
         self.database = database
+        self.signingKey = signingKey
         self.migrations = migrations
         self.dataDirectory = dataDirectory
         self.mediaDirectory = mediaDirectory ?? dataDirectory
@@ -78,7 +81,7 @@ public struct BackupService: Sendable {
         threads.start()
         do {
             async let snapshot = Self.writeSnapshot(of: database, to: scratch, zip: zip, threads: threads, now: now, box: box,
-                                                    migrations: migrations, logger: logger, progress: progress)
+                                                    signingKey: signingKey, migrations: migrations, logger: logger, progress: progress)
             let totalBytes = files.reduce(Int64(0)) { $0 + $1.size }
             let entries = try await threads.runIfActive {
                 var doneBytes: Int64 = 0
@@ -103,10 +106,11 @@ public struct BackupService: Sendable {
     /// Makes the tables' snapshot in `scratch`, then streams it into the archive after the media files. Stored,
     /// not deflated: deflating a gigabyte of pages cost more than the rest of the backup.
     private static func writeSnapshot(of database: Database, to scratch: String, zip: BackupZipWriter, threads: NIOThreadPool, now: Date,
-                                      box: SealedBoxService, migrations: [Migration], logger: Logger,
+                                      box: SealedBoxService, signingKey: any BackupSigningKey, migrations: [Migration], logger: Logger,
                                       progress: @escaping @Sendable (BackupProgress) throws -> Void) async throws
         -> (BackupSnapshot.Contents, BackupZipWriter.Written) {
-        let contents = try await BackupSnapshot.make(from: database, into: scratch, box: box, migrations: migrations, logger: logger)
+        let contents = try await BackupSnapshot.make(from: database, into: scratch, box: box, signingKey: signingKey, migrations: migrations,
+                                                     logger: logger)
         let slot = try zip.reserve(name: BackupSnapshot.memberName, size: contents.bytes)
         let written = try await threads.runIfActive {
             var done: Int64 = 0
@@ -124,7 +128,7 @@ public struct BackupService: Sendable {
             format: BackupManifest.formatName, formatVersion: BackupManifest.currentFormatVersion, hibiVersion: hibiVersion,
             createdAt: now, schemaVersion: contents.migrations.max() ?? 0, migrations: contents.migrations,
             dataKeyCheck: contents.keyCheck,
-            visitsSigningPublicKey: try contents.signingPublicKey ?? VisitsSigningKeyFile.publicKey(dataDirectory: dataDirectory),
+            visitsSigningPublicKey: try contents.signingPublicKey ?? signingKey.legacyFilePublicKey(dataDirectory: dataDirectory),
             tables: contents.tables, database: .init(member: BackupSnapshot.memberName, bytes: database.bytes, sha256: database.sha256),
             files: entries)
         let encoder = JSONCoding.encoder
@@ -197,14 +201,5 @@ enum MediaFiles {
             }
         }
         return files
-    }
-}
-
-/// A visits signing key file an older version left in the data directory, read without creating one.
-enum VisitsSigningKeyFile {
-    static func publicKey(dataDirectory: String) throws -> String? {
-        let path = (dataDirectory as NSString).appendingPathComponent(VisitSigner.fileName)
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try VisitSigner.readFile(path: path)?.publicKey.rawRepresentation.base64EncodedString()
     }
 }

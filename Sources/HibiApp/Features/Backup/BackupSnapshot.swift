@@ -54,8 +54,8 @@ enum BackupSnapshot {
     }
 
     /// Writes the snapshot of `database` to `path` (a file that must not exist) and describes it.
-    static func make(from database: Database, into path: String, box: SealedBoxService, migrations: [Migration],
-                     logger: Logger) async throws -> Contents {
+    static func make(from database: Database, into path: String, box: SealedBoxService, signingKey: any BackupSigningKey,
+                     migrations: [Migration], logger: Logger) async throws -> Contents {
         switch database.engine {
         case .sqlite:
             if let source = database.sqlitePath {
@@ -88,7 +88,7 @@ enum BackupSnapshot {
                 .map { try $0.decode(column: "version", as: Int.self) }
             let keyCheck = try await file.raw("SELECT value FROM settings WHERE key = \(bind: KeyCheck.settingKey)").first()?
                 .decode(column: "value", as: String.self)
-            let signingPublicKey = try await VisitSigner.storedPublicKey(file, box: box)
+            let signingPublicKey = try await signingKey.storedPublicKey(file, box: box)
             let pages = try await file.raw("PRAGMA page_count").first()?.decode(column: "page_count", as: Int64.self) ?? 0
             let pageSize = try await file.raw("PRAGMA page_size").first()?.decode(column: "page_size", as: Int64.self) ?? 0
             let (bytes, overflow) = pages.multipliedReportingOverflow(by: pageSize)

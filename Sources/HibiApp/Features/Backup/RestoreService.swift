@@ -172,6 +172,8 @@ public struct RestoreService: Sendable {
     let dataDirectory: String
     /// The target's data key; nil when it has none yet (then a backup with sealed data is refused).
     let box: SealedBoxService?
+    /// The visits log's signing key, checked against an older backup's (Shared/Offers).
+    let signingKey: any BackupSigningKey
     let logger: Logger
     let migrations: [Migration]
 
@@ -182,8 +184,9 @@ public struct RestoreService: Sendable {
     static let rebuildIndexesFrom = 5_000
 
     public init(database: Database, dataDirectory: String, mediaDirectory: String? = nil, box: SealedBoxService?, logger: Logger,
-                migrations: [Migration] = Schema.all) {
+                signingKey: any BackupSigningKey, migrations: [Migration] = Schema.all) {
         self.database = database
+        self.signingKey = signingKey
         self.dataDirectory = dataDirectory
         self.mediaDirectory = mediaDirectory ?? dataDirectory
         self.box = box
@@ -192,7 +195,8 @@ public struct RestoreService: Sendable {
     }
 
     /// Checks a backup can go into this target without touching anything: format, schema, keys.
-    static func check(_ manifest: BackupManifest, migrations: [Migration], box: SealedBoxService?, dataDirectory: String) throws(BackupError) {
+    static func check(_ manifest: BackupManifest, migrations: [Migration], box: SealedBoxService?, dataDirectory: String,
+                      signingKey: any BackupSigningKey) throws(BackupError) {
         let known = Set(migrations.map(\.version))
         let latest = migrations.map(\.version).max() ?? 0
         if manifest.schemaVersion > latest || !Set(manifest.migrations).isSubset(of: known) {
@@ -207,7 +211,7 @@ public struct RestoreService: Sendable {
         // checked above); only older backups need the target's key file to match.
         let carriesKey = (manifest.tables.first { $0.name == "instance_secrets" }?.rows ?? 0) > 0
         if let expected = manifest.visitsSigningPublicKey, chainRows > 0, !carriesKey {
-            guard (try? VisitsSigningKeyFile.publicKey(dataDirectory: dataDirectory)) == expected else { throw .signingKeyMismatch }
+            guard (try? signingKey.legacyFilePublicKey(dataDirectory: dataDirectory)) == expected else { throw .signingKeyMismatch }
         }
     }
 
@@ -221,7 +225,7 @@ public struct RestoreService: Sendable {
         // Opening the archive checks its layout: every member one the writer makes, before anything is read.
         let archive = try BackupArchive(path: path)
         let manifest = archive.manifest
-        try Self.check(manifest, migrations: migrations, box: box, dataDirectory: dataDirectory)
+        try Self.check(manifest, migrations: migrations, box: box, dataDirectory: dataDirectory, signingKey: signingKey)
         if let reason = try archive.authenticity(box: box) {
             guard allowUnverified else { throw BackupError.unverified(reason, hibiVersion: manifest.hibiVersion) }
             warn(BackupError.unverifiedWarning(reason, hibiVersion: manifest.hibiVersion))

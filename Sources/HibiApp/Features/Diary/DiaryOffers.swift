@@ -55,3 +55,31 @@ extension DiaryTransfer: ArchiveUploads {
         try await withUpload(upload, body)
     }
 }
+
+// What the diary offers Accounts' face sign-in: the face check of its unlock, read from the request as the unlock's
+// own frames are, and its camera box; and its lock (Shared/Offers/Offers+Accounts.swift).
+extension DiaryFeature: FaceSignInCheck {
+    public var faceCheckAvailable: Bool { faces.engine != nil }
+
+    public func hasEnrolledFace(userID: String) async throws -> Bool {
+        try await faces.templates.count(userID: userID) > 0
+    }
+
+    public func startFaceChallenge(userID: String, now: Date) async throws -> FaceChallenge {
+        try await faces.challenge(userID: userID, now: now)
+    }
+
+    public func checkFaceFrame(_ request: Request, userID: String, arrivedAt: Date) async throws -> FaceChallenge {
+        var request = request
+        let input = try await request.json(FaceFrameRequest.self, limit: Self.maxUpload)
+        // The challenge is looked up for this user only, so nobody else's challenge or face counts here.
+        return try await faces.frame(userID: userID, challengeID: input.challengeId, frame: try PhotoPayload.decode(input.frame),
+                                     arrivedAt: arrivedAt)
+    }
+
+    public func faceBox(context: HibiRequestContext, title: Text, next: String, challengeURL: String, verifyURL: String) -> Node {
+        UnlockViews.faceBox(context: context, title: title, next: next, challengeURL: challengeURL, verifyURL: verifyURL)
+    }
+}
+
+extension DiaryLock: DiaryGate {}

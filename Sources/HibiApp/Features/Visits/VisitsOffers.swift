@@ -136,3 +136,18 @@ extension VisitsFeature: TakeoutOffer {
         }
     }
 }
+
+/// The visits signing key as a backup names it (`BackupSigningKey`): read from a database or an older version's
+/// key file, never made.
+public struct VisitsSigningKey: BackupSigningKey {
+    public init() {}
+
+    public func storedPublicKey(_ sql: any SQLDatabase, box: SealedBoxService) async throws -> String? {
+        try await VisitSigner.storedPublicKey(sql, box: box)
+    }
+
+    public func legacyFilePublicKey(dataDirectory: String) throws -> String? {
+        let path = (dataDirectory as NSString).appendingPathComponent(VisitSigner.fileName)
+        return try VisitSigner.readFile(path: path)?.publicKey.rawRepresentation.base64EncodedString()
+    }
+}

@@ -4,8 +4,9 @@ import SQLKit
 
 // The seams on Accounts' side of the walls: what Accounts offers the other features (sessions, the throttle, the
 // password check, the people, tokens, the setup check: Accounts' types conform in Features/Accounts/AccountsOffers.swift),
-// and what the others offer Accounts' takeout (`TakeoutOffer`, `ArchiveUploads`: conformed in each feature's
-// `<Name>Offers.swift`). Each is declared for the side that needs it; the assembly (`Features.init`) hands them over.
+// and what the others offer Accounts: the takeout's parts (`TakeoutOffer`, `ArchiveUploads`), and the diary's face
+// check and lock for face sign-in and the takeout (`FaceSignInCheck`, `DiaryGate`), conformed in each feature's
+// `<Name>Offers.swift`. Each is declared for the side that needs it; the assembly (`Features.init`) hands them over.
 
 /// When a browser session last opened the diary, kept on Accounts' session row. Declared for the diary's lock;
 /// `SessionStore` conforms.
@@ -146,4 +147,53 @@ extension TakeoutArchive {
 /// home page; Accounts' `SetupState` conforms.
 public protocol SetupCheck: Sendable {
     func needsSetup() async throws -> Bool
+}
+
+/// The diary's face check, as Accounts' face sign-in on a remembered device uses it: the same liveness challenge and
+/// camera box as the diary's unlock, with sign-in's own addresses. Declared for Accounts' face sign-in; `DiaryFeature`
+/// conforms (its face service and unlock views).
+public protocol FaceSignInCheck: Sendable {
+    /// Whether this server can check faces at all (a face engine is loaded).
+    var faceCheckAvailable: Bool { get }
+    /// Whether this person enrolled their face.
+    func hasEnrolledFace(userID: String) async throws -> Bool
+    /// Starts a liveness challenge for this person (answered with 201); throws the diary's face errors (not enrolled,
+    /// paused after failed attempts).
+    func startFaceChallenge(userID: String, now: Date) async throws -> FaceChallenge
+    /// Reads one camera frame of a challenge from the request's JSON body (`challengeId`, `frame`) and checks it
+    /// against this person's face, stamped `arrivedAt`; the answer names the next step, or `done` once passed.
+    func checkFaceFrame(_ request: Request, userID: String, arrivedAt: Date) async throws -> FaceChallenge
+    /// The camera box that face.js drives, asking `challengeURL` for a challenge and sending frames to `verifyURL`.
+    func faceBox(context: HibiRequestContext, title: Text, next: String, challengeURL: String, verifyURL: String) -> Node
+}
+
+/// One step of a liveness challenge, as the face check answers it.
+public struct FaceChallenge: Sendable, Codable, Equatable {
+    public let id: String
+    /// "straight", "left", "right", "up" or "down"; "done" once the challenge is passed.
+    public let step: String
+    /// 0 for straight, 1... for the turns.
+    public let stepIndex: Int
+    public let stepCount: Int
+    public let done: Bool
+    public let expiresAt: Date
+
+    public init(id: String, step: String, stepIndex: Int, stepCount: Int, done: Bool, expiresAt: Date) {
+        self.id = id
+        self.step = step
+        self.stepIndex = stepIndex
+        self.stepCount = stepCount
+        self.done = done
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The diary's lock, as Accounts uses it: the settings page and a new token ask whether the diary is open, a face
+/// sign-in opens it with the session it makes, and the takeout (the diary inside) is served only behind it
+/// (`signedIn(behind:)`). Declared for Accounts; the diary's `DiaryLock` conforms.
+public protocol DiaryGate: RouteGate {
+    /// Whether this browser session has its diary open now (a token never counts).
+    func isUnlocked(_ context: HibiRequestContext, now: Date) async throws -> Bool
+    /// Opens the diary for a session just made by face sign-in: the face was proven.
+    func unlock(sessionTokenHash: String, now: Date) async throws
 }

@@ -89,4 +89,10 @@ extension RouterMethods where Context == HibiRequestContext {
     public func admin() -> RouterGroup<AdminContext> {
         signedIn().group(context: AdminContext.self)
     }
+
+    /// Routes for signed-in people that `gate` admitted first (a feature's routes behind another feature's gate:
+    /// Accounts' takeout behind the diary's lock).
+    public func signedIn(behind gate: some RouteGate) -> RouterGroup<SignedInContext> {
+        signedIn().add(middleware: RouteGateMiddleware(gate: gate))
+    }
 }

@@ -22,33 +22,27 @@ struct AccountWebRoutes: Sendable {
     /// `router` serves everyone (sign-in, setup); `signedIn` is a group whose handlers get their user from it.
     /// `/` is the journal's: today's page (JournalOverviewRoutes).
     func register(on router: some RouterMethods<HibiRequestContext>, signedIn: some RouterMethods<SignedInContext>) {
-        router.get(RouterPath(AccountPaths.setup)) { request, context in try await setupPage(request, context) }
-        router.post(RouterPath(AccountPaths.setup)) { request, context in try await setup(request, context) }
-        router.get(RouterPath(AccountPaths.login)) { request, context in try await loginPage(request, context) }
-        router.post(RouterPath(AccountPaths.login)) { request, context in try await login(request, context) }
-        router.post(RouterPath(AccountPaths.logout)) { request, context in try await logout(request, context, everywhere: false) }
-        router.post(RouterPath(AccountPaths.logoutEverywhere)) { request, context in try await logout(request, context, everywhere: true) }
-        router.post(RouterPath(AccountPaths.language)) { request, context in try await language(request, context) }
-        signedIn.get(RouterPath(AccountPaths.settings)) { request, context in
-            HTMLPage(try await settingsView(context.base, user: context.user))
-        }
-        signedIn.post(RouterPath(AccountPaths.profile)) { request, context in try await profile(request, context) }
-        signedIn.post(RouterPath(AccountPaths.password)) { request, context in try await password(request, context) }
-        signedIn.post(RouterPath(AccountPaths.tokens)) { request, context in try await createToken(request, context) }
-        signedIn.post(RouterPath(AccountPaths.revokeToken(":id"))) { request, context in try await revokeToken(request, context) }
-        signedIn.post(RouterPath(AccountPaths.revokeDevice(":id"))) { _, context in
-            let user = context.user
-            guard try await devices.revoke(id: try context.parameters.require("id"), userID: user.id) else { throw AccountError.deviceNotFound }
-            return Response.redirect(to: AccountPaths.settings(section: "devices"), type: .found)
-        }
+        router.get(RouterPath(AccountPaths.setup), use: setupPage)
+        router.post(RouterPath(AccountPaths.setup), use: setup)
+        router.get(RouterPath(AccountPaths.login), use: loginPage)
+        router.post(RouterPath(AccountPaths.login), use: login)
+        router.post(RouterPath(AccountPaths.logout), use: logout)
+        router.post(RouterPath(AccountPaths.logoutEverywhere), use: logoutEverywhere)
+        router.post(RouterPath(AccountPaths.language), use: language)
+        signedIn.get(RouterPath(AccountPaths.settings), use: settings)
+        signedIn.post(RouterPath(AccountPaths.profile), use: profile)
+        signedIn.post(RouterPath(AccountPaths.password), use: password)
+        signedIn.post(RouterPath(AccountPaths.tokens), use: createToken)
+        signedIn.post(RouterPath(AccountPaths.revokeToken(":id")), use: revokeToken)
+        signedIn.post(RouterPath(AccountPaths.revokeDevice(":id")), use: revokeDevice)
     }
 
-    func setupPage(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+    @Sendable func setupPage(_ request: Request, context: HibiRequestContext) async throws -> Response {
         guard try await setupState.needsSetup() else { return .redirect(to: context.user == nil ? AccountPaths.login : "/", type: .found) }
         return try HTMLPage(AccountViews.setup(context: context)).response(from: request, context: context)
     }
 
-    func setup(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+    @Sendable func setup(_ request: Request, context: HibiRequestContext) async throws -> Response {
         var request = request
         let form = try await request.form()
         let username = form["username"] ?? ""
@@ -68,7 +62,7 @@ struct AccountWebRoutes: Sendable {
         }
     }
 
-    func loginPage(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+    @Sendable func loginPage(_ request: Request, context: HibiRequestContext) async throws -> Response {
         if try await setupState.needsSetup() { return .redirect(to: AccountPaths.setup, type: .found) }
         let next = LocalRedirect.path(request.uri.formQuery.get("next"))
         if context.user != nil { return .redirect(to: next, type: .found) }
@@ -81,13 +75,23 @@ struct AccountWebRoutes: Sendable {
         return try await faceSignIn.offer(deviceToken: token, context: context, next: next)
     }
 
+    @Sendable func settings(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        HTMLPage(try await settingsView(context.base, user: context.user))
+    }
+
+    @Sendable func revokeDevice(_ request: Request, context: SignedInContext) async throws -> Response {
+        let user = context.user
+        guard try await devices.revoke(id: try context.parameters.require("id"), userID: user.id) else { throw AccountError.deviceNotFound }
+        return Response.redirect(to: AccountPaths.settings(section: "devices"), type: .found)
+    }
+
     func settingsView(_ context: HibiRequestContext, user: User, notices: AccountViews.SettingsNotices = .init()) async throws -> Node {
         AccountViews.settings(context: context, user: user, tokens: try await tokens.list(userID: user.id),
                               devices: try await devices.list(userID: user.id, now: context.now), notices: notices,
                               takeoutVideos: try await takeoutVideos(user.id))
     }
 
-    func login(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+    @Sendable func login(_ request: Request, context: HibiRequestContext) async throws -> Response {
         var request = request
         let form = try await request.form()
         let username = form["username"] ?? ""
@@ -125,8 +129,15 @@ struct AccountWebRoutes: Sendable {
         return response
     }
 
-    /// What a new session sets in the browser, whether it began with a password or a face.
-    func logout(_ request: Request, _ context: HibiRequestContext, everywhere: Bool) async throws -> Response {
+    @Sendable func logout(_ request: Request, context: HibiRequestContext) async throws -> Response {
+        try await signOut(context, everywhere: false)
+    }
+
+    @Sendable func logoutEverywhere(_ request: Request, context: HibiRequestContext) async throws -> Response {
+        try await signOut(context, everywhere: true)
+    }
+
+    func signOut(_ context: HibiRequestContext, everywhere: Bool) async throws -> Response {
         if let identity = context.identity, case let .session(hash, _) = identity.credential {
             if everywhere {
                 try await sessions.deleteAll(userID: identity.user.id)
@@ -139,7 +150,7 @@ struct AccountWebRoutes: Sendable {
         return response
     }
 
-    func language(_ request: Request, _ context: HibiRequestContext) async throws -> Response {
+    @Sendable func language(_ request: Request, context: HibiRequestContext) async throws -> Response {
         var request = request
         let form = try await request.form()
         guard let language = Language(rawValue: form["language"] ?? "") else { throw AccountError.invalidLanguage }
@@ -154,7 +165,7 @@ struct AccountWebRoutes: Sendable {
         return response
     }
 
-    func profile(_ request: Request, _ context: SignedInContext) async throws -> Response {
+    @Sendable func profile(_ request: Request, context: SignedInContext) async throws -> Response {
         let user = context.user
         var context = context.base
         var request = request
@@ -174,7 +185,7 @@ struct AccountWebRoutes: Sendable {
         }
     }
 
-    func password(_ request: Request, _ context: SignedInContext) async throws -> Response {
+    @Sendable func password(_ request: Request, context: SignedInContext) async throws -> Response {
         let user = context.user
         let context = context.base
         var request = request
@@ -195,7 +206,7 @@ struct AccountWebRoutes: Sendable {
             .response(from: request, context: context)
     }
 
-    func createToken(_ request: Request, _ context: SignedInContext) async throws -> Response {
+    @Sendable func createToken(_ request: Request, context: SignedInContext) async throws -> Response {
         let user = context.user
         let context = context.base
         var request = request
@@ -215,7 +226,7 @@ struct AccountWebRoutes: Sendable {
         }
     }
 
-    func revokeToken(_ request: Request, _ context: SignedInContext) async throws -> Response {
+    @Sendable func revokeToken(_ request: Request, context: SignedInContext) async throws -> Response {
         let user = context.user
         let context = context.base
         let id = try context.parameters.require("id")

@@ -128,21 +128,29 @@ struct TakeoutRoutes: Sendable {
     let takeout: TakeoutService
     let heavyWork: HeavyWork
 
-    /// Both groups are diary groups: the takeout holds the diary, so it needs it open (or a `diary` token).
-    func register(web: some RouterMethods<DiaryContext>, api: some RouterMethods<DiaryContext>) {
-        api.get("me/export") { _, context in response(context.user, now: context.now) }
-        web.get(RouterPath(AccountPaths.takeout)) { _, context in response(context.user, now: context.now) }
-        web.get(RouterPath(AccountPaths.takeoutImport)) { _, context in
-            HTMLPage(AccountViews.takeoutImport(context: context.base, maxBytes: takeout.uploads.maxUploadBytes))
-        }
-        api.post("me/import") { request, context in
-            // One import per person, as the diary's: two at once raced on the same entry ids (a 500). The second
-            // is refused (409) before a byte of its upload is stored; the body goes to disk, not memory.
-            let user = context.user
-            return JSONBody(try await heavyWork.exclusive(userID: user.id) {
-                try await takeout.uploads.withUploadFile(request.body) { path in try await takeout.importTakeout(path: path, user: user, now: context.now) }
-            })
-        }
+    /// Both groups are behind the diary's lock: the takeout holds the diary, so it needs it open (or a `diary` token).
+    func register(web: some RouterMethods<SignedInContext>, api: some RouterMethods<SignedInContext>) {
+        api.get(RouterPath(AccountAPIPaths.export), use: download)
+        web.get(RouterPath(AccountPaths.takeout), use: download)
+        web.get(RouterPath(AccountPaths.takeoutImport), use: importPage)
+        api.post(RouterPath(AccountAPIPaths.importTakeout), use: importArchive)
+    }
+
+    @Sendable func download(_ request: Request, context: SignedInContext) async throws -> Response {
+        response(context.user, now: context.now)
+    }
+
+    @Sendable func importPage(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        HTMLPage(AccountViews.takeoutImport(context: context.base, maxBytes: takeout.uploads.maxUploadBytes))
+    }
+
+    /// One import per person, as the diary's: two at once raced on the same entry ids (a 500). The second is
+    /// refused (409) before a byte of its upload is stored; the body goes to disk, not memory.
+    @Sendable func importArchive(_ request: Request, context: SignedInContext) async throws -> JSONBody<TakeoutService.ImportResult> {
+        let user = context.user
+        return JSONBody(try await heavyWork.exclusive(userID: user.id) {
+            try await takeout.uploads.withUploadFile(request.body) { path in try await takeout.importTakeout(path: path, user: user, now: context.now) }
+        })
     }
 
     func response(_ user: User, now: Date) -> Response {

@@ -161,8 +161,8 @@ enum AccountViews {
                                         el("td", .data("label", CommonStrings.tokenName(l))) { token.name }
                                         el("td", .data("label", "ID")) { el("code") { token.prefix + "…" } }
                                         el("td", .class("token-scopes"), .data("label", CommonStrings.tokenScopes(l))) { token.scopes.text }
-                                        el("td", .data("label", CommonStrings.created(l))) { formatDate(token.createdAt, user: user, language: l) }
-                                        el("td", .data("label", CommonStrings.lastUsed(l))) { token.lastUsedAt.map { formatDate($0, user: user, language: l) } ?? CommonStrings.never(l) }
+                                        el("td", .data("label", CommonStrings.created(l))) { Layout.formatDate(token.createdAt, user: user, language: l) }
+                                        el("td", .data("label", CommonStrings.lastUsed(l))) { token.lastUsedAt.map { Layout.formatDate($0, user: user, language: l) } ?? CommonStrings.never(l) }
                                         el("td") {
                                             el("form", .method("post"), .action(AccountPaths.revokeToken(token.id)), .class("inline")) {
                                                 Layout.csrfField(context)
@@ -210,8 +210,8 @@ enum AccountViews {
                                 for device in devices {
                                     el("tr", .data("device", device.id)) {
                                         el("td", .data("label", CommonStrings.device(l))) { device.label }
-                                        el("td", .data("label", CommonStrings.created(l))) { formatDate(device.createdAt, user: user, language: l) }
-                                        el("td", .data("label", CommonStrings.lastUsed(l))) { device.lastUsedAt.map { formatDate($0, user: user, language: l) } ?? CommonStrings.never(l) }
+                                        el("td", .data("label", CommonStrings.created(l))) { Layout.formatDate(device.createdAt, user: user, language: l) }
+                                        el("td", .data("label", CommonStrings.lastUsed(l))) { device.lastUsedAt.map { Layout.formatDate($0, user: user, language: l) } ?? CommonStrings.never(l) }
                                         el("td") {
                                             el("form", .method("post"), .action(AccountPaths.revokeDevice(device.id)), .class("inline")) {
                                                 Layout.csrfField(context)
@@ -241,7 +241,7 @@ enum AccountViews {
         let l = context.language
         return Layout.page(title: CommonStrings.admin(l), context: context) {
             el("h1") { CommonStrings.users(l) }
-            adminNav(l, current: AccountPaths.adminUsers)
+            Layout.adminNav(l, current: AccountPaths.adminUsers)
             if let (text, kind) = notice { Layout.notice(text, kind: kind) }
             if let (name, password) = temporary {
                 el("div", .class("notice success"), .role("status")) {
@@ -304,11 +304,5 @@ enum AccountViews {
                 }
             }
         }
-    }
-
-    static func formatDate(_ date: Date, user: User, language: Language) -> String {
-        date.formatted(Date.FormatStyle(date: .abbreviated, time: .shortened,
-                                        locale: Locale(identifier: language == .ja ? "ja_JP" : "en_US"),
-                                        timeZone: TimeZone(identifier: user.timeZone) ?? .gmt))
     }
 }

@@ -25,25 +25,12 @@ enum AdminMapStrings {
 }
 
 extension AccountViews {
-    /// The administration pages' own menu, in the same place as every section's menu.
-    static func adminNav(_ l: Language, current: String) -> Node {
-        el("nav", .class("section-nav admin-nav"), .aria("label", CommonStrings.admin(l))) {
-            el("ul") {
-                for (path, title, id) in [(AccountPaths.adminUsers, CommonStrings.users, "admin-users-link"),
-                                          (AccountPaths.adminBackups, BackupStrings.title, "admin-backups-link"),
-                                          (AccountPaths.adminMap, AdminMapStrings.title, "admin-map-link")] {
-                    el("li") { el("a", [.href(path), .id(id)] + (current == path ? [.aria("current", "page")] : [])) { title(l) } }
-                }
-            }
-        }
-    }
-
     static func adminMap(context: HibiRequestContext, tileURL: String, notice: (String, Layout.NoticeKind)? = nil, entered: String? = nil) -> Node {
         let l = context.language
         let S = AdminMapStrings.self
         return Layout.page(title: S.title(l), context: context) {
             el("h1") { S.title(l) }
-            adminNav(l, current: AccountPaths.adminMap)
+            Layout.adminNav(l, current: AccountPaths.adminMap)
             if let (text, kind) = notice { Layout.notice(text, kind: kind) }
             el("section", .class("card"), .id("map-tiles")) {
                 el("p", .id("map-tiles-state")) { tileURL.isEmpty ? S.privateNow(l) : S.using(l, MapTileServer.host(tileURL)) }

@@ -256,7 +256,7 @@ extension DaylioFormat {
             let clock = String(format: "%d:%02d %@", hour % 12 == 0 ? 12 : hour % 12, minute, hour < 12 ? "am" : "pm")
             let fields = [key.description, "\(day) \(months[month - 1].capitalized)", weekdays[weekday - 1], clock, mood,
                           entry.tags.joined(separator: " | "), "", entry.text]
-            lines.append(fields.map(HealthCSV.escape).joined(separator: ","))
+            lines.append(fields.map(CSVField.escape).joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -41,23 +41,10 @@ public enum HeadTurn: String, Sendable, Codable, CaseIterable {
 
 /// What the page is told after creating a challenge and after every frame: only the step to perform
 /// now ("straight" first), never the ones after it.
-public struct FaceChallenge: Sendable, Codable, Equatable {
-    public let id: String
-    /// "straight", "left", "right", "up" or "down"; "done" once the challenge is passed.
-    public let step: String
-    /// 0 for straight, 1... for the turns.
-    public let stepIndex: Int
-    public let stepCount: Int
-    public let done: Bool
-    public let expiresAt: Date
-
+extension FaceChallenge {
     init(id: String, state: Liveness.State, expiresAt: Date, done: Bool = false) {
-        self.id = id
-        self.step = done ? "done" : (state.step?.rawValue ?? "straight")
-        self.stepIndex = state.current
-        self.stepCount = state.steps.count + 1
-        self.done = done
-        self.expiresAt = expiresAt
+        self.init(id: id, step: done ? "done" : (state.step?.rawValue ?? "straight"), stepIndex: state.current,
+                  stepCount: state.steps.count + 1, done: done, expiresAt: expiresAt)
     }
 }
 

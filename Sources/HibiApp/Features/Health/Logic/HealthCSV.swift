@@ -7,19 +7,10 @@ public enum HealthCSV {
 
     public static func line(_ record: HealthRecord) -> String {
         [record.type, HealthFormat.number(record.value, maxFractionDigits: 6), record.unit, iso(record.start), iso(record.end),
-         record.source.rawValue, record.device, record.category].map(escape).joined(separator: ",")
+         record.source.rawValue, record.device, record.category].map(CSVField.escape).joined(separator: ",")
     }
 
     static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
-
-    static func escape(_ field: String) -> String {
-        // A leading = + - @ would run as a formula in a spreadsheet.
-        var field = field
-        if let first = field.first, "=+@".contains(first) || (first == "-" && Double(field) == nil) { field = "'" + field }
-        // isNewline, not == "\n": "\r\n" is one Character in Swift and equals neither "\r" nor "\n".
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
 
     /// Every row of the text as fields (RFC 4180: quoted fields may hold commas, quotes and newlines, so
     /// whatever `line` wrote reads back), by SwiftCSV. Rows are numbered from 1 as a spreadsheet shows them.

@@ -7,12 +7,6 @@ import VaporCSQLite
 /// import's writer thread, perf) and carried its binds through `SQLiteData`. Same columns, same conflict
 /// rule (`ON CONFLICT (identity) DO NOTHING`), and the count is what SQLite really inserted.
 enum HealthRecordSQLite {
-    struct StepError: Error, CustomStringConvertible {
-        let code: Int32
-        let message: String
-        var description: String { "SQLite error \(code): \(message)" }
-    }
-
     static let text = "INSERT INTO health_records (user_id,source,created_at,"
         + HealthRecordStore.sqliteRowColumns.joined(separator: ",") + ") VALUES (?1,?2,?3,"
         + Array(repeating: "?", count: HealthRecordStore.sqliteRowColumns.count).joined(separator: ",")
@@ -33,9 +27,7 @@ enum HealthRecordSQLite {
     static func insertBlocking(_ drafts: [HealthRecordDraft], userID: String, source: String, created: Int64,
                                ids: inout HealthRecordIDs, db: OpaquePointer) throws -> Int {
         var statement: OpaquePointer?
-        func failure(_ code: Int32) -> StepError {
-            StepError(code: code, message: sqlite_nio_sqlite3_errmsg(db).map { String(cString: $0) } ?? "")
-        }
+        func failure(_ code: Int32) -> SQLiteStepError { SQLiteStepError(db, code: code) }
         let prepared = sqlite_nio_sqlite3_prepare_v2(db, text, -1, &statement, nil)
         guard prepared == SQLITE_OK, let statement else { throw failure(prepared) }
         defer { sqlite_nio_sqlite3_finalize(statement) }

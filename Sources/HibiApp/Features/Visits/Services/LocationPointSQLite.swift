@@ -13,8 +13,8 @@ enum LocationPointSQLite {
     /// SQLITE_TRANSIENT: SQLite copies the bytes, so a Swift string's buffer need only live for the call.
     nonisolated(unsafe) private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    static func failure(_ db: OpaquePointer, _ code: Int32) -> HealthRecordSQLite.StepError {
-        HealthRecordSQLite.StepError(code: code, message: sqlite_nio_sqlite3_errmsg(db).map { String(cString: $0) } ?? "")
+    static func failure(_ db: OpaquePointer, _ code: Int32) -> SQLiteStepError {
+        SQLiteStepError(db, code: code)
     }
 
     static func bind(_ statement: OpaquePointer, _ index: Int32, _ value: String?) -> Int32 {
