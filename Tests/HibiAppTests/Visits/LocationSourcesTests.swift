@@ -113,6 +113,44 @@ import Testing
         }
     }
 
+    @Test func aRouteFileWhoseClockNeverRanMakesNoWorkoutAndSaysWhy() async throws {
+        // Two positions at one second: the points are taken back out (a clock never set), and no workout is made of it.
+        let tcx = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"><Activities>
+        <Activity Sport="Biking"><Id>2024-01-01T00:00:00Z</Id><Lap StartTime="2024-01-01T00:00:00Z"><Track>
+        <Trackpoint><Time>2024-01-01T00:00:00Z</Time><Position><LatitudeDegrees>35.0</LatitudeDegrees><LongitudeDegrees>139.0</LongitudeDegrees></Position></Trackpoint>
+        <Trackpoint><Time>2024-01-01T00:00:00Z</Time><Position><LatitudeDegrees>35.001</LatitudeDegrees><LongitudeDegrees>139.001</LongitudeDegrees></Position></Trackpoint>
+        </Track></Lap></Activity></Activities></TrainingCenterDatabase>
+        """
+        try await VisitTestApp.run { browser, core in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            let result = try #require(try await Self.post(api, Data(tcx.utf8)).result)
+            #expect(result.shape == "tcx")
+            #expect(Self.kind(result.report, "Workout")?.added == 0)
+            #expect(Self.kind(result.report, "Workout")?.skipped == [ImportReport.Skip(reason: .sameSecond, count: 1, firstAt: "TCX")])
+            #expect(result.summary.contains { $0.hasPrefix("Workouts: 0 added, 1 skipped: suspicious: every point at the same second") })
+            let user = try #require(try await core.users.find(username: "aiko"))
+            #expect(try await StravaImportTests.workouts(core, user).isEmpty)
+        }
+    }
+
+    @Test func aRouteFilesSportAndSpanMakeTheWorkoutOrTheReasonItIsNone() {
+        func file(_ sport: String?, _ start: Int64, _ end: Int64) -> RecordedWorkout {
+            RecordedWorkout(source: "TCX", sport: sport, start: start, end: end, distanceMeters: nil, energyKcal: nil, heartRates: [], altitudes: [], route: [])
+        }
+        guard case let .workout(ride) = RouteFileWorkout.workout(file("Biking", 1_700_000_000, 1_700_003_600)) else {
+            Issue.record("a one-hour ride is a workout")
+            return
+        }
+        #expect(ride.activity == "Cycling" && ride.durationMinutes == 60 && ride.record.device == "TCX")
+        #expect(RouteFileWorkout.activity("stand_up_paddleboarding") == "PaddleSports" && RouteFileWorkout.activity("parachuting") == "Other")
+        #expect(RouteFileWorkout.workout(file("Running", 1_700_000_000, 1_700_000_000 + 31 * 86400)) == .skipped(.implausibleValue))
+        #expect(RouteFileWorkout.workout(file("Running", 1_700_000_000, 1_699_999_000)) == .skipped(.outOfRange))
+        #expect(RouteFileWorkout.workout(file(nil, 9_000_000_000, 9_000_000_600)) == .skipped(.outOfRange))
+    }
+
     @Test func theVisitsImportSaysWhichGeoJSONItReadAndSendsAPositionLogToTheHistory() async throws {
         try await VisitTestApp.run { browser, _ in
             try await browser.setUp()
