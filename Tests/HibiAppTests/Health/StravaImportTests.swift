@@ -235,6 +235,27 @@ import Testing
         }
     }
 
+    @Test func aLargeCSVIsReadWhileItsActivitiesFilesAre() async throws {
+        // activities.csv is inflated on its own thread while each row's file is read: 2 MB of CSV (long descriptions)
+        // whose 150 rows all name one gzipped TCX. Every file must read whole (a shared file handle would mix them up).
+        let tcx = try Self.gzip(try Self.fixture("locations/sup-activity-1.tcx"))
+        var csv = "Activity ID,Activity Date,Activity Name,Activity Type,Activity Description,Elapsed Time,Filename\n"
+        for i in 0..<150 {
+            let hour = i % 24, day = 1 + i / 24
+            csv += "\(5000 + i),\"Jan \(day), 2023, \((hour + 11) % 12 + 1):00:00 \(hour < 12 ? "AM" : "PM")\",Paddle \(i),Stand Up Paddling,"
+            csv += "\"\(String(repeating: "a, \"\"b\"\" ", count: 1400))\",600,activities/1.tcx.gz\n"
+        }
+        let zip = try Self.zip([("activities.csv", Data(csv.utf8)), ("activities/1.tcx.gz", tcx)])
+        try await VisitTestApp.run { browser, _ in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            let job = try await Self.upload(browser, api, zip)
+            #expect(job.state == "done", "\(job.error ?? "")")
+            #expect(Self.kind(job.report, "Workout")?.added == 150)
+            #expect(Self.kind(job.report, StravaExport.fileKind)?.added == 150 && Self.kind(job.report, StravaExport.fileKind)?.skipped == [])
+        }
+    }
+
     @Test func aHeaderInALanguageNotConfirmedIsRefusedNamingTheColumn() async throws {
         // Spanish is not among the languages read (no real export's header was found): refused, saying which are.
         let csv = "ID de la actividad,Fecha de la actividad,Nombre de la actividad,Tipo de actividad\n1,\"7 oct 2020, 14:43:11\",Carrera,Carrera\n"

@@ -30,8 +30,14 @@ extension AppleHealthImporter {
         private(set) var bytesRead: Int64 = 0
         let size: Int64
 
-        /// Opens activities.csv and reads its header.
-        init(_ archive: ZipReader) throws(HealthError) {
+        /// Opens activities.csv of the archive at `path` and reads its header. Through a reader of its own: a
+        /// `ZipReader` reads through one file handle (seek, then read), and this stream inflates on its own thread
+        /// while the activities' members are read through the import's reader, so sharing one would interleave them.
+        init(path: String) throws(HealthError) {
+            let archive: ZipReader
+            do { archive = try ZipReader(path: path, maxTotalBytes: ZipEntryStream.maxEntryBytes) } catch {
+                throw .notAnExport(Text(en: "the ZIP archive cannot be read: \(error.text.en).", ja: "ZIP アーカイブを読み込めません: \(error.text.ja)。"))
+            }
             guard let entry = archive.entries[stravaCSV] else {
                 throw .notAnExport(Text(en: "the ZIP archive has no activities.csv.", ja: "ZIP アーカイブに activities.csv がありません。"))
             }
@@ -155,13 +161,13 @@ extension AppleHealthImporter {
 
     /// Runs a Strava export as the import job: activities.csv streamed row by row, each activity written in its own
     /// transaction with the job's checkpoint (its row), so an interrupted import resumes after the last activity it stored.
-    func runStrava(job: ImportJob, archive: ZipReader, user: User, progress: @Sendable (ImportJob) -> Void) async throws -> ImportResult {
+    func runStrava(job: ImportJob, archive: ZipReader, path: String, user: User, progress: @Sendable (ImportJob) -> Void) async throws -> ImportResult {
         var current = job
         current.state = .running
         try await health.jobs.startAttempt(job.id)
         let rows: StravaRows
         do {
-            rows = try StravaRows(archive)
+            rows = try StravaRows(path: path)
         } catch {
             try await health.jobs.setState(job.id, .failed, error: error.text, now: Date())
             throw error
