@@ -256,6 +256,26 @@ import Testing
         }
     }
 
+    @Test func aResumedImportStartsAfterItsCheckpointRow() async throws {
+        // A job whose checkpoint says four activities are in (as an interrupted run leaves it): the streamed CSV is
+        // read from the top and the rows after the fourth are the ones written (1005, 1006 and 1007 make workouts,
+        // 1008 has no date).
+        let f = try await AppleHealthImportTests().fixture()
+        defer { Task { await f.core.database.shutdown() } }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strava-\(UUID().uuidString).zip").path
+        try Self.export().write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let job = try await f.importer.prepare(path: path, fileName: "export_1234.zip", user: f.user, uploadPath: nil, now: Date())
+        try await ImportJobStore.advance(job.id, checkpoint: 4, bytesDone: 0, inserted: 0, duplicates: 0, on: f.core.database.sql)
+        let resumed = try #require(try await f.health.jobs.find(id: job.id, userID: f.user.id))
+        let result = try await f.importer.run(job: resumed, path: path, user: f.user)
+        #expect(result.job.state == .done)
+        #expect(Self.kind(result.job.report, "Workout")?.added == 3)
+        #expect(Self.kind(result.job.report, "Workout")?.skipped == [ImportReport.Skip(reason: .unparseableDate, count: 1, firstAt: "row 9 (1008)")])
+        let stored = try await Self.workouts(f.core, f.user)
+        #expect(Set(stored.compactMap { try? Self.details($0)["id"] }) == ["1005", "1006", "1007"])
+    }
+
     @Test func aHeaderInALanguageNotConfirmedIsRefusedNamingTheColumn() async throws {
         // Spanish is not among the languages read (no real export's header was found): refused, saying which are.
         let csv = "ID de la actividad,Fecha de la actividad,Nombre de la actividad,Tipo de actividad\n1,\"7 oct 2020, 14:43:11\",Carrera,Carrera\n"
