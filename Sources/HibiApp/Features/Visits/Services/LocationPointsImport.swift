@@ -134,10 +134,10 @@ extension LocationService {
             }
             let records = reader.takeRecords()
             // What the workout reads of every record (also those without a position), bounded like its route.
-            for record in records where heartRates.count < RecordedWorkout.maxRoutePoints && altitudes.count < RecordedWorkout.maxRoutePoints {
+            for record in records {
                 span = (min(span?.start ?? record.time, record.time), max(span?.end ?? record.time, record.time))
-                if let bpm = record.heartRate, bpm > 0, bpm < 255 { heartRates.append(bpm) }
-                if let meters = record.altitude {
+                if let bpm = record.heartRate, bpm > 0, bpm < 255, heartRates.count < RecordedWorkout.maxRoutePoints { heartRates.append(bpm) }
+                if let meters = record.altitude, altitudes.count < RecordedWorkout.maxRoutePoints {
                     altitudes.append(meters)
                     if record.latitude != nil, altitudeAt.count < RecordedWorkout.maxRoutePoints { altitudeAt[record.time] = altitudeAt[record.time] ?? meters }
                 }
