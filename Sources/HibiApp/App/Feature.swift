@@ -69,7 +69,8 @@ public struct Features: Sendable {
     public let journal: JournalFeature
 
     init(platform: Platform) {
-        visits = VisitsFeature(platform: platform)
+        // A TCX or FIT uploaded to the location import also becomes a workout in Health (its recorder needs only the database).
+        visits = VisitsFeature(platform: platform, workouts: RouteFileWorkouts(database: platform.database))
         // After visits: a Day One entry's place becomes a visit in the signed log.
         diary = DiaryFeature(platform: platform, visits: visits.service, attempts: LoginThrottleStore(database: platform.database),
                             ratings: DayRatingStore(database: platform.database))

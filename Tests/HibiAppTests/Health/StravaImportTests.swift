@@ -63,6 +63,8 @@ import Testing
             // The GPX's altitudes climb 3 + 5 + 4 m (a 0.4 m wobble is noise): the CSV has no gain, the file gives it.
             let ride = try #require(stored.first { $0.activity == "Cycling" })
             #expect(try Self.details(ride)["elevationAscentM"] == "12")
+            // A GPX-only activity: the heart rates of its points (`<gpxtpx:hr>` 118…130) give what the CSV does not.
+            #expect(try Self.details(ride)["heartRateAvg"] == "125" && Self.details(ride)["heartRateMax"] == "130")
             let route = try await core.features.health.service.workoutRoute(user: user, workoutID: ride.id)
             #expect(route.count == 6 && route.first?.ele == 100 && route.last?.ele == 110.4)
             #expect(stored.contains { $0.activity == "TraditionalStrengthTraining" && $0.energyKcal == 180 })
@@ -179,5 +181,162 @@ import Testing
         #expect(throws: StravaExport.HeaderProblem.missingColumn("Activity Type")) { try StravaExport.columns(["Activity ID", "Activity Date"]) }
         #expect(StravaExport.elevationGain([100, 103, 101, 106, 110, 110.4]) == 12)
         #expect(StravaExport.elevationGain([100, 101, 100, 101, 100, 101]) == 0)
+    }
+
+    // MARK: issue 32, the localized exports, the streamed CSV and GPX heart rates
+
+    static func fixture(_ path: String) throws -> Data { try Data(contentsOf: fixtures.appendingPathComponent(path)) }
+
+    @Test func aGermanAndAFrenchExportAreReadByTheirOwnHeaders() async throws {
+        // Real headers (Tests/Fixtures/strava/SOURCES.md): German's 92 columns, French's first 21 and its average heart rate.
+        let german = try Self.zip([("activities.csv", try Self.fixture("strava/src/activities-de.csv")),
+                                   ("activities/2002.gpx", try Self.fixture("strava/garmin-tpx.gpx"))])
+        let french = try Self.zip([("activities.csv", try Self.fixture("strava/src/activities-fr.csv")),
+                                   ("activities/3001.tcx.gz", try Self.gzip(try Self.fixture("locations/sup-activity-1.tcx")))])
+        try await VisitTestApp.run { browser, core in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            let user = try #require(try await core.users.find(username: "aiko"))
+            let de = try await Self.upload(browser, api, german)
+            #expect(de.state == "done", "\(de.error ?? "")")
+            #expect(Self.kind(de.report, "Workout")?.added == 2 && Self.kind(de.report, StravaExport.fileKind)?.added == 1)
+            let fr = try await Self.upload(browser, api, french)
+            #expect(fr.state == "done", "\(fr.error ?? "")")
+            #expect(Self.kind(fr.report, "Workout")?.added == 1 && Self.kind(fr.report, "Location")?.added == 111)
+            let stored = try await Self.workouts(core, user)
+            #expect(stored.count == 3)
+
+            // "Lauf", "21.07.2026, 15:09:27", "2,81" km in the summary and 2810.0 m in the detail, German headers for the rest.
+            let run = try #require(stored.first { $0.details?.contains("Lauf am Nachmittag, kurz") == true })
+            #expect(run.activity == "Running" && run.start == Date(timeIntervalSince1970: 1_784_646_567))
+            #expect(run.durationMinutes == 1390.0 / 60 && run.distanceKm == 2.81 && run.energyKcal == 299)
+            let runDetails = try Self.details(run)
+            #expect(runDetails["heartRateAvg"] == "148" && runDetails["heartRateMax"] == "190" && runDetails["elevationAscentM"] == "12")
+            #expect(runDetails["movingMinutes"] == "22.5")
+
+            // "Radfahrt" with a GPX only (gpxpy's garmin_tpx.gpx, `<ns3:hr>` 113, 112, 138): the heart rate is the file's.
+            let ride = try #require(stored.first { $0.details?.contains("Rennrad") == true })
+            #expect(ride.activity == "Cycling" && ride.start == Date(timeIntervalSince1970: 1_511_090_587))
+            #expect(abs((ride.distanceKm ?? 0) - 24.5678) < 1e-9)
+            #expect(try Self.details(ride)["heartRateAvg"] == "121" && Self.details(ride)["heartRateMax"] == "138")
+            #expect(try await core.features.health.service.workoutRoute(user: user, workoutID: ride.id).count == 3)
+
+            // "Course à pied", "16 juil. 2022, 16:08:25", "112,3" and "3,0" with a decimal comma.
+            let paddle = try #require(stored.first { $0.details?.contains("Paddle du soir") == true })
+            #expect(paddle.activity == "Running" && paddle.start == Date(timeIntervalSince1970: 1_657_987_705))
+            #expect(abs((paddle.distanceKm ?? 0) - 2.6134) < 1e-9 && paddle.durationMinutes == 1808.0 / 60)
+            let paddleDetails = try Self.details(paddle)
+            #expect(paddleDetails["heartRateAvg"] == "112" && paddleDetails["heartRateMax"] == "131" && paddleDetails["elevationAscentM"] == "3")
+
+            // Both again: nothing new.
+            let again = try await Self.upload(browser, api, german)
+            #expect(Self.kind(again.report, "Workout")?.added == 0 && Self.kind(again.report, "Workout")?.duplicates == 2)
+            #expect(try await Self.workouts(core, user).count == 3)
+        }
+    }
+
+    @Test func aLargeCSVIsReadWhileItsActivitiesFilesAre() async throws {
+        // activities.csv is inflated on its own thread while each row's file is read: 2 MB of CSV (long descriptions)
+        // whose 150 rows all name one gzipped TCX. Every file must read whole (a shared file handle would mix them up).
+        let tcx = try Self.gzip(try Self.fixture("locations/sup-activity-1.tcx"))
+        var csv = "Activity ID,Activity Date,Activity Name,Activity Type,Activity Description,Elapsed Time,Filename\n"
+        for i in 0..<150 {
+            let hour = i % 24, day = 1 + i / 24
+            csv += "\(5000 + i),\"Jan \(day), 2023, \((hour + 11) % 12 + 1):00:00 \(hour < 12 ? "AM" : "PM")\",Paddle \(i),Stand Up Paddling,"
+            csv += "\"\(String(repeating: "a, \"\"b\"\" ", count: 1400))\",600,activities/1.tcx.gz\n"
+        }
+        let zip = try Self.zip([("activities.csv", Data(csv.utf8)), ("activities/1.tcx.gz", tcx)])
+        try await VisitTestApp.run { browser, _ in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            let job = try await Self.upload(browser, api, zip)
+            #expect(job.state == "done", "\(job.error ?? "")")
+            #expect(Self.kind(job.report, "Workout")?.added == 150)
+            #expect(Self.kind(job.report, StravaExport.fileKind)?.added == 150 && Self.kind(job.report, StravaExport.fileKind)?.skipped == [])
+        }
+    }
+
+    @Test func aResumedImportStartsAfterItsCheckpointRow() async throws {
+        // A job whose checkpoint says four activities are in (as an interrupted run leaves it): the streamed CSV is
+        // read from the top and the rows after the fourth are the ones written (1005, 1006 and 1007 make workouts,
+        // 1008 has no date).
+        let f = try await AppleHealthImportTests().fixture()
+        defer { Task { await f.core.database.shutdown() } }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strava-\(UUID().uuidString).zip").path
+        try Self.export().write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let job = try await f.importer.prepare(path: path, fileName: "export_1234.zip", user: f.user, uploadPath: nil, now: Date())
+        try await ImportJobStore.advance(job.id, checkpoint: 4, bytesDone: 0, inserted: 0, duplicates: 0, on: f.core.database.sql)
+        let resumed = try #require(try await f.health.jobs.find(id: job.id, userID: f.user.id))
+        let result = try await f.importer.run(job: resumed, path: path, user: f.user)
+        #expect(result.job.state == .done)
+        #expect(Self.kind(result.job.report, "Workout")?.added == 3)
+        #expect(Self.kind(result.job.report, "Workout")?.skipped == [ImportReport.Skip(reason: .unparseableDate, count: 1, firstAt: "row 9 (1008)")])
+        let stored = try await Self.workouts(f.core, f.user)
+        #expect(Set(stored.compactMap { try? Self.details($0)["id"] }) == ["1005", "1006", "1007"])
+    }
+
+    @Test func aHeaderInALanguageNotConfirmedIsRefusedNamingTheColumn() async throws {
+        // Spanish is not among the languages read (no real export's header was found): refused, saying which are.
+        let csv = "ID de la actividad,Fecha de la actividad,Nombre de la actividad,Tipo de actividad\n1,\"7 oct 2020, 14:43:11\",Carrera,Carrera\n"
+        let zip = try Self.zip([("activities.csv", Data(csv.utf8))])
+        try await VisitTestApp.run { browser, core in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            let user = try #require(try await core.users.find(username: "aiko"))
+            let job = try await Self.upload(browser, api, zip)
+            #expect(job.state == "failed")
+            #expect(job.error?.contains("activities.csv has no \"Activity ID\" column (Hibi reads Strava's export in English, German and French") == true)
+            #expect(try await Self.workouts(core, user).isEmpty)
+        }
+        // A German header without its date column names it in German.
+        #expect(throws: StravaExport.HeaderProblem.missingColumn("Aktivitätsdatum")) { try StravaExport.columns(["Aktivitäts-ID", "Aktivitätsart"]) }
+    }
+
+    @Test func theCSVIsReadTheSameWhereverTheBuffersSplitIt() throws {
+        let text = "\u{FEFF}Activity ID,Activity Name,Filename\r\n1,\"Morning, \"\"easy\"\"\nrun\",activities/1.fit.gz\r\n\n2,Ride,\r\n3,\"\",x"
+        let expected = [["\u{FEFF}Activity ID", "Activity Name", "Filename"], ["1", "Morning, \"easy\"\nrun", "activities/1.fit.gz"], ["2", "Ride", ""], ["3", "", "x"]]
+        let bytes = Array(text.utf8)
+        for size in [1, 2, 3, 7, 64, bytes.count] {
+            var reader = CSVRowReader()
+            var rows: [[String]] = []
+            var start = 0
+            while start < bytes.count {
+                let end = min(start + size, bytes.count)
+                try bytes[start..<end].withUnsafeBufferPointer { try reader.feed($0) { rows.append($0) } }
+                start = end
+            }
+            try reader.finish { rows.append($0) }
+            #expect(rows == expected, "buffers of \(size) bytes")
+        }
+        // A quote inside an unquoted field, or a quoted field never closed: refused with the record's number.
+        func read(_ text: String) throws {
+            var reader = CSVRowReader()
+            try Array(text.utf8).withUnsafeBufferPointer { try reader.feed($0) { _ in } }
+            try reader.finish { _ in }
+        }
+        #expect(throws: CSVRowReader.Failure.misplacedQuote(record: 2)) { try read("a,b\n1,x\"y\n") }
+        #expect(throws: CSVRowReader.Failure.misplacedQuote(record: 2)) { try read("a,b\n1,\"open\n") }
+        #expect(throws: CSVRowReader.Failure.misplacedQuote(record: 1)) { try read("\"a\"b,c\n") }
+        // One field past the limit: refused, not held.
+        #expect(throws: CSVRowReader.Failure.fieldTooLong(record: 1)) { try read(String(repeating: "x", count: CSVRowReader.maxFieldBytes + 1)) }
+    }
+
+    @Test func numbersAndDatesAreReadInTheExportsLanguage() throws {
+        let german = try #require(StravaExport.languages.first { $0.code == "de" })
+        #expect(StravaExport.normalized("1.234,5", decimalComma: true) == "1234.5" && StravaExport.normalized("2810.0", decimalComma: true) == "2810.0")
+        #expect(StravaExport.normalized("1,234.5", decimalComma: false) == "1234.5")
+        #expect(StravaExport.parseDate("21.07.2026, 15:09:27", language: german) == 1_784_646_567)
+        // A later "Distanz" that repeats the summary ("2,81" twice, as one German export was seen) is not read as 2.81 metres.
+        let columns = try StravaExport.columns(["Aktivitäts-ID", "Aktivitätsdatum", "Aktivitätsart", "Distanz", "Distanz"])
+        #expect(StravaExport.activity(["1", "21.07.2026, 15:09:27", "Lauf", "2,81", "2,81"], columns: columns)?.distanceKm == 2.81)
+    }
+
+    @Test func heartRatesInGarminsGPXExtensionAreRead() throws {
+        // gpxpy's garmin_tpx.gpx: three points with <ns3:hr> 113, 112 and 138.
+        let track = try WorkoutRouteGPX.read(MemoryByteStream(Array(try Self.fixture("strava/garmin-tpx.gpx"))))
+        #expect(track.points.count == 3 && track.heartRates == [113, 112, 138])
+        let summary = StravaExport.summary(times: track.points.map(\.t), altitudes: [], heartRates: track.heartRates)
+        #expect(summary.averageHeartRate == 121 && summary.maxHeartRate == 138)
     }
 }

@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func aTCXActivityStoresItsTrackpointsAndAPoolSwimWithoutPositionsSaysSo() async throws {
-        try await VisitTestApp.run { browser, _ in
+        try await VisitTestApp.run { browser, core in
             try await browser.setUp()
             let api = APIClient(browser: browser, token: try await browser.createToken())
             let sup = try #require(try await Self.post(api, try Self.fixture("sup-activity-1.tcx")).result)
@@ -51,15 +51,37 @@ import Testing
             let again = try #require(try await Self.post(api, try Self.fixture("sup-activity-1.tcx")).result)
             #expect(again.pointsStored == 0 && again.pointDuplicates == 111)
 
+            // The activity is also a workout in Health, once however often the file comes, and the report says which.
+            #expect(Self.kind(sup.report, "Workout")?.added == 1 && Self.kind(sup.report, "Location")?.added == 111)
+            #expect(sup.summary.contains("Workouts: 1 added"))
+            #expect(Self.kind(again.report, "Workout")?.added == 0 && Self.kind(again.report, "Workout")?.duplicates == 1)
+            #expect(again.summary.contains("Workouts: 0 added, 1 already there"))
+            let user = try #require(try await core.users.find(username: "aiko"))
+            let paddle = try #require(try await StravaImportTests.workouts(core, user).first)
+            #expect(try await StravaImportTests.workouts(core, user).count == 1)
+            // Sport="Other"; 16:08:25 to 16:26:57; laps of 1000.0 and 157.51 m, 80 and 12 kcal; heart rates as Python's
+            // ElementTree reads the file (111 values averaging 88.1, the highest 106).
+            #expect(paddle.activity == "Other" && paddle.device == "TCX")
+            #expect(paddle.start == Date(timeIntervalSince1970: 1_657_987_705) && paddle.durationMinutes == 1112.0 / 60)
+            #expect(abs((paddle.distanceKm ?? 0) - 1.15751) < 1e-9 && paddle.energyKcal == 92)
+            let details = try StravaImportTests.details(paddle)
+            #expect(details["heartRateAvg"] == "88" && details["heartRateMax"] == "106")
+            #expect(try await core.features.health.service.workoutRoute(user: user, workoutID: paddle.id).count == 111)
+
             // A pool swim has times and distances but no position: nothing stored, every trackpoint said.
             let pool = try #require(try await Self.post(api, try Self.fixture("pool-swim-activity-1.tcx")).result)
             #expect(pool.pointsStored == 0)
             #expect(Self.kind(pool.report, "Trackpoint")?.skipped == [ImportReport.Skip(reason: .missingValue, count: 32, firstAt: "line 20")])
+            // Still a workout (25 min 31 s, its lap's 1500 m and 329 kcal), without a route.
+            #expect(Self.kind(pool.report, "Workout")?.added == 1)
+            let swim = try #require(try await StravaImportTests.workouts(core, user).first { $0.start == Date(timeIntervalSince1970: 1_661_531_713) })
+            #expect(swim.durationMinutes == 1531.0 / 60 && swim.distanceKm == 1.5 && swim.energyKcal == 329)
+            #expect(try await core.features.health.service.workoutRoute(user: user, workoutID: swim.id).isEmpty)
         }
     }
 
     @Test func aFITActivityStoresItsRecordsAndATruncatedOneIsRefusedWithItsPlace() async throws {
-        try await VisitTestApp.run { browser, _ in
+        try await VisitTestApp.run { browser, core in
             try await browser.setUp()
             let api = APIClient(browser: browser, token: try await browser.createToken())
             let walk = try #require(try await Self.post(api, try Self.fixture("garmin-fenix-5-walk.fit")).result)
@@ -68,6 +90,18 @@ import Testing
             #expect(Self.kind(walk.report, "record")?.added == 17)
             let again = try #require(try await Self.post(api, try Self.fixture("garmin-fenix-5-walk.fit")).result)
             #expect(again.pointsStored == 0 && again.pointDuplicates == 17)
+            #expect(Self.kind(walk.report, "Workout")?.added == 1 && Self.kind(again.report, "Workout")?.duplicates == 1)
+            let user = try #require(try await core.users.find(username: "aiko"))
+            let workouts = try await StravaImportTests.workouts(core, user)
+            #expect(workouts.count == 1)
+            // python-fitparse's records CSV: 07:32:51 to 07:33:37 PDT, heart rates 71…82 averaging 75.4, 67.85 m by the last record.
+            let stroll = try #require(workouts.first)
+            #expect(stroll.activity == "Walking" && stroll.device == "FIT")
+            #expect(stroll.start == Date(timeIntervalSince1970: 1_497_191_571) && stroll.durationMinutes == 46.0 / 60)
+            #expect((stroll.distanceKm ?? 0) >= 0.06785 && (stroll.distanceKm ?? 0) < 0.2)
+            let details = try StravaImportTests.details(stroll)
+            #expect(details["heartRateAvg"] == "75" && details["heartRateMax"] == "82")
+            #expect(try await core.features.health.service.workoutRoute(user: user, workoutID: stroll.id).count == 17)
 
             let cut = try await Self.post(api, try Self.fixture("activity-unexpected-eof.fit"))
             #expect(cut.status == 422)
@@ -77,6 +111,44 @@ import Testing
             #expect(other.status == 422)
             #expect(other.text.contains("OwnTracks Recorder"))
         }
+    }
+
+    @Test func aRouteFileWhoseClockNeverRanMakesNoWorkoutAndSaysWhy() async throws {
+        // Two positions at one second: the points are taken back out (a clock never set), and no workout is made of it.
+        let tcx = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2"><Activities>
+        <Activity Sport="Biking"><Id>2024-01-01T00:00:00Z</Id><Lap StartTime="2024-01-01T00:00:00Z"><Track>
+        <Trackpoint><Time>2024-01-01T00:00:00Z</Time><Position><LatitudeDegrees>35.0</LatitudeDegrees><LongitudeDegrees>139.0</LongitudeDegrees></Position></Trackpoint>
+        <Trackpoint><Time>2024-01-01T00:00:00Z</Time><Position><LatitudeDegrees>35.001</LatitudeDegrees><LongitudeDegrees>139.001</LongitudeDegrees></Position></Trackpoint>
+        </Track></Lap></Activity></Activities></TrainingCenterDatabase>
+        """
+        try await VisitTestApp.run { browser, core in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            let result = try #require(try await Self.post(api, Data(tcx.utf8)).result)
+            #expect(result.shape == "tcx")
+            #expect(Self.kind(result.report, "Workout")?.added == 0)
+            #expect(Self.kind(result.report, "Workout")?.skipped == [ImportReport.Skip(reason: .sameSecond, count: 1, firstAt: "TCX")])
+            #expect(result.summary.contains { $0.hasPrefix("Workouts: 0 added, 1 skipped: suspicious: every point at the same second") })
+            let user = try #require(try await core.users.find(username: "aiko"))
+            #expect(try await StravaImportTests.workouts(core, user).isEmpty)
+        }
+    }
+
+    @Test func aRouteFilesSportAndSpanMakeTheWorkoutOrTheReasonItIsNone() {
+        func file(_ sport: String?, _ start: Int64, _ end: Int64) -> RecordedWorkout {
+            RecordedWorkout(source: "TCX", sport: sport, start: start, end: end, distanceMeters: nil, energyKcal: nil, heartRates: [], altitudes: [], route: [])
+        }
+        guard case let .workout(ride) = RouteFileWorkout.workout(file("Biking", 1_700_000_000, 1_700_003_600)) else {
+            Issue.record("a one-hour ride is a workout")
+            return
+        }
+        #expect(ride.activity == "Cycling" && ride.durationMinutes == 60 && ride.record.device == "TCX")
+        #expect(RouteFileWorkout.activity("stand_up_paddleboarding") == "PaddleSports" && RouteFileWorkout.activity("parachuting") == "Other")
+        #expect(RouteFileWorkout.workout(file("Running", 1_700_000_000, 1_700_000_000 + 31 * 86400)) == .skipped(.implausibleValue))
+        #expect(RouteFileWorkout.workout(file("Running", 1_700_000_000, 1_699_999_000)) == .skipped(.outOfRange))
+        #expect(RouteFileWorkout.workout(file(nil, 9_000_000_000, 9_000_000_600)) == .skipped(.outOfRange))
     }
 
     @Test func theVisitsImportSaysWhichGeoJSONItReadAndSendsAPositionLogToTheHistory() async throws {

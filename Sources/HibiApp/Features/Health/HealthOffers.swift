@@ -147,3 +147,35 @@ extension HealthFeature: TakeoutOffer {
         try jsonHandle.write(contentsOf: Data("\n]\n".utf8))
     }
 }
+
+/// Health's side of `WorkoutRecorder`: a route file the location import read becomes a workout through the export
+/// import's writer (`AppleHealthImporter.write`: the workout's identity makes a second upload a duplicate). Needs
+/// only the database, so the assembly builds it before Visits, which Health itself is built after.
+public struct RouteFileWorkouts: WorkoutRecorder {
+    let database: Database
+
+    public init(database: Database) { self.database = database }
+
+    public func recordWorkout(_ file: RecordedWorkout, userID: String) async throws -> ImportReport {
+        var batch = AppleHealthImporter.Batch()
+        switch RouteFileWorkout.workout(file) {
+        case let .workout(workout):
+            batch.workouts = [workout]
+        case let .skipped(reason):
+            batch.skips = [ImportSkip(kind: "Workout", reason: reason, at: file.source)]
+        }
+        let items = batch
+        var report = try await database.transaction { sql in
+            try await AppleHealthImporter.write(items, userID: userID, on: sql).report
+        }
+        // The points past the route's limit are in the location history, not in the workout's route: said, with their number.
+        if file.routePointsLeftOut > 0, !items.workouts.isEmpty {
+            report.skip("Location", .tooMany, at: "point \(RecordedWorkout.maxRoutePoints + 1)")
+            if let kind = report.kinds.firstIndex(where: { $0.kind == "Location" }),
+               let skip = report.kinds[kind].skipped.firstIndex(where: { $0.reason == .tooMany }) {
+                report.kinds[kind].skipped[skip].count = file.routePointsLeftOut
+            }
+        }
+        return report
+    }
+}

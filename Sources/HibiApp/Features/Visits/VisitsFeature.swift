@@ -9,12 +9,12 @@ public struct VisitsFeature: Feature {
     public let locations: LocationService
     let platform: Platform
 
-    init(platform: Platform) {
+    init(platform: Platform, workouts: (any WorkoutRecorder)? = nil) {
         self.platform = platform
         signer = VisitSigner(database: platform.database, box: platform.box, dataDirectory: platform.config.dataDirectory, logger: platform.logger)
         service = VisitService(database: platform.database, box: platform.box, signer: signer,
                                webhook: ChainHeadWebhook(outbound: platform.outbound), logger: platform.logger)
-        locations = LocationService(database: platform.database, visits: service, logger: platform.logger)
+        locations = LocationService(database: platform.database, visits: service, logger: platform.logger, workouts: workouts)
     }
 
     public func routes() -> FeatureRoutes {

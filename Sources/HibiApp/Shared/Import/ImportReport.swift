@@ -54,7 +54,8 @@ public enum ImportSkipReason: String, Codable, Sendable, CaseIterable {
 
     /// The reason for `count` elements, with the count where it is the point ("all 184 points at the same second").
     public func text(count: Int) -> Text {
-        guard self == .sameSecond else { return text }
+        // One skipped thing (a workout whose file never saw its clock move) reads as the reason itself, not "all 1 points".
+        guard self == .sameSecond, count > 1 else { return text }
         return Text(en: "suspicious: all \(count) points at the same second", ja: "不審な日時(\(count) 件すべてが同じ秒)")
     }
 }

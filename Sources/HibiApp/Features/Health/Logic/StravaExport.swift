@@ -13,6 +13,8 @@ public enum StravaExport {
     /// `Elapsed Time`/`Distance`/`Max Heart Rate` are the summary in the account's units (km or miles),
     /// the later ones the detail in seconds and metres; older exports have only the first.
     public struct Columns: Equatable, Sendable {
+        /// The header's language (`Language.code`).
+        var language: String
         var id: Int
         var date: Int
         var type: Int
@@ -22,7 +24,7 @@ public enum StravaExport {
         var moving: Int?
         /// The metres column (the later `Distance`), when the header has two.
         var distanceMeters: Int?
-        /// The only `Distance` of an older export, in kilometres.
+        /// The first `Distance`: the summary (the only one of an older export, in kilometres).
         var distanceKm: Int?
         var elevationGain: Int?
         var averageHeartRate: Int?
@@ -30,34 +32,74 @@ public enum StravaExport {
         var calories: Int?
     }
 
+    /// The column names of one language Strava writes the export in (it follows the account's language).
+    /// Only languages seen in real exports are listed (Tests/Fixtures/strava/SOURCES.md); a name nil is a
+    /// column not confirmed in that language, left unread.
+    public struct Language: Sendable {
+        public var code: String
+        var id: String, date: String, type: String
+        var name: String?, filename: String?, elapsed: String?, moving: String?, distance: String?
+        var elevationGain: String?, averageHeartRate: String?, maxHeartRate: String?, calories: String?
+        /// Sport types as this language writes them, mapped to the English ones of `activities`.
+        var types: [String: String] = [:]
+        /// The summary columns' decimal separator (the detail columns always use a point).
+        var decimalComma = false
+        /// `Activity Date` as this language writes it (UTC), after ISO 8601.
+        var dateFormats: [(locale: String, format: String)]
+    }
+
+    public static let languages: [Language] = [
+        Language(code: "en", id: "Activity ID", date: "Activity Date", type: "Activity Type", name: "Activity Name", filename: "Filename",
+                 elapsed: "Elapsed Time", moving: "Moving Time", distance: "Distance", elevationGain: "Elevation Gain",
+                 averageHeartRate: "Average Heart Rate", maxHeartRate: "Max Heart Rate", calories: "Calories",
+                 dateFormats: [("en_US_POSIX", "MMM d, yyyy, h:mm:ss a"), ("en_US_POSIX", "MMM d, yyyy h:mm:ss a"), ("en_US_POSIX", "yyyy-MM-dd HH:mm:ss")]),
+        Language(code: "de", id: "Aktivitäts-ID", date: "Aktivitätsdatum", type: "Aktivitätsart", name: "Name der Aktivität", filename: "Dateiname",
+                 elapsed: "Verstrichene Zeit", moving: "Bewegungszeit", distance: "Distanz", elevationGain: "Höhenzunahme",
+                 averageHeartRate: "Durchschnittliche Herzfrequenz", maxHeartRate: "Max. Herzfrequenz", calories: "Kalorien",
+                 types: ["Lauf": "Run", "Radfahrt": "Ride"], decimalComma: true,
+                 dateFormats: [("de_DE", "dd.MM.yyyy, HH:mm:ss"), ("de_DE", "d. MMM yyyy, HH:mm:ss")]),
+        Language(code: "fr", id: "ID de l'activité", date: "Date de l'activité", type: "Type d'activité", name: "Nom de l'activité",
+                 filename: "Nom du fichier", elapsed: "Temps écoulé", moving: "Durée de déplacement", distance: "Distance",
+                 elevationGain: "Dénivelé positif", averageHeartRate: "Fréquence cardiaque moyenne", maxHeartRate: "Fréquence cardiaque max.",
+                 calories: nil,
+                 types: ["Course à pied": "Run", "Vélo": "Ride", "Natation": "Swim", "Marche": "Walk", "Randonnée": "Hike"], decimalComma: true,
+                 dateFormats: [("fr_FR", "d MMM yyyy, HH:mm:ss"), ("fr_FR", "d MMM yyyy HH:mm:ss")]),
+    ]
+
     public enum HeaderProblem: Error, Equatable, Sendable {
-        /// A column without which no activity can be read (`Activity ID`, `Activity Date`, `Activity Type`).
+        /// A column without which no activity can be read (`Activity ID`, `Activity Date`, `Activity Type`, or
+        /// their names in the language the header is in).
         case missingColumn(String)
 
         public var text: Text {
             switch self {
             case let .missingColumn(name):
-                Text(en: "activities.csv has no \"\(name)\" column (Hibi reads the English header of Strava's export; set the account's language to English and export again)",
-                     ja: "activities.csv に「\(name)」列がありません(Hibi は Strava のエクスポートの英語の見出しを読みます。アカウントの言語を英語にしてもう一度エクスポートしてください)")
+                Text(en: "activities.csv has no \"\(name)\" column (Hibi reads Strava's export in English, German and French; set the account's language to one of them and export again)",
+                     ja: "activities.csv に「\(name)」列がありません(Hibi が読める Strava のエクスポートは英語・ドイツ語・フランス語です。アカウントの言語をそのいずれかにしてもう一度エクスポートしてください)")
             }
         }
     }
 
     public static func columns(_ header: [String]) throws(HeaderProblem) -> Columns {
         let names = header.map { $0.replacingOccurrences(of: "\u{FEFF}", with: "").trimmingCharacters(in: .whitespacesAndNewlines) }
-        func all(_ name: String) -> [Int] { names.indices.filter { names[$0].caseInsensitiveCompare(name) == .orderedSame } }
-        func first(_ name: String) -> Int? { all(name).first }
-        func last(_ name: String) -> Int? { all(name).last }
-        guard let id = first("Activity ID") else { throw .missingColumn("Activity ID") }
-        guard let date = first("Activity Date") else { throw .missingColumn("Activity Date") }
-        guard let type = first("Activity Type") else { throw .missingColumn("Activity Type") }
-        let distances = all("Distance")
-        let elapsed = all("Elapsed Time")
-        return Columns(id: id, date: date, type: type, name: first("Activity Name"), filename: first("Filename"),
-                       elapsed: elapsed.last, moving: last("Moving Time"),
-                       distanceMeters: distances.count > 1 ? distances.last : nil, distanceKm: distances.count == 1 ? distances.first : nil,
-                       elevationGain: last("Elevation Gain"), averageHeartRate: last("Average Heart Rate"), maxHeartRate: last("Max Heart Rate"),
-                       calories: last("Calories"))
+        func all(_ name: String?) -> [Int] {
+            guard let name else { return [] }
+            return names.indices.filter { names[$0].caseInsensitiveCompare(name) == .orderedSame }
+        }
+        func first(_ name: String?) -> Int? { all(name).first }
+        func last(_ name: String?) -> Int? { all(name).last }
+        // The language is the one whose `Activity ID` the header has; none: the English name is missing.
+        let language = languages.first { !all($0.id).isEmpty } ?? languages[0]
+        guard let id = first(language.id) else { throw .missingColumn(language.id) }
+        guard let date = first(language.date) else { throw .missingColumn(language.date) }
+        guard let type = first(language.type) else { throw .missingColumn(language.type) }
+        let distances = all(language.distance)
+        let elapsed = all(language.elapsed)
+        return Columns(language: language.code, id: id, date: date, type: type, name: first(language.name), filename: first(language.filename),
+                       elapsed: elapsed.last, moving: last(language.moving),
+                       distanceMeters: distances.count > 1 ? distances.last : nil, distanceKm: distances.first,
+                       elevationGain: last(language.elevationGain), averageHeartRate: last(language.averageHeartRate),
+                       maxHeartRate: last(language.maxHeartRate), calories: last(language.calories))
     }
 
     /// One row of activities.csv as read.
@@ -84,16 +126,31 @@ public enum StravaExport {
             let value = row[index].trimmingCharacters(in: .whitespacesAndNewlines)
             return value.isEmpty ? nil : value
         }
+        let language = languages.first { $0.code == c.language } ?? languages[0]
         func number(_ index: Int?) -> Double? {
-            guard let text = field(index), let value = Double(text.replacingOccurrences(of: ",", with: "")), value.isFinite, value >= 0 else { return nil }
+            guard let text = field(index), let value = Double(normalized(text, decimalComma: language.decimalComma)), value.isFinite, value >= 0 else { return nil }
             return value
         }
         guard let id = field(c.id), let type = field(c.type) else { return nil }
-        let km = number(c.distanceMeters).map { $0 / 1000 } ?? number(c.distanceKm)
-        return Activity(id: String(id.prefix(40)), activity: activity(type), name: field(c.name).map { String($0.prefix(200)) },
-                        start: field(c.date).flatMap(parseDate), elapsedSeconds: number(c.elapsed), movingSeconds: number(c.moving),
+        let summary = number(c.distanceKm)
+        var km = c.distanceMeters == nil ? summary : number(c.distanceMeters).map { $0 / 1000 }
+        // A later `Distance` far below the summary repeats the summary (as some localized exports write it) rather
+        // than giving metres: the summary is kilometres or miles, within a factor of 2 of the metres column's km.
+        if let metres = km, let summary, c.distanceMeters != nil, metres < summary / 2 { km = summary }
+        return Activity(id: String(id.prefix(40)), activity: activity(language.types[type] ?? type), name: field(c.name).map { String($0.prefix(200)) },
+                        start: field(c.date).flatMap { parseDate($0, language: language) }, elapsedSeconds: number(c.elapsed), movingSeconds: number(c.moving),
                         distanceKm: km, elevationGainM: number(c.elevationGain), averageHeartRate: number(c.averageHeartRate).flatMap(heartRate),
                         maxHeartRate: number(c.maxHeartRate).flatMap(heartRate), energyKcal: number(c.calories), file: field(c.filename))
+    }
+
+    /// A number as Swift reads it: English summaries group thousands with commas ("1,234.5"); German and French
+    /// write "2,81" (and "1.234,5"), while their detail columns are plain ("2810.0"), so a comma is the decimal
+    /// separator only where the language uses one.
+    static func normalized(_ text: String, decimalComma: Bool) -> String {
+        let spaced = text.filter { $0 != " " && $0 != "\u{A0}" && $0 != "\u{202F}" }
+        guard decimalComma else { return spaced.replacingOccurrences(of: ",", with: "") }
+        guard spaced.contains(",") else { return spaced }
+        return spaced.replacingOccurrences(of: ".", with: "").replacingOccurrences(of: ",", with: ".")
     }
 
     static func heartRate(_ bpm: Double) -> Double? { bpm > 0 && bpm < 300 ? bpm : nil }
@@ -121,15 +178,15 @@ public enum StravaExport {
         return joined.isEmpty ? "Other" : String(joined.prefix(60))
     }
 
-    /// "Oct 7, 2020, 2:43:11 PM" (the English export, in UTC), or an ISO-8601 time.
-    public static func parseDate(_ text: String) -> Int64? {
+    /// "Oct 7, 2020, 2:43:11 PM" (the English export, in UTC), the language's own form, or an ISO-8601 time.
+    public static func parseDate(_ text: String, language: Language = languages[0]) -> Int64? {
         if let iso = LocationTime.parse(text) { return iso }
         let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
-        for format in ["MMM d, yyyy, h:mm:ss a", "MMM d, yyyy h:mm:ss a", "yyyy-MM-dd HH:mm:ss"] {
+        for (locale, format) in language.dateFormats {
+            formatter.locale = Locale(identifier: locale)
             formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return Int64(exactly: date.timeIntervalSince1970.rounded()) }
+            if let date = formatter.date(from: text), let seconds = Int64(exactly: date.timeIntervalSince1970.rounded()) { return seconds }
         }
         return nil
     }

@@ -214,7 +214,7 @@ public struct AppleHealthImporter: Sendable {
     public func run(job: ImportJob, path: String, user: User, progress: @Sendable (ImportJob) -> Void = { _ in }) async throws -> ImportResult {
         do {
             if let strava = Self.stravaArchive(path: path) {
-                return try await runStrava(job: job, archive: strava, user: user, progress: progress)
+                return try await runStrava(job: job, archive: strava, path: path, user: user, progress: progress)
             }
             let (stream, size) = try Self.open(path: path)
             let archive = (stream as? ZipEntryStream).flatMap { _ in try? ZipReader(path: path, maxTotalBytes: ZipEntryStream.maxEntryBytes) }

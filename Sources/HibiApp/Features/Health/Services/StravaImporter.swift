@@ -1,5 +1,4 @@
 import Foundation
-import SwiftCSV
 
 /// Strava's bulk export ZIP through the health import (the same upload, job and `hibi import` command as an
 /// Apple Health export): one workout per row of `activities.csv`, its file's points as the workout's route and
@@ -8,8 +7,6 @@ import SwiftCSV
 /// through zlib (`GunzipStream`), each straight into its parser: memory holds one activity's points.
 extension AppleHealthImporter {
     static let stravaCSV = "activities.csv"
-    /// activities.csv is about 1 KB per activity: 64 MB is some 60,000 activities.
-    static let stravaCSVLimit: UInt64 = 64 << 20
     /// The most one activity's file may unpack to: a day-long ride recorded every second is about 20 MB of FIT or 60 MB of TCX.
     static let stravaFileLimit: UInt64 = 256 << 20
 
@@ -20,38 +17,85 @@ extension AppleHealthImporter {
         return archive
     }
 
-    /// The rows of activities.csv, read by SwiftCSV a row at a time into small `Activity` values.
-    static func stravaActivities(_ archive: ZipReader) throws(HealthError) -> [(row: Int, activity: StravaExport.Activity?)] {
-        guard let entry = archive.entries[stravaCSV], entry.size <= stravaCSVLimit else {
-            throw .notAnExport(Text(en: "activities.csv is larger than \(stravaCSVLimit >> 20) MB.", ja: "activities.csv が \(stravaCSVLimit >> 20) MB を超えています。"))
-        }
-        let data: Data
-        do {
-            data = try archive.contents(of: stravaCSV) ?? Data()
-        } catch {
-            throw .notAnExport(Text(en: "activities.csv cannot be read: \(error.text.en).", ja: "activities.csv を読み込めません: \(error.text.ja)。"))
-        }
-        final class Rows { var all: [(row: Int, activity: StravaExport.Activity?)] = [] }
-        let rows = Rows()
-        let text = String(decoding: data, as: UTF8.self)
-        let csv: EnumeratedCSV
-        do {
-            csv = try EnumeratedCSV(string: text, delimiter: .comma, loadColumns: false, rowLimit: 0)
-        } catch {
-            throw .invalidCSV(line: 1, reason: Text(en: "activities.csv cannot be read as CSV", ja: "activities.csv を CSV として読めません"))
-        }
-        let columns: StravaExport.Columns
-        do { columns = try StravaExport.columns(csv.header) } catch { throw .notAnExport(error.text) }
-        do {
-            try csv.enumerateAsArray(startAt: 1, rowLimit: nil) { fields in
-                guard !(fields.count == 1 && fields[0].isEmpty) else { return }
-                // Rows are numbered as a spreadsheet shows them: the header is row 1.
-                rows.all.append((rows.all.count + 2, StravaExport.activity(fields, columns: columns)))
+    /// activities.csv read as a stream, a buffer at a time (`CSVRowReader`): memory holds one buffer's rows,
+    /// whatever the number of activities. The header is read first; `next()` gives the rows that follow.
+    final class StravaRows {
+        private let stream: ZipEntryStream
+        private var reader = CSVRowReader()
+        private var pending: [[String]] = []
+        private var ended = false
+        private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        private(set) var columns: StravaExport.Columns?
+        /// Bytes of activities.csv read so far and its size, for the job's progress.
+        private(set) var bytesRead: Int64 = 0
+        let size: Int64
+
+        /// Opens activities.csv of the archive at `path` and reads its header. Through a reader of its own: a
+        /// `ZipReader` reads through one file handle (seek, then read), and this stream inflates on its own thread
+        /// while the activities' members are read through the import's reader, so sharing one would interleave them.
+        init(path: String) throws(HealthError) {
+            let archive: ZipReader
+            do { archive = try ZipReader(path: path, maxTotalBytes: ZipEntryStream.maxEntryBytes) } catch {
+                throw .notAnExport(Text(en: "the ZIP archive cannot be read: \(error.text.en).", ja: "ZIP アーカイブを読み込めません: \(error.text.ja)。"))
             }
-        } catch {
-            throw .invalidCSV(line: rows.all.count + 2, reason: Text(en: "a quote is out of place in activities.csv", ja: "activities.csv の引用符の位置が正しくありません"))
+            guard let entry = archive.entries[stravaCSV] else {
+                throw .notAnExport(Text(en: "the ZIP archive has no activities.csv.", ja: "ZIP アーカイブに activities.csv がありません。"))
+            }
+            size = Int64(clamping: entry.size)
+            stream = ZipEntryStream(reader: archive, entry: stravaCSV)
+            while pending.isEmpty, !ended { try fill() }
+            guard !pending.isEmpty else { throw .notAnExport(StravaExport.HeaderProblem.missingColumn("Activity ID").text) }
+            do { columns = try StravaExport.columns(pending.removeFirst()) } catch { throw .notAnExport(error.text) }
         }
-        return rows.all
+
+        /// The next row with its number as a spreadsheet shows it (the header is row 1), nil after the last.
+        func next() throws(HealthError) -> (row: Int, activity: StravaExport.Activity?)? {
+            while pending.isEmpty, !ended { try fill() }
+            guard !pending.isEmpty else { return nil }
+            let fields = pending.removeFirst()
+            return (reader.records - pending.count, columns.flatMap { StravaExport.activity(fields, columns: $0) })
+        }
+
+        private func fill() throws(HealthError) {
+            do {
+                var rows: [[String]] = []
+                let n = try buffer.withUnsafeMutableBufferPointer { bytes -> Int in
+                    guard let base = bytes.baseAddress else { return 0 }
+                    let n = try stream.read(into: base, count: bytes.count)
+                    if n == 0 {
+                        try reader.finish { rows.append($0) }
+                    } else {
+                        try reader.feed(UnsafeBufferPointer(start: base, count: n)) { rows.append($0) }
+                    }
+                    return n
+                }
+                bytesRead += Int64(n)
+                if n == 0 { ended = true }
+                pending += rows
+            } catch let failure as CSVRowReader.Failure {
+                ended = true
+                throw Self.problem(failure)
+            } catch let error as HealthError {
+                ended = true
+                throw error
+            } catch {
+                ended = true
+                throw .notAnExport(Text(en: "activities.csv cannot be read.", ja: "activities.csv を読み込めません。"))
+            }
+        }
+
+        static func problem(_ failure: CSVRowReader.Failure) -> HealthError {
+            switch failure {
+            case let .misplacedQuote(record):
+                .invalidCSV(line: record, reason: Text(en: "a quote is out of place in activities.csv", ja: "activities.csv の引用符の位置が正しくありません"))
+            case let .fieldTooLong(record):
+                .invalidCSV(line: record, reason: Text(en: "a field of activities.csv is longer than \(CSVRowReader.maxFieldBytes >> 20) MB",
+                                                       ja: "activities.csv の項目が \(CSVRowReader.maxFieldBytes >> 20) MB を超えています"))
+            case let .tooManyFields(record):
+                .invalidCSV(line: record, reason: Text(en: "a row of activities.csv has more than \(CSVRowReader.maxFields) fields",
+                                                       ja: "activities.csv の行の項目が \(CSVRowReader.maxFields) を超えています"))
+            }
+        }
     }
 
     /// One activity's file: its route points (kept as the workout's route) and what it says of the workout.
@@ -77,8 +121,9 @@ extension AppleHealthImporter {
             var file = StravaFile()
             switch format {
             case "gpx":
-                (file.points, file.skips) = try WorkoutRouteGPX.parse(stream)
-                file.summary = StravaExport.summary(times: file.points.map(\.t), altitudes: file.points.compactMap(\.ele), heartRates: [])
+                let track = try WorkoutRouteGPX.read(stream)
+                (file.points, file.skips) = (track.points, track.skips)
+                file.summary = StravaExport.summary(times: file.points.map(\.t), altitudes: file.points.compactMap(\.ele), heartRates: track.heartRates)
             default:
                 // TCX and FIT through the location import's readers, which Visits offers (`LocationHistory`).
                 guard let tracks else { throw StravaFileProblem.unsupported }
@@ -114,15 +159,15 @@ extension AppleHealthImporter {
         }
     }
 
-    /// Runs a Strava export as the import job: each activity written in its own transaction with the job's
-    /// checkpoint (its row), so an interrupted import resumes after the last activity it stored.
-    func runStrava(job: ImportJob, archive: ZipReader, user: User, progress: @Sendable (ImportJob) -> Void) async throws -> ImportResult {
+    /// Runs a Strava export as the import job: activities.csv streamed row by row, each activity written in its own
+    /// transaction with the job's checkpoint (its row), so an interrupted import resumes after the last activity it stored.
+    func runStrava(job: ImportJob, archive: ZipReader, path: String, user: User, progress: @Sendable (ImportJob) -> Void) async throws -> ImportResult {
         var current = job
         current.state = .running
         try await health.jobs.startAttempt(job.id)
-        let activities: [(row: Int, activity: StravaExport.Activity?)]
+        let rows: StravaRows
         do {
-            activities = try Self.stravaActivities(archive)
+            rows = try StravaRows(path: path)
         } catch {
             try await health.jobs.setState(job.id, .failed, error: error.text, now: Date())
             throw error
@@ -130,12 +175,27 @@ extension AppleHealthImporter {
         var report = current.report
         var spans: [ClosedRange<Int64>] = []
         let (userID, locations) = (user.id, self.locations)
-        for (index, item) in activities.enumerated() where Int64(index) >= job.checkpoint {
+        var index: Int64 = -1
+        while true {
+            let next: (row: Int, activity: StravaExport.Activity?)?
+            do {
+                next = try rows.next()
+            } catch {
+                try await health.jobs.setState(job.id, .failed, error: error.text, now: Date())
+                throw error
+            }
+            guard let item = next else { break }
+            index += 1
+            guard index >= job.checkpoint else { continue }
             var batch = Batch()
             var fileReport = ImportReport()
+            // Progress in the upload's bytes, as the Apple Health import counts it, in proportion to activities.csv read.
+            let fraction = Double(rows.bytesRead) / Double(max(rows.size, 1))
+            let bytes = min(current.totalBytes, Int64(exactly: (Double(current.totalBytes) * fraction).rounded()) ?? current.totalBytes)
             guard let activity = item.activity else {
                 batch.skips.append(ImportSkip(kind: "Workout", reason: .missingValue, at: "row \(item.row)"))
-                try await commitStrava(batch, fileReport: fileReport, index: index, count: activities.count, report: &report, current: &current, userID: userID, locations: locations)
+                try await commitStrava(batch, fileReport: fileReport, checkpoint: index + 1, bytes: bytes, report: &report, current: &current,
+                                       userID: userID, locations: locations)
                 continue
             }
             let at = "row \(item.row) (\(activity.id))"
@@ -159,7 +219,8 @@ extension AppleHealthImporter {
             } else {
                 batch.skips.append(ImportSkip(kind: "Workout", reason: .unparseableDate, at: at))
             }
-            try await commitStrava(batch, fileReport: fileReport, index: index, count: activities.count, report: &report, current: &current, userID: userID, locations: locations)
+            try await commitStrava(batch, fileReport: fileReport, checkpoint: index + 1, bytes: bytes, report: &report, current: &current,
+                                   userID: userID, locations: locations)
             progress(current)
         }
         current.report = report
@@ -180,12 +241,10 @@ extension AppleHealthImporter {
     }
 
     /// One activity through the export import's writer, with the job's checkpoint in the same transaction.
-    private func commitStrava(_ batch: Batch, fileReport: ImportReport, index: Int, count: Int, report: inout ImportReport, current: inout ImportJob,
+    private func commitStrava(_ batch: Batch, fileReport: ImportReport, checkpoint: Int64, bytes: Int64, report: inout ImportReport, current: inout ImportJob,
                               userID: String, locations: (any LocationHistory)?) async throws {
         let base = report
-        let (jobID, checkpoint) = (current.id, Int64(index) + 1)
-        // Progress in the upload's bytes, as the Apple Health import counts it, in proportion to the activities done.
-        let bytes = Int64(exactly: (Double(current.totalBytes) * Double(checkpoint) / Double(max(count, 1))).rounded()) ?? current.totalBytes
+        let jobID = current.id
         let written = try await health.database.transaction { sql in
             let (added, inserted, duplicates) = try await Self.write(batch, userID: userID, locations: locations, on: sql)
             var merged = base

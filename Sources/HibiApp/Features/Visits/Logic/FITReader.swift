@@ -26,6 +26,19 @@ public final class FITReader {
     }
 
     public static let kind = "record"
+    static let sessionMessage: UInt16 = 18
+    static let sportMessage: UInt16 = 12
+    /// FIT's sport enum (the profile's `sport` type), by number, for the workout a FIT uploaded alone makes.
+    static let sports: [UInt8: String] = [
+        0: "generic", 1: "running", 2: "cycling", 4: "fitness_equipment", 5: "swimming", 6: "basketball", 7: "soccer", 8: "tennis",
+        10: "training", 11: "walking", 12: "cross_country_skiing", 13: "alpine_skiing", 14: "snowboarding", 15: "rowing",
+        16: "mountaineering", 17: "hiking", 19: "paddling", 21: "e_biking", 25: "golf", 30: "inline_skating", 31: "rock_climbing",
+        33: "ice_skating", 37: "stand_up_paddleboarding", 38: "surfing", 41: "kayaking",
+    ]
+    /// The session's (or sport message's) sport, total distance (metres) and calories; the first session's when the file has several.
+    public private(set) var sport: String?
+    public private(set) var totalMeters: Double?
+    public private(set) var totalCalories: Double?
     /// Seconds from the Unix epoch to FIT's (1989-12-31T00:00:00Z).
     static let epochOffset: Int64 = 631_065_600
     static let recordMessage: UInt16 = 20
@@ -203,16 +216,22 @@ public final class FITReader {
 
     private func data(_ definition: Definition, compressedTime: Int64?, at: Int64) throws {
         let isRecord = definition.global == Self.recordMessage
+        let isSummary = definition.global == Self.sessionMessage || definition.global == Self.sportMessage
         var time = compressedTime
         var lat: Int32?, lon: Int32?, altitude: Double?, heartRate: Double?
         for field in definition.fields {
-            // Every message's timestamp is read (it anchors the compressed ones that follow); other fields only in records.
-            guard field.number == 253 || isRecord else {
+            // Every message's timestamp is read (it anchors the compressed ones that follow); other fields only in records and summaries.
+            guard field.number == 253 || isRecord || isSummary else {
                 try skip(field.size)
                 continue
             }
             try bytes(field.size, into: &scratch)
             guard let value = Self.unsigned(scratch, bigEndian: definition.bigEndian) else { continue }
+            if isSummary {
+                if field.number == 253, field.size == 4, value != 0xFFFF_FFFF { lastTimestamp = Int64(value) }
+                summary(global: definition.global, field: field.number, size: field.size, value: value)
+                continue
+            }
             switch field.number {
             case 253 where field.size == 4 && value != 0xFFFF_FFFF:
                 let t = Int64(value)
@@ -235,5 +254,18 @@ public final class FITReader {
         let degrees = 180.0 / 2_147_483_648.0
         records.append(Record(time: time + Self.epochOffset, latitude: lat.map { Double($0) * degrees }, longitude: lon.map { Double($0) * degrees },
                               altitude: altitude, heartRate: heartRate))
+    }
+
+    /// A session's sport (5), total distance (9, centimetres) and calories (11); a sport message's sport (0).
+    private func summary(global: UInt16, field: UInt8, size: Int, value: UInt32) {
+        switch (global, field) {
+        case (Self.sessionMessage, 5) where size == 1, (Self.sportMessage, 0) where size == 1:
+            if sport == nil, value != 0xFF { sport = Self.sports[UInt8(truncatingIfNeeded: value)] ?? "generic" }
+        case (Self.sessionMessage, 9) where size == 4 && value != 0xFFFF_FFFF:
+            if totalMeters == nil { totalMeters = Double(value) / 100 }
+        case (Self.sessionMessage, 11) where size == 2 && value != 0xFFFF:
+            if totalCalories == nil { totalCalories = Double(value) }
+        default: break
+        }
     }
 }

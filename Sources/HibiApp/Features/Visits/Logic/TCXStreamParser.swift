@@ -15,6 +15,15 @@ public final class TCXStreamParser {
     /// (time, metres) of the trackpoints with a position that carried an altitude, for a workout's route.
     public private(set) var altitudes: [(time: Int64, meters: Double)] = []
     public private(set) var sawRoot = false
+    /// What the file says of the activity, for the workout a TCX uploaded alone makes: its `Sport`, the laps'
+    /// distance and calories added up, and the first and last trackpoint time.
+    public private(set) var sport: String?
+    public private(set) var lapMeters: Double?
+    public private(set) var lapCalories: Double?
+    public private(set) var firstTime: Int64?
+    public private(set) var lastTime: Int64?
+    /// Inside a lap's own `<DistanceMeters>` or `<Calories>` (not a trackpoint's running distance).
+    private var lapField: String?
     private var ended = false
     private var stack: [String] = []
     private var text = ""
@@ -52,12 +61,14 @@ public final class TCXStreamParser {
                         sawRoot = true
                     }
                     if local == "Trackpoint" { point = (nil, false, nil, nil, nil, nil, reader.line) }
+                    if local == "Activity", sport == nil, let name = reader.attributes.string(named: "Sport") { sport = String(name.prefix(60)) }
+                    if (local == "DistanceMeters" || local == "Calories"), stack.last == "Lap" { lapField = local }
                     stack.append(local)
                 case let .end(name):
                     end(GPXReader.local(name))
                     if !stack.isEmpty { stack.removeLast() }
                     text = ""
-                case let .text(run): if point != nil { text += run }
+                case let .text(run): if point != nil || lapField != nil { text += run }
                 }
             }
             return true
@@ -84,6 +95,13 @@ public final class TCXStreamParser {
     }
 
     private func end(_ name: String) {
+        if let field = lapField, field == name {
+            lapField = nil
+            if let value = Double(GPXReader.trimmed(text)), value.isFinite, value >= 0 {
+                if field == "DistanceMeters" { lapMeters = (lapMeters ?? 0) + value } else { lapCalories = (lapCalories ?? 0) + value }
+            }
+            return
+        }
         guard point != nil else { return }
         let value = GPXReader.trimmed(text)
         switch name {
@@ -100,6 +118,8 @@ public final class TCXStreamParser {
                 report.skip(Self.kind, p.badTime ? .unparseableDate : .missingValue, at: "line \(p.line)")
                 return
             }
+            firstTime = min(firstTime ?? time, time)
+            lastTime = max(lastTime ?? time, time)
             if let bpm = p.bpm, bpm.isFinite, bpm > 0, bpm < 300, heartRates.count < Self.maxHeartRates { heartRates.append((time, bpm)) }
             guard let lat = p.lat, let lon = p.lon else {
                 report.skip(Self.kind, .missingValue, at: "line \(p.line)")

@@ -53,19 +53,66 @@ extension LocationService {
         return try await finish(batch, visitsImported: 0, placeVisits: [], shape: shape, now: now)
     }
 
-    /// Garmin, Google Fit or Strava TCX: every trackpoint with a time and a position into the history.
+    /// Garmin, Google Fit or Strava TCX: every trackpoint with a time and a position into the history, and the
+    /// activity as a workout in Health (with its route, heart rate and the laps' distance).
     func importTCX(userID: String, stream: any ByteStream, now: Date) async throws -> LocationImportResult {
         let parser = TCXStreamParser(stream: stream)
         var batch = Batch(userID: userID, source: "tcx", importID: UUID().uuidString.lowercased())
         batch.now = now
+        var route = WorkoutRoute()
         while try parser.next(maxPoints: Self.batchSize) {
-            try await batch.store(parser.takePoints(), kinds: [TCXStreamParser.kind], on: database)
+            let points = parser.takePoints()
+            route.add(points)
+            try await batch.store(points, kinds: [TCXStreamParser.kind], on: database)
         }
-        try await batch.store(parser.takePoints(), kinds: [TCXStreamParser.kind], on: database)
+        let points = parser.takePoints()
+        route.add(points)
+        try await batch.store(points, kinds: [TCXStreamParser.kind], on: database)
         let stored = batch.report
         batch.report = parser.report
         batch.report.merge(stored)
+        if let start = parser.firstTime, let end = parser.lastTime {
+            let altitudes = Dictionary(parser.altitudes.map { ($0.time, $0.meters) }, uniquingKeysWith: { first, _ in first })
+            let workout = route.workout(source: "TCX", sport: parser.sport, start: start, end: end, distanceMeters: parser.lapMeters,
+                                        energyKcal: parser.lapCalories, heartRates: parser.heartRates.map(\.bpm),
+                                        altitudes: parser.altitudes.map(\.meters), altitude: { altitudes[$0] })
+            try await recordWorkout(workout, userID: userID, into: &batch.report)
+        }
         return try await finish(batch, visitsImported: 0, placeVisits: [], shape: "tcx", now: now)
+    }
+
+    /// The positions a route file gave, kept (up to Health's limit for a route) for the workout it makes.
+    struct WorkoutRoute {
+        var points: [LocationPoint] = []
+        var leftOut = 0
+        /// The route's length in metres, point to point (to the file's last point, past the limit too).
+        var meters = 0.0
+        private var previous: LocationPoint?
+
+        mutating func add(_ more: [LocationPoint]) {
+            for point in more {
+                if let previous {
+                    meters += Geo.distance(lat1: previous.latitude, lon1: previous.longitude, lat2: point.latitude, lon2: point.longitude)
+                }
+                previous = point
+                if points.count < RecordedWorkout.maxRoutePoints { points.append(point) } else { leftOut &+= 1 }
+            }
+        }
+
+        func workout(source: String, sport: String?, start: Int64, end: Int64, distanceMeters: Double?, energyKcal: Double?,
+                     heartRates: [Double], altitudes: [Double], altitude: (Int64) -> Double?) -> RecordedWorkout {
+            RecordedWorkout(source: source, sport: sport, start: start, end: end,
+                            distanceMeters: distanceMeters ?? (points.count > 1 ? meters : nil), energyKcal: energyKcal,
+                            heartRates: heartRates, altitudes: altitudes,
+                            route: points.map { TrackFile.Point(time: $0.time, latitude: $0.latitude, longitude: $0.longitude, altitude: altitude($0.time)) },
+                            routePointsLeftOut: leftOut)
+        }
+    }
+
+    /// The workout through Health (`WorkoutRecorder`), its report joining the import's: added, already there, or skipped with the reason.
+    func recordWorkout(_ workout: RecordedWorkout, userID: String, into report: inout ImportReport) async throws {
+        guard let workouts else { return }
+        report.merge(try await workouts.recordWorkout(workout, userID: userID))
     }
 
     /// A FIT activity (Garmin, Wahoo, Strava): record messages with a position into the history.
@@ -75,19 +122,39 @@ extension LocationService {
         batch.now = now
         var skipped = ImportReport()
         var more = true
+        var route = WorkoutRoute()
+        var span: (start: Int64, end: Int64)?
+        var heartRates: [Double] = [], altitudes: [Double] = []
+        var altitudeAt: [Int64: Double] = [:]
         while more {
             do {
                 more = try reader.next(maxRecords: Self.batchSize)
             } catch {
                 throw LocationError.importInvalid(position: Self.position(error), reason: Self.reason(error))
             }
-            let points = Self.points(reader.takeRecords(), skipped: &skipped)
+            let records = reader.takeRecords()
+            // What the workout reads of every record (also those without a position), bounded like its route.
+            for record in records {
+                span = (min(span?.start ?? record.time, record.time), max(span?.end ?? record.time, record.time))
+                if let bpm = record.heartRate, bpm > 0, bpm < 255, heartRates.count < RecordedWorkout.maxRoutePoints { heartRates.append(bpm) }
+                if let meters = record.altitude, altitudes.count < RecordedWorkout.maxRoutePoints {
+                    altitudes.append(meters)
+                    if record.latitude != nil, altitudeAt.count < RecordedWorkout.maxRoutePoints { altitudeAt[record.time] = altitudeAt[record.time] ?? meters }
+                }
+            }
+            let points = Self.points(records, skipped: &skipped)
+            route.add(points)
             try await batch.store(points, kinds: [FITReader.kind], on: database)
         }
         let stored = batch.report
         batch.report = reader.report
         batch.report.merge(skipped)
         batch.report.merge(stored)
+        if let span {
+            let workout = route.workout(source: "FIT", sport: reader.sport, start: span.start, end: span.end, distanceMeters: reader.totalMeters,
+                                        energyKcal: reader.totalCalories, heartRates: heartRates, altitudes: altitudes, altitude: { altitudeAt[$0] })
+            try await recordWorkout(workout, userID: userID, into: &batch.report)
+        }
         return try await finish(batch, visitsImported: 0, placeVisits: [], shape: "fit", now: now)
     }
 

@@ -21,6 +21,8 @@ public struct LocationService: Sendable {
     let database: Database
     let visits: VisitService
     let logger: Logger
+    /// Health's workouts, for a TCX or FIT uploaded alone (an activity: its points join this history and it becomes a workout).
+    let workouts: (any WorkoutRecorder)?
     /// Points kept in memory between database writes while a file is read (about 1 MB), each batch one
     /// transaction: 20,000 rather than 5,000 made a million-point GPX import's 200 commits 50.
     static let batchSize = 20_000
@@ -29,10 +31,11 @@ public struct LocationService: Sendable {
     /// How far back a live batch looks for the start of a stay still going on.
     static let liveLookback: Int64 = 48 * 3600
 
-    public init(database: Database, visits: VisitService, logger: Logger) {
+    public init(database: Database, visits: VisitService, logger: Logger, workouts: (any WorkoutRecorder)? = nil) {
         self.database = database
         self.visits = visits
         self.logger = logger
+        self.workouts = workouts
     }
 
     // MARK: settings
