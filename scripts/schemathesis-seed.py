@@ -117,7 +117,7 @@ imported = call("POST", "/api/v1/locations/import", track, "application/gpx+xml"
 if not call("GET", "/api/v1/locations/stays"):
     sys.exit(f"seed: the track gave no stays to confirm: {imported}")
 device = remembered_device(sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 else None
-print("seed: a diary entry, health record, goal, reminder, import with an ECG, visit with a photo, saved place, video in a playlist, "
+print("seed: a diary entry, health record, goal, reminder, import with an ECG, visit with a photo, saved place, video with captions in a playlist, "
       f"{len(call('GET', '/api/v1/locations/stays'))} stays")
 if device:
     print(f"device-cookie: {device}")
