@@ -6,11 +6,14 @@ return (Resources/openapi/*.json, `links`), and schemathesis's stateful phase fo
 own generated bodies are mostly refused (that is the point of them), so without data the lists come
 back empty and the id-taking operations are only ever called with ids that do not exist. This puts
 one diary entry with a photo, a finished diary import, a health record, goal, reminder and finished import with an ECG, a
-visit with a photo, a saved place, a video in a playlist and six detected stays in place first.
+visit with a photo, a saved place, a video with captions in a playlist and six detected stays in place first.
 
-Usage: schemathesis-seed.py BASE_URL TOKEN   (needs ffmpeg for the video; stops at the first refusal)
+With a USERNAME and PASSWORD it also signs in once through the sign-in page with "remember this device" and
+prints the remembered-device cookie on its last line: face sign-in takes that cookie, not an API token.
+
+Usage: schemathesis-seed.py BASE_URL TOKEN [USERNAME PASSWORD]   (needs ffmpeg for the video; stops at the first refusal)
 """
-import base64, io, json, os, subprocess, sys, tempfile, time, urllib.error, urllib.request, zipfile
+import base64, http.cookiejar, io, json, os, re, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request, zipfile
 
 BASE, TOKEN = sys.argv[1].rstrip("/"), sys.argv[2]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -29,6 +32,28 @@ def call(method, path, body=None, content_type="application/json", expect=(200, 
     if status not in expect:
         sys.exit(f"seed: {method} {path} answered {status}: {answer[:300]!r}")
     return json.loads(answer) if answer else None
+
+
+def remembered_device(username, password):
+    """Signs in as a browser does (the sign-in page's CSRF token and cookie, then the form) with
+    "remember this device" ticked, and returns the device cookie the answer sets."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    page = opener.open(BASE + "/login", timeout=60).read().decode()
+    found = re.search(r'name="_csrf" value="([^"]+)"', page)
+    if not found:
+        sys.exit("seed: the sign-in page has no CSRF token")
+    form = urllib.parse.urlencode({"_csrf": found.group(1), "username": username, "password": password, "remember_device": "on"})
+    try:
+        opener.open(urllib.request.Request(BASE + "/login", data=form.encode(), method="POST",
+                                           headers={"Content-Type": "application/x-www-form-urlencoded"}), timeout=60)
+    except urllib.error.HTTPError as error:
+        if error.code >= 400:
+            sys.exit(f"seed: signing in answered {error.code}: {error.read()[:300]!r}")
+    device = next((cookie.value for cookie in jar if cookie.name == "hibi_device"), None)
+    if not device:
+        sys.exit("seed: signing in with remember_device set no hibi_device cookie")
+    return device
 
 
 def video():
@@ -81,6 +106,8 @@ saved = call("POST", "/api/v1/visits/import", open(os.path.join(ROOT, "Tests/Fix
 if saved.get("savedPlaces") != 1:
     sys.exit(f"seed: the Saved Places file gave no saved place: {saved}")
 uploaded = call("POST", "/api/v1/videos?filename=seed.mp4", video(), "application/octet-stream")
+# Captions, so the captions link answers with a file rather than 404.
+call("PUT", f"/api/v1/videos/{uploaded['id']}/captions", b"WEBVTT\n\n00:00.000 --> 00:01.000\nSeeded\n", "text/plain", expect=(204,))
 playlist = call("POST", "/api/v1/playlists", {"name": "Seeded playlist"})
 call("POST", f"/api/v1/playlists/{playlist['id']}/items", {"videoId": uploaded["id"]})
 # Six stays (one every 250 points): each confirm or dismiss uses one up, and two were all gone after the first chains.
@@ -89,5 +116,8 @@ track = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/generate-loc
 imported = call("POST", "/api/v1/locations/import", track, "application/gpx+xml")
 if not call("GET", "/api/v1/locations/stays"):
     sys.exit(f"seed: the track gave no stays to confirm: {imported}")
-print("seed: a diary entry, health record, goal, reminder, import with an ECG, visit with a photo, saved place, video in a playlist, "
+device = remembered_device(sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 else None
+print("seed: a diary entry, health record, goal, reminder, import with an ECG, visit with a photo, saved place, video with captions in a playlist, "
       f"{len(call('GET', '/api/v1/locations/stays'))} stays")
+if device:
+    print(f"device-cookie: {device}")

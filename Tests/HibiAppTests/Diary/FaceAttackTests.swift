@@ -50,7 +50,7 @@ import Testing
         // Six attacks in a row would reach the pause (tested on its own in FaceUnlockTests); here each
         // attack must be refused by the liveness checks, not by the pause.
         config.loginPolicy.lockAfter = 1000
-        let core = try await AppCore.open(config, logger: TestApp.quietLogger, for: .server)
+        let core = try await AppCore.open(config, logger: TestApp.quietLogger, for: .server, clock: unlock.time.clock)
         try #require(core.faceAnalyzer != nil)
         let app = await buildApplication(core: core)
         try await app.test(.router) { client in
@@ -80,7 +80,8 @@ import Testing
 
     struct Sent: Sendable { var frames: [Data] = []; var last: Browser.Page?; var steps: [String] = []; var lastLatency: Duration = .zero }
 
-    /// A frame source answers the step named by the server with the frames it has for it.
+    /// A frame source answers the step named by the server with the frames it has for it, 100 ms apart on
+    /// the app's clock (the analysis itself takes real time, which the liveness rules do not count).
     func attempt(_ browser: Browser, source: (String) throws -> [Data]) async throws -> Sent {
         var sent = Sent()
         let start = try await unlock.post(browser, "/api/v1/diary/face/challenge", [String: String]())
@@ -91,7 +92,7 @@ import Testing
             let forward = try source(step)
             var changed = false
             for (index, frame) in forward.enumerated() {
-                try await Task.sleep(for: .milliseconds(100))
+                unlock.time.advance(0.1)
                 let clock = ContinuousClock(), posted = clock.now
                 let page = try await unlock.post(browser, "/api/v1/diary/face/frame",
                                                  FaceUnlockTests.FrameBody(challengeId: challenge.id, frame: frame.base64EncodedString()))
@@ -106,7 +107,7 @@ import Testing
                     step = answer.step
                     sent.steps.append(step)
                     for frame in back.dropFirst() {
-                        try await Task.sleep(for: .milliseconds(100))
+                        unlock.time.advance(0.1)
                         let clock = ContinuousClock(), posted = clock.now
                         let page = try await unlock.post(browser, "/api/v1/diary/face/frame",
                                                          FaceUnlockTests.FrameBody(challengeId: challenge.id, frame: frame.base64EncodedString()))
@@ -128,7 +129,7 @@ import Testing
             if !changed { // the source had nothing more to show for this step: keep showing its last frame
                 for _ in 0..<4 {
                     guard let frame = forward.last else { break }
-                    try await Task.sleep(for: .milliseconds(250))
+                    unlock.time.advance(0.25)
                     let page = try await unlock.post(browser, "/api/v1/diary/face/frame",
                                                      FaceUnlockTests.FrameBody(challengeId: challenge.id, frame: (frame + Data(UUID().uuidString.utf8)).base64EncodedString()))
                     sent.last = page

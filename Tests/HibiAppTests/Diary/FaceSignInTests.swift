@@ -60,7 +60,7 @@ import Testing
             let spent = try #require(FaceUnlockTests.decode(try await unlock.post(browser, "/api/v1/auth/face/challenge", [String: String]())))
             _ = try await unlock.post(browser, "/api/v1/auth/face/frame", FaceUnlockTests.FrameBody(
                 challengeId: spent.id, frame: ScriptedFaceAnalyzer.image(Frame(person: "B")).base64EncodedString()))
-            try await Task.sleep(for: .milliseconds(150))
+            unlock.time.advance(0.15)
             let replay = try await unlock.post(browser, "/api/v1/auth/face/frame", FaceUnlockTests.FrameBody(
                 challengeId: spent.id, frame: ScriptedFaceAnalyzer.image(Frame(person: "A")).base64EncodedString()))
             #expect(replay.body.contains("challenge_unknown"))

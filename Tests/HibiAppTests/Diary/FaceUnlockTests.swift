@@ -63,6 +63,8 @@ struct ScriptedFaceAnalyzer: FaceAnalyzing {
 
 @Suite(.serialized) struct FaceUnlockTests {
     typealias Frame = ScriptedFaceAnalyzer.Frame
+    /// The app's clock: the camera below advances it between frames rather than sleeping.
+    let time = TestTime()
 
     /// Reads every photo as person A's resting face.
     struct RestingFaceMoods: MoodEstimating {
@@ -71,7 +73,8 @@ struct ScriptedFaceAnalyzer: FaceAnalyzing {
 
     func withFaceApp(moods: (any MoodEstimating)? = nil, _ body: @escaping @Sendable (Browser) async throws -> Void) async throws {
         let config = try await TestApp.config()
-        let core = try await AppCore.open(config, logger: TestApp.quietLogger, face: .given(analyzer: ScriptedFaceAnalyzer(), moods: moods))
+        let core = try await AppCore.open(config, logger: TestApp.quietLogger, face: .given(analyzer: ScriptedFaceAnalyzer(), moods: moods),
+                                      clock: time.clock)
         let app = await buildApplication(core: core)
         try await app.test(.router) { client in
             let browser = Browser(client: client)
@@ -100,7 +103,7 @@ struct ScriptedFaceAnalyzer: FaceAnalyzing {
     }
 
     /// Plays a head in front of a camera: starts a challenge, then sends one frame at a time, 100 ms
-    /// apart, moving smoothly towards whatever step the last answer named. `pose` may change what the
+    /// apart on the app's clock, moving smoothly towards whatever step the last answer named. `pose` may change what the
     /// head does for a step (an attacker's idea of it). Returns the last answer.
     func perform(_ browser: Browser, person: String = "A", base: String = "/api/v1/diary/face",
                  pose: (String) -> (yaw: Double, pitch: Double) = FaceUnlockTests.target) async throws -> Browser.Page {
@@ -115,7 +118,7 @@ struct ScriptedFaceAnalyzer: FaceAnalyzing {
                 let t = Double(k) / 4
                 let frame = Frame(person: person, yaw: current.yaw + (target.yaw - current.yaw) * t,
                                   pitch: current.pitch + (target.pitch - current.pitch) * t)
-                try await Task.sleep(for: .milliseconds(100))
+                time.advance(0.1)
                 last = try await post(browser, base + "/frame", FrameBody(challengeId: challenge.id, frame: ScriptedFaceAnalyzer.image(frame).base64EncodedString()))
                 guard last.status == .ok, let answer = Self.decode(last) else { return last }
                 if answer.done { return last }
@@ -208,9 +211,28 @@ struct ScriptedFaceAnalyzer: FaceAnalyzing {
             let next = try #require(Self.decode(try await post(browser, "/api/v1/diary/face/challenge", [String: String]())))
             let seen = ScriptedFaceAnalyzer.image(Frame(person: "A")).base64EncodedString()
             #expect(try await post(browser, "/api/v1/diary/face/frame", FrameBody(challengeId: next.id, frame: seen)).status == .ok)
-            try await Task.sleep(for: .milliseconds(150))
+            time.advance(0.15)
             let replay = try await post(browser, "/api/v1/diary/face/frame", FrameBody(challengeId: next.id, frame: seen))
             #expect(replay.body.contains("replayed_frame"))
+            #expect(try await browser.get("/diary").status == .found)
+        }
+    }
+
+    /// The pacing runs on the app's clock: a frame arriving longer after the last answer than the rules allow
+    /// ends the attempt (a camera that stopped, or a client preparing frames), however fast the machine is.
+    @Test func aFrameAfterALongPauseEndsTheAttempt() async throws {
+        try await withFaceApp { browser in
+            _ = try await enroll(browser)
+            try await browser.post("/diary/lock", form: [:])
+            let challenge = try #require(Self.decode(try await post(browser, "/api/v1/diary/face/challenge", [String: String]())))
+            func frame() -> FrameBody { FrameBody(challengeId: challenge.id, frame: ScriptedFaceAnalyzer.image(Frame(person: "A")).base64EncodedString()) }
+            time.advance(0.1)
+            let first = try await post(browser, "/api/v1/diary/face/frame", frame())
+            #expect(first.status == .ok, "\(first.body)")
+            time.advance(Double(Liveness.maximumGap) / 1000 + 0.1)
+            let late = try await post(browser, "/api/v1/diary/face/frame", frame())
+            #expect(late.status == .unauthorized)
+            #expect(late.body.contains("frames_interrupted"), "\(late.body)")
             #expect(try await browser.get("/diary").status == .found)
         }
     }

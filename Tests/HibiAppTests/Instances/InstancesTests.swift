@@ -185,10 +185,11 @@ enum TwoInstances {
 
     @Test func onlyTheInstanceHoldingAnInterruptedImportResumesIt() async throws {
         try await TwoInstances.run { a, b in
-            let (serviceA, serviceB, user, job) = try await Self.interruptedImport(a, b)
+            let time = TestTime()
+            let (serviceA, serviceB, user, job) = try await Self.interruptedImport(a, b, clock: time.clock)
             #expect(await serviceB.resumeInterrupted().isEmpty, "B leaves a job whose holder's lease is still live")
             #expect(await serviceA.resumeInterrupted().isEmpty, "A does not start a second run of a job it holds")
-            try await Task.sleep(for: .seconds(3))
+            time.advance(3)
             async let launchedA = serviceA.resumeInterrupted()
             async let launchedB = serviceB.resumeInterrupted()
             let launched = await launchedA + launchedB
@@ -210,10 +211,11 @@ enum TwoInstances {
     /// claimed the free lease and marked the finished job failed, "the uploaded file is gone".
     @Test func anImportFinishedByOneInstanceIsNotFailedByAnotherThatListedItBefore() async throws {
         try await TwoInstances.run { a, b in
-            let (serviceA, serviceB, user, job) = try await Self.interruptedImport(a, b)
+            let time = TestTime()
+            let (serviceA, serviceB, user, job) = try await Self.interruptedImport(a, b, clock: time.clock)
             let listedByB = try await serviceB.health.jobs.interruptedUploads()
             #expect(listedByB.map(\.id) == [job.id])
-            try await Task.sleep(for: .seconds(3))
+            time.advance(3)
             #expect(await serviceA.resumeInterrupted() == [job.id])
             var finished: ImportJob?
             for _ in 0..<200 {
@@ -228,15 +230,16 @@ enum TwoInstances {
         }
     }
 
-    /// Instance A took an upload, started its import and died: its 2-second lease is left to run out.
-    static func interruptedImport(_ a: AppCore, _ b: AppCore) async throws
+    /// Instance A took an upload, started its import and died: its 2-second lease is left to run out on
+    /// `clock`, which both instances' leases read (the test moves it rather than sleeping).
+    static func interruptedImport(_ a: AppCore, _ b: AppCore, clock: WallClock) async throws
         -> (HealthBackgroundService, HealthBackgroundService, User, ImportJob) {
         let user = try await a.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
                                                    language: nil, now: Date())
         func background(_ core: AppCore) -> HealthBackgroundService {
             let health = HealthService(database: core.database, box: core.box, logger: TestApp.quietLogger)
             let importer = AppleHealthImporter(health: health, logger: TestApp.quietLogger)
-            var launcher = HealthImportLauncher(importer: importer, leases: JobLeases(database: core.database, holder: core.instanceID),
+            var launcher = HealthImportLauncher(importer: importer, leases: JobLeases(database: core.database, holder: core.instanceID, clock: clock),
                                                 logger: TestApp.quietLogger)
             launcher.lease = 2
             return HealthBackgroundService(health: health, importer: importer,

@@ -176,6 +176,17 @@ final class LineCollector: @unchecked Sendable {
             #expect(link.parameters == parameters, "\(link.source) -> \(link.target) sets \(link.parameters.sorted()), the path has \(parameters.sorted())")
         }
     }
+
+    /// schemathesis writes records from the documented `type` enum: it must be exactly the types the API takes
+    /// by hand, or generated records are refused (a type missing) or the fuzzing calls a valid type invalid.
+    @Test func theDocumentedHealthRecordTypesAreTheOnesEnteredByHand() throws {
+        let data = try OpenAPIDocument.compose(directory: TestApp.resourcesDirectory + "/openapi")
+        let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let input = try #require(schemas["HealthRecordInput"] as? [String: Any])
+        let type = try #require((input["properties"] as? [String: Any])?["type"] as? [String: Any])
+        #expect(type["enum"] as? [String] == HealthDataType.manual.map(\.rawValue))
+    }
 }
 
 @Suite struct MapConfigTests {

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import PostgresKit
+import Synchronization
 @testable import HibiApp
 
 /// Builds the real application on a fresh database: in-memory SQLite by default, or a brand-new
@@ -328,4 +329,13 @@ extension Browser {
         let page = try await post("/diary/unlock", form: ["password": password, "next": "/diary"])
         precondition(page.status == .found, "unlock failed: \(page.status)")
     }
+}
+
+/// A clock a test moves by hand, starting at the real time: a test that paces requests (a camera's frames)
+/// advances it instead of sleeping, so the server's timing rules see exactly the gaps the test means,
+/// however slow the machine is, and the test spends no time waiting.
+final class TestTime: Sendable {
+    let current = Mutex(Date())
+    var clock: WallClock { WallClock { [self] in current.withLock { $0 } } }
+    func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }

@@ -28,7 +28,7 @@ public struct DiaryFeature: Feature {
         let templates = FaceTemplateStore(database: platform.database, box: platform.box)
         faces = FaceAuthService(engine: platform.faceAnalyzer, templates: templates, database: platform.database,
                                 throttle: attempts, policy: platform.config.loginPolicy,
-                                logger: platform.logger)
+                                logger: platform.logger, clock: platform.clock)
         let store = DiaryStore(database: platform.database, box: platform.box)
         let photos = PhotoStore(dataDirectory: platform.config.mediaDirectory, box: platform.box)
         let moods = platform.moodEstimator.map { [faces] in BaselineMoodEstimator(estimator: $0, baselines: faces.moodBaselines, jobs: faces.jobs) }

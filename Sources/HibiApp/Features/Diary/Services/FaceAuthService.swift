@@ -12,6 +12,9 @@ public struct FaceAuthService: Sendable {
     let throttle: any LoginAttempts
     let policy: LoginThrottlePolicy
     let logger: Logger
+    /// The app's one clock: a frame's answer time is read from it as its arrival is (in the request's
+    /// `now`), so the liveness timing rules run on one time line that tests can move by hand.
+    let clock: WallClock
     public let jobs: FaceJobLimiter
 
     public static let minimumEnrollmentPhotos = 3
@@ -21,13 +24,14 @@ public struct FaceAuthService: Sendable {
     static let digestMemory: Int64 = 30 * 86400
 
     public init(engine: (any FaceAnalyzing)?, templates: FaceTemplateStore, database: Database, throttle: any LoginAttempts,
-                policy: LoginThrottlePolicy, logger: Logger) {
+                policy: LoginThrottlePolicy, logger: Logger, clock: WallClock) {
         self.engine = engine
         self.templates = templates
         self.database = database
         self.throttle = throttle
         self.policy = policy
         self.logger = logger
+        self.clock = clock
         self.jobs = FaceJobLimiter(perUser: FaceJobLimiter.defaultPerUser)
     }
 
@@ -135,7 +139,7 @@ public struct FaceAuthService: Sendable {
         } catch {
             observation = nil  // no single usable face in this frame
         }
-        let answered = Date()
+        let answered = clock.now()
         let enrolled = try await templates.embeddings(userID: userID)
         guard !enrolled.isEmpty else { throw FaceAuthError.notEnrolled }
         let analysed = observation.flatMap { observation -> Liveness.Frame? in
