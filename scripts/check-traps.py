@@ -30,6 +30,11 @@ import sys
 
 ROOTS = sys.argv[1:] or ["Sources/HibiApp", "Sources/hibi"]
 TRAP = re.compile(r"(?:[\w\)\]\}>]!(?![=]))|\btry!|\bas!|\bfatalError\(|\bprecondition\(|\bpreconditionFailure\(")
+# Foundation's `FileHandle.write(_:)`, `readDataToEndOfFile()`, `readData(ofLength:)` and `seekToEndOfFile()` trap
+# on an I/O error (a full disk killed a test server through its log handler); their throwing forms
+# (`write(contentsOf:)`, `readToEnd()`, `read(upToCount:)`, `seekToEnd()`) do not.
+FILE_HANDLE_TRAP = re.compile(r"\.(?:write\((?!\s*contentsOf\s*:)|readDataToEndOfFile\(|readData\(ofLength|seekToEndOfFile\()")
+FILE_HANDLE_NAME = re.compile(r"FileHandle|[hH]andle\b|\bstandard(?:Error|Output)\b")
 
 
 def code_only(text):
@@ -222,6 +227,8 @@ def problems(text, members=None):
         kind = None
         if TRAP.search(line):
             kind = "trap"
+        elif FILE_HANDLE_TRAP.search(line) and FILE_HANDLE_NAME.search(line):
+            kind = "FileHandle call that traps on an I/O error (use the throwing form)"
         elif integer_conversion_of_floating(line, names, members):
             kind = "floating to integer (use Int(saturating:))"
         elif STORED_ARITHMETIC.search(line):
@@ -247,6 +254,8 @@ PLANTED = [
     "let s = \"\\(Int(ratio.rounded()))%\"",
     "let every = Duration.milliseconds(Int64(max(lease / 3, 0.2) * 1000))",
     "struct Settings { var distanceMeters: Double }\nlet shown = String(Int(settings.distanceMeters))",
+    "FileHandle.standardError.write(Data(line.utf8))",
+    "let all = handle.readDataToEndOfFile()",
 ]
 SAFE = [
     "let n = Int(saturating: value.rounded())",
@@ -261,6 +270,9 @@ SAFE = [
     "let n = Int(value.rounded()) // trap-check: value is in 0...100 (checked above)",
     "let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(t))))",
     "struct Settings { var durationMinutes: Int }\nlet shown = Int(settings.durationMinutes)",
+    "try? FileHandle.standardError.write(contentsOf: Data(line.utf8))",
+    "try handle.write(contentsOf: chunk)",
+    "writer.write(line)",
 ]
 
 

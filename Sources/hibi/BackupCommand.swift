@@ -122,10 +122,10 @@ final class BackupProgressBar: @unchecked Sendable {
             let filled = phase.percent * width / 100
             return "\(phase.name) [" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] \(phase.percent)%"
         }.joined(separator: "  ") + "   "
-        FileHandle.standardError.write(Data(line.utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
     }
 
     func finish() {
-        if enabled, lock.withLock({ !phases.isEmpty }) { FileHandle.standardError.write(Data("\n".utf8)) }
+        if enabled, lock.withLock({ !phases.isEmpty }) { try? FileHandle.standardError.write(contentsOf: Data("\n".utf8)) }
     }
 }

@@ -81,10 +81,10 @@ final class ProgressBar: @unchecked Sendable {
         let rate = elapsed > 0 ? Double(job.inserted + job.duplicates) / elapsed : 0
         let line = "\r[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
             + String(format: "%3d%%  %lld records  %.0f/s", percent, job.inserted + job.duplicates, rate)
-        FileHandle.standardError.write(Data(line.utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
     }
 
     func finish() {
-        if enabled, lastPercent >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+        if enabled, lastPercent >= 0 { try? FileHandle.standardError.write(contentsOf: Data("\n".utf8)) }
     }
 }

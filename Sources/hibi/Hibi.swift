@@ -134,7 +134,7 @@ struct Version: ParsableCommand {
 }
 
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    try? FileHandle.standardError.write(contentsOf: Data((message + "\n").utf8))
 }
 
 /// The account a command acts for; an unknown name ends the command with one line (the database closed first).
@@ -151,7 +151,8 @@ func account(named username: String, in core: AppCore) async throws -> User {
 /// leaves nothing behind.
 func writeArchive(to output: String?, _ body: (_ emit: (Data) async throws -> Void) async throws -> Void) async throws {
     guard let output else {
-        try await body { FileHandle.standardOutput.write($0) }
+        // A closed pipe or a full disk is an error the command reports, not a trap (`write(_:)` traps).
+        try await body { try FileHandle.standardOutput.write(contentsOf: $0) }
         return
     }
     let temporary = output + ".partial"

@@ -14,8 +14,10 @@ public struct JSONLogHandler: LogHandler {
         self.write = write
     }
 
+    /// A line that cannot be written (a full disk behind a redirected stderr, a closed pipe) is dropped:
+    /// `FileHandle.write(_:)` traps on a write error, and a log line is never worth the server.
     public static let standardError: @Sendable (String) -> Void = { line in
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
