@@ -131,7 +131,7 @@ public struct VideoStore: Sendable {
             try change(&data)
             let changed = VideoUserDataRow(userID: userID, videoID: videoID, data)
             try await VideoUserDataRow.insert([changed], into: sql)
-                .onConflict(with: ["user_id", "video_id"]) { try $0.set(excludedContentOf: changed) }.run()
+                .onConflict(with: ["user_id", "video_id"]) { try $0.set(excludedContentOf: changed, nilEncodingStrategy: .asNil) }.run()
             return data
         }
     }
