@@ -35,6 +35,10 @@ import Testing
             // null clears a field; leaving a key out keeps it.
             let cleared = try APIClient.decode(VideoResponse.self, try await browser.json(.patch, "/api/v1/videos/\(walk.id)", #"{"rating":null,"title":null}"#))
             #expect(cleared.rating == nil && cleared.title == "walk" && cleared.favorite)
+            // ... and stays cleared when read back from the database (the answer above is the value written).
+            let reread = try APIClient.decode(VideoResponse.self, try await browser.get("/api/v1/videos/\(walk.id)"))
+            #expect(reread.rating == nil && reread.title == "walk" && reread.favorite)
+            #expect(try await ids("min_rating=3") == [])
             // The page's form does the same.
             try await browser.get("/videos/\(bars.id)")
             let saved = try await browser.post("/videos/\(bars.id)", form: ["title": "Colour bars", "tags": "test, calibration", "rating": "5",

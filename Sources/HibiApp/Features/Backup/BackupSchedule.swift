@@ -250,20 +250,30 @@ struct BackupSchedulerService: Service {
     var interval: Duration = .seconds(60)
 
     func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await pass()
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    /// One check at the clock's time, what `run` does every `interval`: writes a backup if one is due (the run
+    /// written, or nil), and sets the age of the last good one in /metrics. A test calls it with its own clock.
+    @discardableResult
+    func pass() async -> BackupRun? {
+        // The registry hands back the same gauge for the same name.
         let age = registry.makeGauge(descriptor: MetricNameDescriptor(
             namespace: "hibi", subsystem: "backup", metricName: "last_success_age", unitName: "seconds",
             helpText: "Seconds since the last scheduled backup that was written and verified (-1: none yet)"))
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await scheduler.tick(now: clock.now())
-                    let last = try await runs.lastGood()
-                    age.set(last.map { clock.now().timeIntervalSince($0) } ?? -1)
-                } catch {
-                    logger.warning("backup schedule check failed", metadata: ["reason": "\(String(describing: error).prefix(200))"])
-                }
-                try await Task.sleep(for: interval)
-            }
+        do {
+            let written = try await scheduler.tick(now: clock.now())
+            let last = try await runs.lastGood()
+            age.set(last.map { clock.now().timeIntervalSince($0) } ?? -1)
+            return written
+        } catch {
+            logger.warning("backup schedule check failed", metadata: ["reason": "\(String(describing: error).prefix(200))"])
+            return nil
         }
     }
 }

@@ -49,8 +49,7 @@ public struct Migrator: Sendable {
         if current > latestVersion {
             throw DatabaseError.schemaNewerThanBinary(database: current, binary: latestVersion)
         }
-        let done = Set(try await database.sql.select().column("version").from("hibi_schema").all()
-            .map { try $0.decode(column: "version", as: Int.self) })
+        let done = Set(try await SchemaVersionRow.select(database.sql).all(decoding: SchemaVersionRow.self).map { Int(clamping: $0.version) })
         var applied: [Int] = []
         for migration in migrations where !done.contains(migration.version) {
             let engine = database.engine
@@ -103,7 +102,6 @@ public struct Migrator: Sendable {
     /// Runs one step and records it, inside the caller's transaction.
     static func apply(_ migration: Migration, sql: any SQLDatabase, engine: DatabaseEngine, now: Int64) async throws {
         try await migration.apply(sql, engine)
-        try await sql.insert(into: "hibi_schema").columns("version", "name", "applied_at")
-            .values(SQLBind(migration.version), SQLBind(migration.name), SQLBind(now)).run()
+        try await SchemaVersionRow.insert([SchemaVersionRow(version: Int64(migration.version), name: migration.name, appliedAt: now)], into: sql).run()
     }
 }

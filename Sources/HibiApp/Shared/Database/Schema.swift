@@ -4,16 +4,21 @@ import SQLKit
 /// ids are text UUIDs (no autoincrement differences), times are Unix seconds in BIGINT,
 /// encrypted values are BLOB/BYTEA, booleans use SQLKit's `.bool`.
 public enum Schema {
-    public static var all: [Migration] { [accounts, HealthSchema.migration, visits, videos, diary, diaryIndexes, rememberedDevices, HealthSchema.dropRedundantIndex,
-                                             HealthSchema.importAttempts, tokenScopes, acknowledgedHead, BackupSchema.migration,
+    public static var all: [Migration] { [AccountsSchema.migration, HealthSchema.migration, VisitsSchema.migration, VideosSchema.migration,
+                                             DiarySchema.migration, DiarySchema.indexes, AccountsSchema.rememberedDevices, HealthSchema.dropRedundantIndex,
+                                             HealthSchema.importAttempts, AccountsSchema.tokenScopes, VisitsSchema.acknowledgedHead, BackupSchema.migration,
                                              InstanceSecretsSchema.migration, JobLeaseSchema.heartbeat, HealthSchema.goalsWithoutDeadline,
-                                             IntegritySchema.migration, faceLiveness, JournalSchema.dayRatings,
-                                             HealthSchema.workoutsAndReports, locations, DiaryPhotoSchema.migration,
+                                             IntegritySchema.migration, FaceLivenessSchema.migration, JournalSchema.dayRatings,
+                                             HealthSchema.workoutsAndReports, LocationSchema.migration, DiaryPhotoSchema.migration,
                                              DiaryDetailsSchema.migration,
                                              DiaryPhotoSchema.thumbnailFailures, HealthSchema.heartRateVariability,
-                                             DiaryImportJobStore.migration, CheckSchema.migration, SavedPlaceSchema.migration] }
+                                             DiaryImportJobSchema.migration, CheckSchema.migration, SavedPlaceSchema.migration] }
+}
 
-    static let accounts = Migration(version: 1, name: "accounts") { sql, _ in
+/// The first tables: settings, and the people with their sessions, API tokens and sign-in failures (Shared
+/// reads `users` and `settings`, so they are created here rather than in a feature's folder).
+enum AccountsSchema {
+    static let migration = Migration(version: 1, name: "accounts") { sql, _ in
         try await sql.create(table: "settings")
             .column("key", type: .text, .primaryKey(autoIncrement: false))
             .column("value", type: .text, .notNull)
@@ -57,9 +62,7 @@ public enum Schema {
             .column("locked_until", type: .bigint)
             .run()
     }
-}
 
-extension Schema {
     /// Browsers a user asked to remember at sign-in; only the token's SHA-256 is stored, like sessions.
     static let rememberedDevices = Migration(version: 7, name: "remembered-devices") { sql, _ in
         try await sql.create(table: "remembered_devices")
@@ -73,9 +76,7 @@ extension Schema {
             .run()
         try await sql.create(index: "remembered_devices_user").on("remembered_devices").column("user_id").run()
     }
-}
 
-extension Schema {
     /// Token scopes. Tokens made before keep read and write but not the diary, which they could read
     /// even while the diary was locked: a new token with the diary scope needs the password or an unlocked diary.
     static let tokenScopes = Migration(version: 10, name: "token-scopes") { sql, _ in

@@ -36,9 +36,8 @@ public struct JobLeases: Sendable {
     public func claim(_ name: String, now: Date? = nil, lease: TimeInterval) async throws -> Bool {
         let now = now ?? clock.now()
         let nowSeconds = Self.seconds(now), until = Self.seconds(now + lease)
-        try await database.sql.raw("""
-            INSERT INTO job_leases (name, holder, lease_until, heartbeat_at) VALUES (\(bind: name), '', 0, 0) ON CONFLICT (name) DO NOTHING
-            """).run()
+        try await JobLeaseRow.insert([JobLeaseRow(name: name, holder: "", leaseUntil: 0, heartbeatAt: 0)], into: database.sql)
+            .ignoringConflicts(with: ["name"]).run()
         let rows = try await database.sql.raw("""
             UPDATE job_leases SET holder = \(bind: holder), lease_until = \(bind: until), heartbeat_at = \(bind: nowSeconds)
             WHERE name = \(bind: name) AND (lease_until < \(bind: nowSeconds) OR holder = \(bind: holder)) RETURNING name
@@ -64,9 +63,8 @@ public struct JobLeases: Sendable {
     /// True while some holder's lease on `name` has not expired.
     public func isHeld(_ name: String, now: Date? = nil) async throws -> Bool {
         let now = now ?? clock.now()
-        return try await database.sql.raw("""
-            SELECT name FROM job_leases WHERE name = \(bind: name) AND lease_until >= \(bind: Self.seconds(now))
-            """).first() != nil
+        return try await JobLeaseRow.select(database.sql).where("name", .equal, name).where("lease_until", .greaterThanOrEqual, Self.seconds(now))
+            .first(decoding: JobLeaseRow.self) != nil
     }
 
     /// Runs `work` only if the lease can be claimed, renewing it every third of `lease` while it runs,
@@ -105,5 +103,18 @@ public struct JobLeases: Sendable {
             try? await release(name)
             throw error
         }
+    }
+}
+
+/// A row of `job_leases`: who holds a piece of background work and until when (Unix seconds).
+struct JobLeaseRow: TableRow {
+    static let table = "job_leases"
+    var name: String
+    var holder: String
+    var leaseUntil: Int64
+    var heartbeatAt: Int64
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, holder, leaseUntil = "lease_until", heartbeatAt = "heartbeat_at"
     }
 }

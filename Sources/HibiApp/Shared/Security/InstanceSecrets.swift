@@ -28,10 +28,14 @@ public struct InstanceSecretStore: Sendable {
     /// The secret called `name`, or nil when none was made yet. A row the data key cannot open is
     /// `EncryptionError.wrongKey`, never a reason to make a new one.
     public func read(_ name: String) async throws -> Data? {
-        guard let row = try await database.sql.select().column("sealed").from("instance_secrets").where("name", .equal, name).first() else {
-            return nil
-        }
-        return try box.open(try row.decode(column: "sealed", as: Data.self), context: Self.context(name))
+        try await Self.read(name, on: database.sql, box: box)
+    }
+
+    /// The secret called `name` in the database `sql` (another database than the store's: a backup being
+    /// restored), opened with `box`.
+    static func read(_ name: String, on sql: any SQLDatabase, box: SealedBoxService) async throws -> Data? {
+        try await InstanceSecretRow.select(sql).where("name", .equal, name).first(decoding: InstanceSecretRow.self)
+            .map { try box.open($0.sealed, context: Self.context(name)) }
     }
 
     /// Reads the secret, or stores `candidate()` if there is none and returns what the database then
@@ -40,11 +44,21 @@ public struct InstanceSecretStore: Sendable {
     public func readOrCreate(_ name: String, now: Date = Date(), candidate: () throws -> Data) async throws -> Data {
         if let existing = try await read(name) { return existing }
         let sealed = try box.seal(try candidate(), context: Self.context(name))
-        try await database.sql.raw("""
-            INSERT INTO instance_secrets (name, sealed, created_at) VALUES (\(bind: name), \(bind: sealed), \(bind: Int64(saturating: now.timeIntervalSince1970)))
-            ON CONFLICT (name) DO NOTHING
-            """).run()
+        try await InstanceSecretRow.insert([InstanceSecretRow(name: name, sealed: sealed, createdAt: UnixTime(now).seconds)], into: database.sql)
+            .ignoringConflicts(with: ["name"]).run()
         guard let stored = try await read(name) else { throw EncryptionError.corrupted }
         return stored
+    }
+}
+
+/// A row of `instance_secrets`: the secret sealed under the data key, bound to its name.
+struct InstanceSecretRow: TableRow {
+    static let table = "instance_secrets"
+    var name: String
+    var sealed: Data
+    var createdAt: Int64
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, sealed, createdAt = "created_at"
     }
 }

@@ -51,8 +51,7 @@ struct OwnerSealing {
     static let ownerBound = "owner-bound"
 
     func upgradeIfNeeded() async throws {
-        let state = try await database.sql.raw("SELECT value FROM settings WHERE key = \(bind: Self.settingKey)").first()?
-            .decode(column: "value", as: String.self)
+        let state = try await SettingRow.value(Self.settingKey, on: database.sql)
         guard state != Self.ownerBound else { return }
         let files = try values.compactMap(\.files).reduce(0) { $0 + (try $1(box)) }
         let rows = try await database.transaction { sql in
@@ -61,8 +60,7 @@ struct OwnerSealing {
                 rows += try await reseal(sql, table: column.table, column: column.column, new: column.context, legacy: column.legacy)
             }
             for table in values.flatMap(\.emptiedTables) { try await sql.delete(from: table).run() }
-            try await sql.insert(into: "settings").columns("key", "value").values(SQLBind(Self.settingKey), SQLBind(Self.ownerBound))
-                .onConflict(with: ["key"]) { $0.set(excludedValueOf: "value") }.run()
+            try await SettingRow.write(Self.settingKey, Self.ownerBound, on: sql)
             return rows
         }
         if files + rows > 0 {

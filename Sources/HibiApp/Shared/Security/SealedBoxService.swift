@@ -121,9 +121,7 @@ public struct KeyCheck: Sendable {
     }
 
     public func verifyOrRecord() async throws {
-        let row = try await database.sql.select().column("value").from("settings")
-            .where("key", .equal, Self.settingKey).first()
-        if let stored = try row?.decode(column: "value", as: String.self) {
+        if let stored = try await SettingRow.value(Self.settingKey, on: database.sql) {
             guard let data = Data(base64Encoded: stored) else { throw EncryptionError.wrongKey }
             _ = try box.open(data, context: Self.context)
             return
@@ -131,11 +129,8 @@ public struct KeyCheck: Sendable {
         let sealed = try box.seal(Data("hibi".utf8), context: Self.context).base64EncodedString()
         // Insert-if-absent, then check what the database holds: of two instances starting at once on an
         // empty database one row wins, and an instance with a different key is refused like any other.
-        try await database.sql.raw("""
-            INSERT INTO settings (key, value) VALUES (\(bind: Self.settingKey), \(bind: sealed)) ON CONFLICT (key) DO NOTHING
-            """).run()
-        let stored = try await database.sql.select().column("value").from("settings").where("key", .equal, Self.settingKey).first()
-        guard let text = try stored?.decode(column: "value", as: String.self), let data = Data(base64Encoded: text) else {
+        try await SettingRow.write(Self.settingKey, sealed, on: database.sql, keepExisting: true)
+        guard let text = try await SettingRow.value(Self.settingKey, on: database.sql), let data = Data(base64Encoded: text) else {
             throw EncryptionError.wrongKey
         }
         _ = try box.open(data, context: Self.context)

@@ -28,8 +28,7 @@ public final class MapTileServer: Sendable {
         }
         let stored: String?
         do {
-            stored = try await database.sql.select().column("value").from("settings").where("key", .equal, Self.settingKey)
-                .first().map { try $0.decode(column: "value", as: String.self) }
+            stored = try await SettingRow.value(Self.settingKey, on: database.sql)
         } catch {
             // A failed read keeps what was known (or no tiles): it must never turn tiles on.
             return cache.withLock { $0?.url } ?? ""
@@ -43,10 +42,7 @@ public final class MapTileServer: Sendable {
     /// that is not a tile template.
     public func choose(_ raw: String, now: Date) async throws -> String {
         guard let url = Self.template(raw) else { throw MapTileError.invalid }
-        try await database.sql.raw("""
-            INSERT INTO settings (key, value) VALUES (\(bind: Self.settingKey), \(bind: url))
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value
-            """).run()
+        try await SettingRow.write(Self.settingKey, url, on: database.sql)
         cache.withLock { $0 = (url, now) }
         return url
     }

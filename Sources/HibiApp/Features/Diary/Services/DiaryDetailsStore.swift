@@ -11,8 +11,8 @@ public struct DiaryDetailsStore: Sendable {
 
     public func save(_ details: ForeignDetails, userID: String, entryID: String, now: Date) async throws {
         let sealed = try box.seal(try JSONEncoder().encode(details), context: Self.context(userID: userID, entryID))
-        try await database.sql.insert(into: "diary_entry_details").columns("entry_id", "user_id", "details_sealed", "created_at")
-            .values(SQLBind(entryID), SQLBind(userID), SQLBind(sealed), SQLBind(UnixTime(now).seconds))
+        try await DiaryEntryDetailsRow.insert([DiaryEntryDetailsRow(entryID: entryID, userID: userID, detailsSealed: sealed,
+                                                                    createdAt: UnixTime(now).seconds)], into: database.sql)
             .onConflict(with: ["entry_id"]) { $0.set(excludedValueOf: "details_sealed") }.run()
     }
 
@@ -25,11 +25,10 @@ public struct DiaryDetailsStore: Sendable {
         var result: [String: ForeignDetails] = [:]
         for start in stride(from: 0, to: entryIDs.count, by: 500) {
             let ids = Array(entryIDs[start..<min(start + 500, entryIDs.count)])
-            for row in try await database.sql.select().columns("entry_id", "details_sealed").from("diary_entry_details")
-                .where("user_id", .equal, userID).where("entry_id", .in, ids).all() {
-                let id = try row.decode(column: "entry_id", as: String.self)
-                let sealed = try row.decode(column: "details_sealed", as: Data.self)
-                result[id] = try JSONDecoder().decode(ForeignDetails.self, from: try box.open(sealed, context: Self.context(userID: userID, id)))
+            for row in try await DiaryEntryDetailsRow.select(database.sql)
+                .where("user_id", .equal, userID).where("entry_id", .in, ids).all(decoding: DiaryEntryDetailsRow.self) {
+                result[row.entryID] = try JSONDecoder().decode(ForeignDetails.self,
+                                                               from: try box.open(row.detailsSealed, context: Self.context(userID: userID, row.entryID)))
             }
         }
         return result

@@ -28,11 +28,8 @@ public struct DiaryImportJob: Sendable, Equatable {
     public var finishedAt: Date?
 }
 
-/// The jobs' rows. The report is sealed like the diary (it names entries and photo files), bound to its job.
-public struct DiaryImportJobStore: Sendable {
-    let database: Database
-    let box: SealedBoxService
-
+/// Diary imports that outlive their request (`DiaryImportJobStore`).
+enum DiaryImportJobSchema {
     static let migration = Migration(version: 32, name: "diary-import-jobs") { sql, _ in
         try await sql.create(table: "diary_import_jobs")
             .column("id", type: .text, .primaryKey(autoIncrement: false))
@@ -51,6 +48,12 @@ public struct DiaryImportJobStore: Sendable {
             .run()
         try await sql.create(index: "diary_import_jobs_user").on("diary_import_jobs").column("user_id").run()
     }
+}
+
+/// The jobs' rows. The report is sealed like the diary (it names entries and photo files), bound to its job.
+public struct DiaryImportJobStore: Sendable {
+    let database: Database
+    let box: SealedBoxService
 
     static func context(userID: String, _ id: String) -> String { "diary-import-job:\(userID):\(id)" }
 

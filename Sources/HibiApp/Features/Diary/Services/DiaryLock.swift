@@ -16,15 +16,15 @@ public struct DiaryLock: Sendable {
     }
 
     public func lockMinutes(userID: String) async throws -> Int {
-        let row = try await database.sql.select().column("lock_minutes").from("diary_settings").where("user_id", .equal, userID).first()
-        return try row.map { Int(try $0.decode(column: "lock_minutes", as: Int64.self)) } ?? Self.defaultLockMinutes
+        let row = try await DiarySettingsRow.select(database.sql).where("user_id", .equal, userID).first(decoding: DiarySettingsRow.self)
+        return row.map { Int(clamping: $0.lockMinutes) } ?? Self.defaultLockMinutes
     }
 
     public func setLockMinutes(userID: String, minutes: Int) async throws {
         guard (1...24 * 60).contains(minutes) else {
             throw RequestError.invalidField("lock_minutes", Text(en: "must be 1-1440 minutes", ja: "1〜1440分にしてください"))
         }
-        try await database.sql.insert(into: "diary_settings").columns("user_id", "lock_minutes").values(SQLBind(userID), SQLBind(Int64(minutes)))
+        try await DiarySettingsRow.insert([DiarySettingsRow(userID: userID, lockMinutes: Int64(minutes))], into: database.sql)
             .onConflict(with: ["user_id"]) { $0.set(excludedValueOf: "lock_minutes") }.run()
     }
 

@@ -1,7 +1,7 @@
 import SQLKit
 
-extension Schema {
-    static let diary = Migration(version: 5, name: "diary") { sql, _ in
+enum DiarySchema {
+    static let migration = Migration(version: 5, name: "diary") { sql, _ in
         try await sql.create(table: "diary_entries")
             .column("id", type: .text, .primaryKey(autoIncrement: false))
             .column("user_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
@@ -41,12 +41,10 @@ extension Schema {
             .column("lock_minutes", type: .bigint, .notNull)
             .run()
     }
-}
 
-extension Schema {
     /// Covering indexes, measured on 100k entries: statistics group by mood and the search index's
     /// change check read only the index instead of fetching every row (hundreds of milliseconds each before).
-    static let diaryIndexes = Migration(version: 6, name: "diary-indexes") { sql, _ in
+    static let indexes = Migration(version: 6, name: "diary-indexes") { sql, _ in
         try await sql.create(index: "diary_entries_user_mood_date").on("diary_entries")
             .column("user_id").column("confirmed_mood").column("entry_at").run()
         try await sql.create(index: "diary_entries_user_updated").on("diary_entries")

@@ -39,17 +39,14 @@ public struct DiaryStore: Sendable {
     /// All or nothing: several entries (an import) go in one transaction.
     public func insert(_ entries: [DiaryEntry]) async throws {
         let rows = try entries.map { entry in
-            (entry, try box.sealString(entry.text, context: Self.textContext(userID: entry.userID, entry.id)),
-             try entry.moodScores.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) })
+            (entry, DiaryEntryRow(id: entry.id, userID: entry.userID, entryAt: Self.seconds(entry.date),
+                                  textSealed: try box.sealString(entry.text, context: Self.textContext(userID: entry.userID, entry.id)),
+                                  moodScores: try Self.scoresText(entry.moodScores), confirmedMood: entry.confirmedMood?.rawValue,
+                                  hasPhoto: !entry.photos.isEmpty, createdAt: Self.seconds(entry.createdAt), updatedAt: Self.seconds(entry.updatedAt)))
         }
         try await database.transaction { sql in
-            for (entry, sealed, scores) in rows {
-                try await sql.insert(into: "diary_entries")
-                    .columns("id", "user_id", "entry_at", "text_sealed", "mood_scores", "confirmed_mood", "has_photo", "created_at", "updated_at")
-                    .values(SQLBind(entry.id), SQLBind(entry.userID), SQLBind(Int64(saturating: entry.date.timeIntervalSince1970)), SQLBind(sealed),
-                            SQLBind(scores), SQLBind(entry.confirmedMood?.rawValue), SQLBind(!entry.photos.isEmpty),
-                            SQLBind(Int64(saturating: entry.createdAt.timeIntervalSince1970)), SQLBind(Int64(saturating: entry.updatedAt.timeIntervalSince1970)))
-                    .run()
+            for (entry, row) in rows {
+                try await DiaryEntryRow.insert([row], into: sql).run()
                 try await Self.writeTags(sql, entryID: entry.id, userID: entry.userID, tags: entry.tags)
                 try await Self.writePhotos(sql, entry: entry)
             }
@@ -59,15 +56,15 @@ public struct DiaryStore: Sendable {
 
     public func update(_ entry: DiaryEntry) async throws {
         let sealed = try box.sealString(entry.text, context: Self.textContext(userID: entry.userID, entry.id))
-        let scores = try entry.moodScores.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        let scores = try Self.scoresText(entry.moodScores)
         try await database.transaction { sql in
             try await sql.update("diary_entries")
-                .set("entry_at", to: Int64(saturating: entry.date.timeIntervalSince1970))
+                .set("entry_at", to: Self.seconds(entry.date))
                 .set("text_sealed", to: sealed)
                 .set("mood_scores", to: scores)
                 .set("confirmed_mood", to: entry.confirmedMood?.rawValue)
                 .set("has_photo", to: !entry.photos.isEmpty)
-                .set("updated_at", to: Int64(saturating: entry.updatedAt.timeIntervalSince1970))
+                .set("updated_at", to: Self.seconds(entry.updatedAt))
                 .where("id", .equal, entry.id).where("user_id", .equal, entry.userID)
                 .run()
             try await sql.delete(from: "diary_tags").where("entry_id", .equal, entry.id).run()
@@ -83,10 +80,8 @@ public struct DiaryStore: Sendable {
         if !entry.photos.isEmpty { removal = removal.where("id", .notIn, entry.photos.map(\.id)) }
         try await removal.run()
         for (position, photo) in entry.photos.enumerated() {
-            try await sql.insert(into: "diary_photos")
-                .columns("id", "entry_id", "user_id", "position", "has_face", "mood_source", "created_at")
-                .values(SQLBind(photo.id), SQLBind(entry.id), SQLBind(entry.userID), SQLBind(Int64(position)), SQLBind(photo.hasFace),
-                        SQLBind(photo.moodSource), SQLBind(Int64(saturating: entry.updatedAt.timeIntervalSince1970)))
+            try await DiaryPhotoRow.insert([DiaryPhotoRow(id: photo.id, entryID: entry.id, userID: entry.userID, position: Int64(position),
+                                                          hasFace: photo.hasFace, moodSource: photo.moodSource, createdAt: seconds(entry.updatedAt))], into: sql)
                 .onConflict(with: ["id"]) { $0.set(excludedValueOf: "position").set(excludedValueOf: "has_face").set(excludedValueOf: "mood_source") }
                 .run()
         }
@@ -94,8 +89,7 @@ public struct DiaryStore: Sendable {
 
     static func writeTags(_ sql: any SQLDatabase, entryID: String, userID: String, tags: [String]) async throws {
         for tag in tags {
-            try await sql.insert(into: "diary_tags").columns("entry_id", "user_id", "tag", "tag_key")
-                .values(SQLBind(entryID), SQLBind(userID), SQLBind(tag), SQLBind(tag.lowercased())).run()
+            try await DiaryTagRow.insert([DiaryTagRow(entryID: entryID, userID: userID, tag: tag, tagKey: tag.lowercased())], into: sql).run()
         }
     }
 
@@ -119,7 +113,7 @@ public struct DiaryStore: Sendable {
     }
 
     public func find(id: String, userID: String) async throws -> DiaryEntry? {
-        guard let row = try await baseSelect(userID: userID).where("id", .equal, id).first() else { return nil }
+        guard let row = try await baseSelect(userID: userID).where("id", .equal, id).first(decoding: DiaryEntryRow.self) else { return nil }
         return try await decode([row]).first
     }
 
@@ -128,7 +122,7 @@ public struct DiaryStore: Sendable {
             .from("diary_entries").where("user_id", .equal, userID), userID: userID).first()
         let total = try count?.decode(column: "n", as: Int.self) ?? 0
         let rows = try await apply(filter, to: baseSelect(userID: userID), userID: userID)
-            .orderBy("entry_at", .descending).orderBy("id").limit(limit).offset(offset).all()
+            .orderBy("entry_at", .descending).orderBy("id").limit(limit).offset(offset).all(decoding: DiaryEntryRow.self)
         return (try await decode(rows), total)
     }
 
@@ -138,9 +132,9 @@ public struct DiaryStore: Sendable {
         // Looked up by primary key alone and the owner checked here: with `user_id = ?` in the query,
         // SQLite (without statistics) walks the user's whole date index and fetches every row to find a
         // handful of ids — 100k page reads per search page on a large diary.
-        let rows = try await database.sql.select().columns(Self.entryColumns).from("diary_entries").where("id", .in, ids)
-            .orderBy("entry_at", .descending).all()
-            .filter { (try? $0.decode(column: "user_id", as: String.self)) == userID }
+        let rows = try await DiaryEntryRow.select(database.sql).where("id", .in, ids)
+            .orderBy("entry_at", .descending).all(decoding: DiaryEntryRow.self)
+            .filter { $0.userID == userID }
         return try await decode(rows)
     }
 
@@ -155,7 +149,7 @@ public struct DiaryStore: Sendable {
                 })
             }
             return group
-        }).orderBy("entry_at", .descending).limit(limit).all()
+        }).orderBy("entry_at", .descending).limit(limit).all(decoding: DiaryEntryRow.self)
         return try await decode(rows)
     }
 
@@ -235,10 +229,15 @@ public struct DiaryStore: Sendable {
             """).all().map { (try $0.decode(column: "tag", as: String.self), try $0.decode(column: "n", as: Int.self)) }
     }
 
-    static let entryColumns = ["id", "user_id", "entry_at", "text_sealed", "mood_scores", "confirmed_mood", "has_photo", "created_at", "updated_at"]
-
     func baseSelect(userID: String) -> SQLSelectBuilder {
-        database.sql.select().columns(Self.entryColumns).from("diary_entries").where("user_id", .equal, userID)
+        DiaryEntryRow.select(database.sql).where("user_id", .equal, userID)
+    }
+
+    static func seconds(_ date: Date) -> Int64 { Int64(saturating: date.timeIntervalSince1970) }
+
+    /// Mood scores as the JSON text `mood_scores` holds.
+    static func scoresText(_ scores: MoodScores?) throws -> String? {
+        try scores.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
     }
 
     func apply(_ filter: Filter, to query: SQLSelectBuilder, userID: String) -> SQLSelectBuilder {
@@ -253,34 +252,29 @@ public struct DiaryStore: Sendable {
         return query
     }
 
-    func decode(_ rows: [any SQLRow]) async throws -> [DiaryEntry] {
+    /// The entries of these rows, their text opened, with their tags and photos.
+    func decode(_ rows: [DiaryEntryRow]) async throws -> [DiaryEntry] {
         guard !rows.isEmpty else { return [] }
-        let ids = try rows.map { try $0.decode(column: "id", as: String.self) }
+        let ids = rows.map(\.id)
         var tags: [String: [String]] = [:]
-        for row in try await database.sql.select().columns("entry_id", "tag").from("diary_tags").where("entry_id", .in, ids).orderBy("tag").all() {
-            tags[try row.decode(column: "entry_id", as: String.self), default: []].append(try row.decode(column: "tag", as: String.self))
+        for row in try await DiaryTagRow.select(database.sql).where("entry_id", .in, ids).orderBy("tag").all(decoding: DiaryTagRow.self) {
+            tags[row.entryID, default: []].append(row.tag)
         }
         var photos: [String: [DiaryPhoto]] = [:]
-        for row in try await database.sql.select().columns("id", "entry_id", "has_face", "mood_source").from("diary_photos")
-            .where("entry_id", .in, ids).orderBy("position").all() {
-            photos[try row.decode(column: "entry_id", as: String.self), default: []].append(DiaryPhoto(
-                id: try row.decode(column: "id", as: String.self), hasFace: try row.decode(column: "has_face", as: Bool.self),
-                moodSource: try row.decode(column: "mood_source", as: Bool.self)))
+        for row in try await DiaryPhotoRow.select(database.sql).where("entry_id", .in, ids).orderBy("position").all(decoding: DiaryPhotoRow.self) {
+            photos[row.entryID, default: []].append(row.photo)
         }
         return try rows.map { row in
-            let id = try row.decode(column: "id", as: String.self)
-            let owner = try row.decode(column: "user_id", as: String.self)
-            let scores = try row.decode(column: "mood_scores", as: String?.self).map { try JSONDecoder().decode(MoodScores.self, from: Data($0.utf8)) }
-            return DiaryEntry(
-                id: id, userID: owner,
-                date: try row.date("entry_at"),
-                text: try box.openString(try row.decode(column: "text_sealed", as: Data.self), context: Self.textContext(userID: owner, id)),
-                tags: tags[id] ?? [], moodScores: scores,
-                confirmedMood: try row.decode(column: "confirmed_mood", as: String?.self).flatMap(Mood.init(rawValue:)),
-                hasPhoto: try row.decode(column: "has_photo", as: Bool.self),
-                createdAt: try row.date("created_at"),
-                updatedAt: try row.date("updated_at"),
-                photos: photos[id] ?? []
+            DiaryEntry(
+                id: row.id, userID: row.userID,
+                date: UnixTime(seconds: row.entryAt).date,
+                text: try box.openString(row.textSealed, context: Self.textContext(userID: row.userID, row.id)),
+                tags: tags[row.id] ?? [], moodScores: try row.moodScores.map { try JSONDecoder().decode(MoodScores.self, from: Data($0.utf8)) },
+                confirmedMood: row.confirmedMood.flatMap(Mood.init(rawValue:)),
+                hasPhoto: row.hasPhoto,
+                createdAt: UnixTime(seconds: row.createdAt).date,
+                updatedAt: UnixTime(seconds: row.updatedAt).date,
+                photos: photos[row.id] ?? []
             )
         }
     }

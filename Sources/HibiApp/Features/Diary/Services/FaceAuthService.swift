@@ -103,10 +103,9 @@ public struct FaceAuthService: Sendable {
         let seconds = Int64(saturating: now.timeIntervalSince1970)
         try await database.sql.delete(from: "face_liveness_challenges").where("expires_at", .lessThan, seconds - 3600).run()
         try await database.sql.delete(from: "face_frame_digests").where("seen_at", .lessThan, seconds - Self.digestMemory).run()
-        try await database.sql.insert(into: "face_liveness_challenges")
-            .columns("id", "user_id", "state_sealed", "revision", "expires_at")
-            .values(SQLBind(id), SQLBind(userID), SQLBind(try seal(state, userID: userID, id: id)), SQLBind(Int64(0)), SQLBind(Int64(saturating: expiresAt.timeIntervalSince1970)))
-            .run()
+        try await FaceLivenessChallengeRow.insert([FaceLivenessChallengeRow(
+            id: id, userID: userID, stateSealed: try seal(state, userID: userID, id: id), revision: 0, inFlightSince: nil,
+            expiresAt: Int64(saturating: expiresAt.timeIntervalSince1970), finishedAt: nil)], into: database.sql).run()
         return FaceChallenge(id: id, state: state, expiresAt: expiresAt)
     }
 
@@ -122,8 +121,8 @@ public struct FaceAuthService: Sendable {
 
         // A byte-identical frame was sent before: a recording of an earlier attempt, not a camera.
         let digest = Hex.string(SHA256.hash(data: frame))
-        let fresh = try await database.sql.insert(into: "face_frame_digests").columns("user_id", "digest", "seen_at")
-            .values(SQLBind(userID), SQLBind(digest), SQLBind(Int64(saturating: arrivedAt.timeIntervalSince1970)))
+        let fresh = try await FaceFrameDigestRow.insert([FaceFrameDigestRow(userID: userID, digest: digest,
+                                                                            seenAt: Int64(saturating: arrivedAt.timeIntervalSince1970))], into: database.sql)
             .ignoringConflicts(with: ["user_id", "digest"]).returning("digest").all().count
         if fresh == 0 { try await fail(userID: userID, challengeID: challengeID, reason: .replayedFrame, now: arrivedAt) }
 
@@ -169,16 +168,15 @@ public struct FaceAuthService: Sendable {
             .where("id", .equal, challengeID).where("user_id", .equal, userID)
             .where("in_flight_since", .is, SQLLiteral.null).where("finished_at", .is, SQLLiteral.null)
             .where("expires_at", .greaterThanOrEqual, seconds)
-            .returning("state_sealed", "revision", "expires_at").first()
+            .returning(FaceLivenessChallengeRow.columns).first(decoding: FaceLivenessChallengeRow.self)
         if let claimed {
-            let state = try open(try claimed.decode(column: "state_sealed", as: Data.self), userID: userID, id: challengeID)
-            return (state, try claimed.decode(column: "revision", as: Int64.self),
-                    try claimed.date("expires_at"))
+            let state = try open(claimed.stateSealed, userID: userID, id: challengeID)
+            return (state, claimed.revision, UnixTime(seconds: claimed.expiresAt).date)
         }
-        guard let row = try await database.sql.select().columns("in_flight_since", "expires_at", "finished_at").from("face_liveness_challenges")
-            .where("id", .equal, challengeID).where("user_id", .equal, userID).first(),
-            try row.decode(column: "finished_at", as: Int64?.self) == nil else { throw FaceAuthError.challengeUnknown }
-        if try row.decode(column: "expires_at", as: Int64.self) < seconds {
+        guard let row = try await FaceLivenessChallengeRow.select(database.sql)
+            .where("id", .equal, challengeID).where("user_id", .equal, userID).first(decoding: FaceLivenessChallengeRow.self),
+            row.finishedAt == nil else { throw FaceAuthError.challengeUnknown }
+        if row.expiresAt < seconds {
             try await fail(userID: userID, challengeID: challengeID, reason: .challengeExpired, now: arrivedAt, countsAsFailure: false)
         }
         // Another frame of this challenge is being analysed: frames sent at once, not one by one from a camera.

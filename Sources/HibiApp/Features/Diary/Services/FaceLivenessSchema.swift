@@ -1,12 +1,12 @@
 import SQLKit
 
-extension Schema {
+enum FaceLivenessSchema {
     /// Face unlock as an interactive challenge: the state of each challenge (sealed: it holds landmarks
     /// and distances), a claim that lets one frame at a time be analysed, and the digests of frames
     /// already seen so a recording of an earlier attempt cannot be sent again. The old one-shot
     /// challenge table goes: its rows are useless to the new protocol. Also each user's resting-face
     /// mood baseline from enrollment (sealed) and whether moods are read against it.
-    static let faceLiveness = Migration(version: 20, name: "face-liveness-challenge") { sql, _ in
+    static let migration = Migration(version: 20, name: "face-liveness-challenge") { sql, _ in
         try await sql.drop(table: "face_challenges").ifExists().run()
         try await sql.create(table: "face_liveness_challenges")
             .column("id", type: .text, .primaryKey(autoIncrement: false))

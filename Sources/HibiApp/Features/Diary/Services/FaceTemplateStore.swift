@@ -22,23 +22,20 @@ public struct FaceTemplateStore: Sendable {
 
     /// Replaces the user's templates in one transaction: a failed re-enrollment keeps the old face.
     public func replace(userID: String, embeddings: [[Float]], now: Date) async throws {
-        let rows = try embeddings.map { embedding -> (String, Data) in
+        let rows = try embeddings.map { embedding -> FaceTemplateRow in
             let id = UUID().uuidString.lowercased()
-            return (id, try box.seal(Self.encode(embedding), context: Self.context(userID: userID, id)))
+            return FaceTemplateRow(id: id, userID: userID, embeddingSealed: try box.seal(Self.encode(embedding), context: Self.context(userID: userID, id)),
+                                   createdAt: Int64(saturating: now.timeIntervalSince1970))
         }
         try await database.transaction { sql in
             try await sql.delete(from: "face_templates").where("user_id", .equal, userID).run()
-            for (id, sealed) in rows {
-                try await sql.insert(into: "face_templates").columns("id", "user_id", "embedding_sealed", "created_at")
-                    .values(SQLBind(id), SQLBind(userID), SQLBind(sealed), SQLBind(Int64(saturating: now.timeIntervalSince1970))).run()
-            }
+            for row in rows { try await FaceTemplateRow.insert([row], into: sql).run() }
         }
     }
 
     public func embeddings(userID: String) async throws -> [[Float]] {
-        try await database.sql.select().columns("id", "embedding_sealed").from("face_templates").where("user_id", .equal, userID).all().map { row in
-            let id = try row.decode(column: "id", as: String.self)
-            return Self.decode(try box.open(try row.decode(column: "embedding_sealed", as: Data.self), context: Self.context(userID: userID, id)))
+        try await FaceTemplateRow.select(database.sql).where("user_id", .equal, userID).all(decoding: FaceTemplateRow.self).map { row in
+            Self.decode(try box.open(row.embeddingSealed, context: Self.context(userID: userID, row.id)))
         }
     }
 

@@ -59,13 +59,13 @@ public struct MoodBaselineStore: Sendable {
     static func context(_ userID: String) -> String { "mood-baseline:" + userID }
 
     public func baseline(userID: String) async throws -> Baseline? {
-        guard let row = try await database.sql.select().columns("scores_sealed", "enabled").from("face_mood_baselines")
-            .where("user_id", .equal, userID).first() else { return nil }
-        let opened = try box.open(try row.decode(column: "scores_sealed", as: Data.self), context: Self.context(userID))
+        guard let row = try await FaceMoodBaselineRow.select(database.sql)
+            .where("user_id", .equal, userID).first(decoding: FaceMoodBaselineRow.self) else { return nil }
+        let opened = try box.open(row.scoresSealed, context: Self.context(userID))
         let decoded = (try? JSONDecoder().decode([String: Double].self, from: opened)) ?? [:]
         var scores: [Mood: Double] = [:]
         for (key, value) in decoded { if let mood = Mood(rawValue: key), value.isFinite { scores[mood] = value } }
-        return Baseline(scores: scores, enabled: try row.decode(column: "enabled", as: Bool.self))
+        return Baseline(scores: scores, enabled: row.enabled)
     }
 
     /// Replaces the baseline at enrollment; a new enrollment keeps the user's on/off choice.
@@ -73,8 +73,7 @@ public struct MoodBaselineStore: Sendable {
         let enabled = try await baseline(userID: userID)?.enabled ?? true
         let sealed = try box.seal(try JSONEncoder().encode(Dictionary(uniqueKeysWithValues: scores.map { ($0.key.rawValue, $0.value) })),
                                   context: Self.context(userID))
-        try await database.sql.insert(into: "face_mood_baselines").columns("user_id", "scores_sealed", "enabled")
-            .values(SQLBind(userID), SQLBind(sealed), SQLBind(enabled))
+        try await FaceMoodBaselineRow.insert([FaceMoodBaselineRow(userID: userID, scoresSealed: sealed, enabled: enabled)], into: database.sql)
             .onConflict(with: ["user_id"]) { $0.set(excludedValueOf: "scores_sealed").set(excludedValueOf: "enabled") }.run()
     }
 

@@ -383,15 +383,23 @@ struct VideoLibraryScanService: Service {
 
     func run() async throws {
         while videos.hasLibrary && !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                _ = try await videos.scanLibrary(now: clock.now())
-            } catch {
-                videos.logger.error("video library scan failed", metadata: ["error": "\(String(describing: error).prefix(200))"])
-            }
+            await pass()
             guard interval > 0 else { break }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(interval)) }
         }
         try? await gracefulShutdown()
+    }
+
+    /// One scan at the clock's time, what `run` does every `interval`; callable outside a ServiceGroup (`run`
+    /// ends by waiting for the group's shutdown, which never comes without one).
+    @discardableResult
+    func pass() async -> ScanResponse? {
+        do {
+            return try await videos.scanLibrary(now: clock.now())
+        } catch {
+            videos.logger.error("video library scan failed", metadata: ["error": "\(String(describing: error).prefix(200))"])
+            return nil
+        }
     }
 }
 

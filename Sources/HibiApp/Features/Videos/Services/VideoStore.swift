@@ -17,16 +17,13 @@ public struct VideoStore: Sendable {
             """).first().map { try $0.decode(column: "total", as: Int64.self) } ?? 0
     }
 
-    static let videoColumns = ["id", "owner_id", "source", "file_path", "original_name", "size_bytes", "modified_ms", "duration_ms",
-                               "container", "video_codec", "audio_codec", "width", "height", "has_thumbnail", "has_captions", "created_at"]
-    static let dataColumns = ["title", "favorite", "rating", "tags", "last_played_at", "position_ms", "play_count", "played",
-                              "hidden_from_continue"]
-    static let joinedColumns = SQLRaw((videoColumns.map { "v.\($0)" } + dataColumns.map { "d.\($0)" }).joined(separator: ", "))
+    /// A video's columns beside the person's data about it (the two tables share no column name).
+    static let joinedColumns = SQLRaw(VideoRow.qualifiedColumns("v") + ", " + VideoUserDataRow.qualifiedColumns("d"))
 
     // MARK: videos
 
     public func insert(_ video: Video, on sql: (any SQLDatabase)? = nil) async throws {
-        try await (sql ?? database.sql).insert(into: "videos").columns(Self.videoColumns).values(Self.binds(video)).run()
+        try await VideoRow.insert([VideoRow(video)], into: sql ?? database.sql).run()
     }
 
     /// New facts about a library file that changed on disk; user data stays.
@@ -35,7 +32,7 @@ public struct VideoStore: Sendable {
             .set("original_name", to: video.originalName)
             .set("size_bytes", to: video.sizeBytes)
             .set("modified_ms", to: video.modifiedMillis)
-            .set("duration_ms", to: video.media.durationSeconds.map { Int64(saturating: ($0 * 1000).rounded()) })
+            .set("duration_ms", to: VideoRow.millis(video.media.durationSeconds))
             .set("container", to: video.media.container)
             .set("video_codec", to: video.media.videoCodec)
             .set("audio_codec", to: video.media.audioCodec)
@@ -61,8 +58,8 @@ public struct VideoStore: Sendable {
     }
 
     public func libraryVideos() async throws -> [Video] {
-        try await database.sql.select().columns(Self.videoColumns.map { SQLIdentifier($0) }).from("videos")
-            .where("source", .equal, VideoSource.library.rawValue).all().map(Self.decodeVideo)
+        try await VideoRow.select(database.sql).where("source", .equal, VideoSource.library.rawValue)
+            .all(decoding: VideoRow.self).map(\.video)
     }
 
     /// A video the user may see, with their data; nil both for made-up ids and for other users' uploads.
@@ -107,10 +104,9 @@ public struct VideoStore: Sendable {
     }
 
     public func tags(userID: String) async throws -> [String] {
-        let rows = try await database.sql.select().column("tags").from("video_user_data")
-            .where("user_id", .equal, userID).where("tags", .notEqual, "").all()
-        let all = try rows.flatMap { VideoRules.decodeTags(try $0.decode(column: "tags", as: String.self)) }
-        return Array(Set(all)).sorted()
+        let rows = try await VideoUserDataRow.select(database.sql)
+            .where("user_id", .equal, userID).where("tags", .notEqual, "").all(decoding: VideoUserDataRow.self)
+        return Array(Set(rows.flatMap(\.data.tags))).sorted()
     }
 
     func visible(userID: String) -> SQLSelectBuilder {
@@ -123,24 +119,19 @@ public struct VideoStore: Sendable {
 
     // MARK: per-user data
 
-    /// Reads the user's data (defaults when none), applies `change`, and writes it back in one transaction.
+    /// Reads the user's data (defaults when none), applies `change`, and writes it back in one transaction:
+    /// the table's one write, an insert that updates the row the person already has.
     @discardableResult
     public func updateData(userID: String, videoID: String,
                            _ change: @escaping @Sendable (inout VideoUserData) throws -> Void) async throws -> VideoUserData {
         try await database.transaction { sql in
-            let row = try await sql.select().columns(Self.dataColumns.map { SQLIdentifier($0) }).from("video_user_data")
-                .where("user_id", .equal, userID).where("video_id", .equal, videoID).first()
-            var data = try row.map(Self.decodeData) ?? VideoUserData()
+            let row = try await VideoUserDataRow.select(sql).where("user_id", .equal, userID).where("video_id", .equal, videoID)
+                .first(decoding: VideoUserDataRow.self)
+            var data = row?.data ?? VideoUserData()
             try change(&data)
-            if row == nil {
-                try await sql.insert(into: "video_user_data").columns(["user_id", "video_id"] + Self.dataColumns)
-                    .values([SQLBind(userID), SQLBind(videoID)] + Self.binds(data)).run()
-            } else {
-                let values = Self.binds(data)
-                var update = sql.update("video_user_data")
-                for (column, value) in zip(Self.dataColumns, values) { update = update.set(SQLIdentifier(column), to: value) }
-                try await update.where("user_id", .equal, userID).where("video_id", .equal, videoID).run()
-            }
+            let changed = VideoUserDataRow(userID: userID, videoID: videoID, data)
+            try await VideoUserDataRow.insert([changed], into: sql)
+                .onConflict(with: ["user_id", "video_id"]) { try $0.set(excludedContentOf: changed, nilEncodingStrategy: .asNil) }.run()
             return data
         }
     }
@@ -148,16 +139,10 @@ public struct VideoStore: Sendable {
     // MARK: playlists
 
     public func playlists(userID: String) async throws -> [Playlist] {
-        let rows = try await database.sql.select().columns("id", "name", "created_at", "updated_at").from("video_playlists")
-            .where("user_id", .equal, userID).orderBy("name").all()
+        let rows = try await VideoPlaylistRow.select(database.sql).where("user_id", .equal, userID).orderBy("name")
+            .all(decoding: VideoPlaylistRow.self)
         var result: [Playlist] = []
-        for row in rows {
-            let id = try row.decode(column: "id", as: String.self)
-            result.append(Playlist(id: id, name: try row.decode(column: "name", as: String.self),
-                                   videoIDs: try await itemIDs(playlistID: id, on: database.sql),
-                                   createdAt: Self.date(try row.decode(column: "created_at", as: Int64.self)),
-                                   updatedAt: Self.date(try row.decode(column: "updated_at", as: Int64.self))))
-        }
+        for row in rows { result.append(row.playlist(videoIDs: try await itemIDs(playlistID: row.id, on: database.sql))) }
         return result
     }
 
@@ -166,23 +151,20 @@ public struct VideoStore: Sendable {
     }
 
     func playlist(id: String, userID: String, on sql: any SQLDatabase) async throws -> Playlist? {
-        guard let row = try await sql.select().columns("id", "name", "created_at", "updated_at").from("video_playlists")
-            .where("id", .equal, id).where("user_id", .equal, userID).first() else { return nil }
-        return Playlist(id: id, name: try row.decode(column: "name", as: String.self),
-                        videoIDs: try await itemIDs(playlistID: id, on: sql),
-                        createdAt: Self.date(try row.decode(column: "created_at", as: Int64.self)),
-                        updatedAt: Self.date(try row.decode(column: "updated_at", as: Int64.self)))
+        guard let row = try await VideoPlaylistRow.select(sql).where("id", .equal, id).where("user_id", .equal, userID)
+            .first(decoding: VideoPlaylistRow.self) else { return nil }
+        return row.playlist(videoIDs: try await itemIDs(playlistID: id, on: sql))
     }
 
     func itemIDs(playlistID: String, on sql: any SQLDatabase) async throws -> [String] {
-        try await sql.select().column("video_id").from("video_playlist_items").where("playlist_id", .equal, playlistID)
-            .orderBy("position").all().map { try $0.decode(column: "video_id", as: String.self) }
+        try await VideoPlaylistItemRow.select(sql).where("playlist_id", .equal, playlistID)
+            .orderBy("position").all(decoding: VideoPlaylistItemRow.self).map(\.videoID)
     }
 
     public func createPlaylist(userID: String, name: String, now: Date) async throws -> Playlist {
         let playlist = Playlist(id: UUID().uuidString.lowercased(), name: name, videoIDs: [], createdAt: now, updatedAt: now)
-        try await database.sql.insert(into: "video_playlists").columns("id", "user_id", "name", "created_at", "updated_at")
-            .values(SQLBind(playlist.id), SQLBind(userID), SQLBind(name), SQLBind(Self.seconds(now)), SQLBind(Self.seconds(now))).run()
+        try await VideoPlaylistRow.insert([VideoPlaylistRow(id: playlist.id, userID: userID, name: name, createdAt: Self.seconds(now),
+                                                            updatedAt: Self.seconds(now))], into: database.sql).run()
         return playlist
     }
 
@@ -203,8 +185,8 @@ public struct VideoStore: Sendable {
 
     static func addItem(_ sql: any SQLDatabase, playlist: Playlist, videoID: String, now: Date) async throws {
         guard !playlist.videoIDs.contains(videoID) else { return }
-        try await sql.insert(into: "video_playlist_items").columns("playlist_id", "video_id", "position", "added_at")
-            .values(SQLBind(playlist.id), SQLBind(videoID), SQLBind(Int64(playlist.videoIDs.count)), SQLBind(seconds(now))).run()
+        try await VideoPlaylistItemRow.insert([VideoPlaylistItemRow(playlistID: playlist.id, videoID: videoID, position: Int64(playlist.videoIDs.count),
+                                                                    addedAt: seconds(now))], into: sql).run()
     }
 
     static func removeItem(_ sql: any SQLDatabase, playlist: Playlist, videoID: String) async throws {
@@ -245,62 +227,4 @@ public struct VideoStore: Sendable {
     }
 
     static func seconds(_ date: Date) -> Int64 { Int64(saturating: date.timeIntervalSince1970.rounded(.down)) }
-    static func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: Double(seconds)) }
-
-    static func binds(_ video: Video) -> [any SQLExpression] {
-        [SQLBind(video.id), SQLBind(video.ownerID), SQLBind(video.source.rawValue), SQLBind(video.filePath), SQLBind(video.originalName),
-         SQLBind(video.sizeBytes), SQLBind(video.modifiedMillis),
-         SQLBind(video.media.durationSeconds.map { Int64(saturating: ($0 * 1000).rounded()) }), SQLBind(video.media.container),
-         SQLBind(video.media.videoCodec), SQLBind(video.media.audioCodec), SQLBind(video.media.width.map(Int64.init)),
-         SQLBind(video.media.height.map(Int64.init)), SQLBind(video.hasThumbnail), SQLBind(video.hasCaptions),
-         SQLBind(seconds(video.createdAt))]
-    }
-
-    static func binds(_ data: VideoUserData) -> [any SQLExpression] {
-        [SQLBind(data.title), SQLBind(data.favorite), SQLBind(data.rating.map(Int64.init)), SQLBind(VideoRules.encodeTags(data.tags)),
-         SQLBind(data.lastPlayedAt.map(seconds)), SQLBind(Int64(saturating: (data.positionSeconds * 1000).rounded())),
-         SQLBind(Int64(data.playCount)), SQLBind(data.played), SQLBind(data.hiddenFromContinue)]
-    }
-
-    static func decodeVideo(_ row: any SQLRow) throws -> Video {
-        Video(
-            id: try row.decode(column: "id", as: String.self),
-            ownerID: try row.decode(column: "owner_id", as: String?.self),
-            source: VideoSource(rawValue: try row.decode(column: "source", as: String.self)) ?? .upload,
-            filePath: try row.decode(column: "file_path", as: String.self),
-            originalName: try row.decode(column: "original_name", as: String.self),
-            sizeBytes: try row.decode(column: "size_bytes", as: Int64.self),
-            modifiedMillis: try row.decode(column: "modified_ms", as: Int64.self),
-            media: MediaInfo(
-                durationSeconds: try row.decode(column: "duration_ms", as: Int64?.self).map { Double($0) / 1000 },
-                container: try row.decode(column: "container", as: String?.self),
-                videoCodec: try row.decode(column: "video_codec", as: String?.self),
-                audioCodec: try row.decode(column: "audio_codec", as: String?.self),
-                width: try row.decode(column: "width", as: Int64?.self).map(Int.init),
-                height: try row.decode(column: "height", as: Int64?.self).map(Int.init)),
-            hasThumbnail: try row.decode(column: "has_thumbnail", as: Bool.self),
-            hasCaptions: try row.decode(column: "has_captions", as: Bool.self),
-            createdAt: date(try row.decode(column: "created_at", as: Int64.self))
-        )
-    }
-
-    /// Data columns of a LEFT JOIN are all NULL when the user never touched the video.
-    static func decodeData(_ row: any SQLRow) throws -> VideoUserData {
-        var data = VideoUserData()
-        guard try row.decode(column: "position_ms", as: Int64?.self) != nil else { return data }
-        data.title = try row.decode(column: "title", as: String?.self)
-        data.favorite = try row.decode(column: "favorite", as: Bool?.self) ?? false
-        data.rating = try row.decode(column: "rating", as: Int64?.self).map(Int.init)
-        data.tags = VideoRules.decodeTags(try row.decode(column: "tags", as: String?.self) ?? "")
-        data.lastPlayedAt = try row.decode(column: "last_played_at", as: Int64?.self).map(date)
-        data.positionSeconds = Double(try row.decode(column: "position_ms", as: Int64?.self) ?? 0) / 1000
-        data.playCount = Int(try row.decode(column: "play_count", as: Int64?.self) ?? 0)
-        data.played = try row.decode(column: "played", as: Bool?.self) ?? false
-        data.hiddenFromContinue = try row.decode(column: "hidden_from_continue", as: Bool?.self) ?? false
-        return data
-    }
-
-    static func decodeItem(_ row: any SQLRow) throws -> VideoItem {
-        VideoItem(video: try decodeVideo(row), data: try decodeData(row))
-    }
 }

@@ -1,7 +1,7 @@
 import SQLKit
 
-extension Schema {
-    static let videos = Migration(version: 4, name: "videos") { sql, _ in
+enum VideosSchema {
+    static let migration = Migration(version: 4, name: "videos") { sql, _ in
         try await sql.create(table: "videos")
             .column("id", type: .text, .primaryKey(autoIncrement: false))
             // NULL for the shared library, which belongs to nobody and is visible to everybody.

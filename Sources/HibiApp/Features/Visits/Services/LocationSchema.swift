@@ -1,10 +1,10 @@
 import SQLKit
 
-extension Schema {
+enum LocationSchema {
     /// Raw location history per person (tracks, Takeout, phones), the stays found in it, and each
     /// person's stay settings. A point is the same point when person, second and position agree, so a
     /// file imported twice counts its points as duplicates.
-    static let locations = Migration(version: 23, name: "location-history") { sql, _ in
+    static let migration = Migration(version: 23, name: "location-history") { sql, _ in
         try await sql.create(table: "location_points")
             .column("user_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
             .column("recorded_at", type: .bigint, .notNull)

@@ -74,10 +74,7 @@ public final class VisitSigner: Sendable {
 
     /// The public key a database holds, read without creating one; nil when none was made yet.
     static func storedPublicKey(_ sql: any SQLDatabase, box: SealedBoxService) async throws -> String? {
-        guard let row = try await sql.select().column("sealed").from("instance_secrets").where("name", .equal, secretName).first() else {
-            return nil
-        }
-        let raw = try box.open(try row.decode(column: "sealed", as: Data.self), context: InstanceSecretStore.context(secretName))
+        guard let raw = try await InstanceSecretStore.read(secretName, on: sql, box: box) else { return nil }
         guard let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) else { throw EncryptionError.corrupted }
         return key.publicKey.rawRepresentation.base64EncodedString()
     }

@@ -1,6 +1,6 @@
 import SQLKit
 
-extension Schema {
+enum VisitsSchema {
     /// The head the webhook last acknowledged, kept to catch records cut off the end of the log.
     static let acknowledgedHead = Migration(version: 11, name: "visits-acknowledged-head") { sql, _ in
         try await sql.alter(table: "visit_chain_heads").column("webhook_seq", type: .bigint).run()
@@ -8,7 +8,7 @@ extension Schema {
     }
 
     /// Visits, their encrypted photos, and each user's signed chain of changes.
-    static let visits = Migration(version: 3, name: "visits") { sql, _ in
+    static let migration = Migration(version: 3, name: "visits") { sql, _ in
         try await sql.create(table: "visits")
             .column("id", type: .text, .primaryKey(autoIncrement: false))
             .column("user_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
