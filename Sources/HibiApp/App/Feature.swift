@@ -79,8 +79,8 @@ public struct Features: Sendable {
         backups = BackupFeature(platform: platform)
         // Journal iterates what the others offer it (Shared/Offers/Offers+Journal.swift), in the order shown.
         journal = JournalFeature(platform: platform, diary: diary, health: health, visits: visits, videos: videos,
-                                 setupState: SetupState(users: platform.users), searches: [diary, visits, videos, health],
-                                 gettingStarted: [diary, health, visits, videos])
+                                 setupState: SetupState(users: platform.users), diaryLock: diary.lock, searches: [diary, visits, videos, health],
+                                 gettingStarted: [diary, health, visits, videos], dayPages: [diary, health, visits, videos])
     }
 
     public var all: [any Feature] { [accounts, diary, health, visits, videos, backups, journal] }

@@ -1,7 +1,28 @@
 import Foundation
 import Hummingbird
 
-// The diary's side of the protocols in Shared/Offers (what it adds to Journal's search and checklist).
+// The diary's side of the protocols in Shared/Offers (what it adds to Journal's search, checklist and day page).
+extension DiaryLock: DiaryOpenCheck {}
+
+extension DiaryFeature: DayPageOffer {
+    /// A day with at most this many entries; more is a sign of generated data, and the diary's own list shows them all.
+    static let dayLimit = 500
+
+    public func dayPart(_ day: DayQuery) async throws -> DayPart {
+        guard day.diaryOpen else { return DiaryDayViews.part(entries: nil, day: day) }
+        let entries = try await service.list(userID: day.user.id, query: nil, filter: .init(from: day.interval.start, to: day.lastSecond),
+                                             paging: PageRequest(page: 1, perPage: Self.dayLimit)).entries.sorted { $0.date < $1.date }
+        return DiaryDayViews.part(entries: entries, day: day)
+    }
+
+    /// Entries on this month and day in earlier years (29 February only in leap years), only when the diary is readable.
+    public func memories(_ day: DayQuery) async throws -> DayMemories {
+        guard day.diaryOpen else { return DayMemories() }
+        let noon = day.interval.start.addingTimeInterval(12 * 3600)
+        return DiaryDayViews.memories(try await service.onThisDayFromFirstEntry(userID: day.user.id, today: noon, timeZone: day.timeZone), day: day)
+    }
+}
+
 extension DiaryFeature: SearchOffer, GettingStartedOffer {
     /// Entries whose text has every word, only when the caller may read the diary.
     public func searchHits(_ search: JournalSearch) async throws -> [SearchHit] {

@@ -147,3 +147,30 @@ extension HealthFeature: TakeoutOffer {
         try jsonHandle.write(contentsOf: Data("\n]\n".utf8))
     }
 }
+
+extension HealthFeature: DayPageOffer {
+    /// Heart-rate samples can be thousands a day; they are summarised, so this only bounds memory.
+    static let dayRecordLimit = 50_000
+    /// Workouts drawn on one day's page; a day with more is generated data, and Health lists them all.
+    static let dayWorkoutLimit = 50
+
+    public func dayPart(_ day: DayQuery) async throws -> DayPart {
+        let user = day.user
+        // Read side by side (the database has several connections).
+        async let records = service.records.list(userID: user.id, filter: .init(from: day.interval.start, to: day.lastSecond, limit: Self.dayRecordLimit))
+        async let night = service.sleepNight(user: user, day: Int(day.key.daysSince1970))
+        async let workouts = dayWorkouts(user: user, interval: DateInterval(start: day.interval.start, end: day.lastSecond))
+        let units = try await service.profiles.get(userID: user.id).units
+        return HealthDayViews.part(lines: HealthDay.summarize(try await records), night: try await night, workouts: try await workouts,
+                                   units: units, day: day)
+    }
+
+    func dayWorkouts(user: User, interval: DateInterval) async throws -> [HealthDayViews.Workout] {
+        var workouts: [HealthDayViews.Workout] = []
+        for workout in try await service.workouts(user: user, in: interval, limit: Self.dayWorkoutLimit) {
+            let route = try await service.workoutRoute(user: user, workoutID: workout.id)
+            workouts.append(.init(workout: workout, route: DayPlace.thin(route)))
+        }
+        return workouts
+    }
+}

@@ -5,25 +5,23 @@ import Hummingbird
 /// other features through their services only.
 public struct JournalFeature: Feature {
     public let service: JournalService
-    let lock: DiaryLock
-    let health: HealthService
+    let lock: any DiaryOpenCheck
     /// `/` is today's page: it sends a new server to setup, and shows the accounts' getting-started checklist.
     let setupState: any SetupCheck
     let gettingStarted: GettingStartedChecklist
 
     init(platform: Platform, diary: DiaryFeature, health: HealthFeature, visits: VisitsFeature, videos: VideosFeature, setupState: any SetupCheck,
-         searches: [any SearchOffer], gettingStarted: [any GettingStartedOffer]) {
+         diaryLock: any DiaryOpenCheck, searches: [any SearchOffer], gettingStarted: [any GettingStartedOffer], dayPages: [any DayPageOffer]) {
         service = JournalService(diary: diary.service, health: health.service, visits: visits.service, videos: videos.service,
-                                 ratings: DayRatingStore(database: platform.database), searches: searches)
-        lock = diary.lock
-        self.health = health.service
+                                 ratings: DayRatingStore(database: platform.database), searches: searches, dayPages: dayPages)
+        lock = diaryLock
         self.setupState = setupState
         self.gettingStarted = GettingStartedChecklist(offers: gettingStarted)
     }
 
     public func routes() -> FeatureRoutes {
         .build { web, api in
-            let day = JournalRoutes(journal: service, lock: lock, health: health)
+            let day = JournalRoutes(journal: service, lock: lock)
             let signedInWeb = web.signedIn(), signedInAPI = api.signedIn()
             day.register(web: signedInWeb, api: signedInAPI)
             JournalOverviewRoutes(journal: service, day: day, setupState: setupState, gettingStarted: gettingStarted)

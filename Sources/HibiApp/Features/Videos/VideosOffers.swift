@@ -104,3 +104,13 @@ extension VideosFeature: TakeoutOffer {
         return (count, bytes)
     }
 }
+
+extension VideosFeature: DayPageOffer {
+    /// A day with at most this many videos; more is a sign of generated data, and the library lists them all.
+    static let dayLimit = 500
+
+    public func dayPart(_ day: DayQuery) async throws -> DayPart {
+        let watched = try await service.played(userID: day.user.id, from: day.interval.start, to: day.interval.end)
+        return VideoDayViews.part(watched: Array(watched.prefix(Self.dayLimit)), day: day)
+    }
+}

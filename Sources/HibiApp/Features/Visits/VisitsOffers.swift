@@ -136,3 +136,28 @@ extension VisitsFeature: TakeoutOffer {
         }
     }
 }
+
+extension VisitsFeature: DayPageOffer {
+    /// A day with at most this many visits; more is a sign of generated data, and Visits' own list shows them all.
+    static let dayLimit = 500
+
+    public func dayPart(_ day: DayQuery) async throws -> DayPart {
+        let visits = try await service.list(userID: day.user.id, filter: VisitFilter(from: day.interval.start, to: day.interval.end))
+            .sorted { $0.fields.visitedAt < $1.fields.visitedAt }
+        return VisitDayViews.part(visits: Array(visits.prefix(Self.dayLimit)), day: day)
+    }
+
+    /// The same date in each earlier year back to the first visit: one small read a year, not every visit ever.
+    public func memories(_ day: DayQuery) async throws -> DayMemories {
+        guard let first = try await service.firstVisitDate(userID: day.user.id) else { return VisitDayViews.memories([], day: day) }
+        let key = day.key
+        var earlier: [Visit] = []
+        // At most a century back: a far-future date asked for by hand must not become thousands of reads.
+        for year in stride(from: key.year - 1, through: max(1970, DayKey(first, timeZone: day.timeZone).year, key.year - 100), by: -1) {
+            guard let date = DayKey(String(format: "%04d-%02d-%02d", year, key.month, key.day)) else { continue }  // 29 February
+            let span = date.interval(in: day.timeZone)
+            earlier += try await service.list(userID: day.user.id, filter: VisitFilter(from: span.start, to: span.end))
+        }
+        return VisitDayViews.memories(earlier, day: day)
+    }
+}

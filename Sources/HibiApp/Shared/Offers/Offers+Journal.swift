@@ -118,3 +118,145 @@ public protocol DayRatings: Sendable {
     func ratings(userID: String, from: DayKey, to: DayKey) async throws -> [DayKey: DayRating]
     func set(userID: String, day: DayKey, rating: DayRating, now: Date) async throws
 }
+
+/// Whether the caller's diary is open: a browser session that unlocked it within the lock's minutes. Declared for
+/// Journal, which reads diary text only then (and for a token with the diary scope); the diary's `DiaryLock` conforms.
+public protocol DiaryOpenCheck: Sendable {
+    func isUnlocked(_ context: HibiRequestContext, now: Date) async throws -> Bool
+}
+
+/// What a feature adds to a day's page (`/day/:date`, `/`) and to the day's API answer (`GET /api/v1/days/:date`).
+/// Journal asks every `DayPageOffer` side by side and places their sections by `order` around its own (the rating,
+/// the day's map, "on this day" and the month calendar).
+public protocol DayPageOffer: Sendable {
+    func dayPart(_ day: DayQuery) async throws -> DayPart
+    /// What it recorded on the same date in earlier years (newest first is Journal's to choose), by day.
+    func memories(_ day: DayQuery) async throws -> DayMemories
+}
+
+extension DayPageOffer {
+    /// Nothing for "on this day" unless the feature says.
+    public func memories(_ day: DayQuery) async throws -> DayMemories { DayMemories() }
+}
+
+/// One person's day, as every feature is asked it.
+public struct DayQuery: Sendable {
+    public let user: User
+    public let key: DayKey
+    public let timeZone: TimeZone
+    /// From the day's first moment to the next day's (exclusive).
+    public let interval: DateInterval
+    /// Whether the caller may read diary text (an unlocked diary, or a token with the diary scope).
+    public let diaryOpen: Bool
+    public let language: Language
+    /// The address of a day's page (Journal's).
+    public let dayPath: @Sendable (DayKey) -> String
+
+    public init(user: User, key: DayKey, timeZone: TimeZone, diaryOpen: Bool, language: Language, dayPath: @escaping @Sendable (DayKey) -> String) {
+        self.user = user
+        self.key = key
+        self.timeZone = timeZone
+        interval = key.interval(in: timeZone)
+        self.diaryOpen = diaryOpen
+        self.language = language
+        self.dayPath = dayPath
+    }
+
+    /// The stores' upper bounds are inclusive: the day's last second.
+    public var lastSecond: Date { interval.end.addingTimeInterval(-1) }
+
+    /// A clock time on the day's page (in the person's zone and language), the same for every feature's lines.
+    public var timeStyle: Date.FormatStyle {
+        var style = Date.FormatStyle(date: .omitted, time: .shortened)
+        style.timeZone = timeZone
+        style.locale = Locale(identifier: language == .ja ? "ja_JP" : "en_US")
+        return style
+    }
+}
+
+/// A feature's part of a day.
+public struct DayPart: Sendable {
+    /// Its sections of the page, each placed by its `order` among every feature's and Journal's own (the day's map at
+    /// 500, "on this day" at 700).
+    public var sections: [DaySection] = []
+    /// Its keys in the day's API answer.
+    public var fields: [String: any Encodable & Sendable] = [:]
+    /// Whether it holds anything for the day: a day where no feature does shows the empty day's links.
+    public var recorded = false
+    /// Links to record something, shown on an empty day (when the diary is readable), in the order of the offers.
+    public var recordLinks: [Node] = []
+    /// What it adds to the day's map: places visited in order, and routes.
+    public var places: [DayPlace] = []
+    public var tracks: [[DayPlace]] = []
+    /// A rating the day gets when the person chose none (the diary's, from the confirmed moods).
+    public var suggestedRating: DayRating?
+
+    public init() {}
+}
+
+public struct DaySection: Sendable {
+    public let order: Int
+    public let node: Node
+
+    public init(order: Int, _ node: Node) {
+        self.order = order
+        self.node = node
+    }
+}
+
+/// A point on the day's map; a place has a name, a route's point none.
+public struct DayPlace: Sendable, Equatable {
+    public let latitude: Double
+    public let longitude: Double
+    public let name: String
+
+    public init(latitude: Double, longitude: Double, name: String = "") {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.name = name
+    }
+
+    /// Points kept per route on the day's map (and in the day's API answer): enough for the shape, and a bound on the page's weight.
+    public static let maxTrackPoints = 400
+
+    /// At most `limit` points spread evenly along a route, the first and the last always among them.
+    public static func thin<T>(_ points: [T], limit: Int = maxTrackPoints) -> [T] {
+        guard points.count > limit, limit > 1 else { return points }
+        return (0..<limit).map { points[$0 * (points.count - 1) / (limit - 1)] }
+    }
+}
+
+/// What a feature recorded on the same date in earlier years: the lines shown under each year, and its keys in that
+/// year's API answer (`empty` for a year only another feature recorded).
+public struct DayMemories: Sendable {
+    public struct Year: Sendable {
+        public let nodes: [Node]
+        public let fields: [String: any Encodable & Sendable]
+
+        public init(nodes: [Node], fields: [String: any Encodable & Sendable]) {
+            self.nodes = nodes
+            self.fields = fields
+        }
+    }
+
+    public var byDay: [DayKey: Year]
+    public var empty: [String: any Encodable & Sendable]
+
+    public init(byDay: [DayKey: Year] = [:], empty: [String: any Encodable & Sendable] = [:]) {
+        self.byDay = byDay
+        self.empty = empty
+    }
+}
+
+/// Keys and values written as one JSON object (the day's API answer, assembled from every feature's keys), each value
+/// with the encoder's own strategies.
+public struct JSONFields: Encodable, Sendable {
+    public let fields: [String: any Encodable & Sendable]
+
+    public init(_ fields: [String: any Encodable & Sendable]) { self.fields = fields }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: TakeoutFields.Key.self)
+        for (key, value) in fields { try container.encode(value, forKey: TakeoutFields.Key(stringValue: key)) }
+    }
+}

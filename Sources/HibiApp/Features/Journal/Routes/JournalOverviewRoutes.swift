@@ -70,8 +70,7 @@ struct JournalOverviewRoutes: Sendable {
                 let user = context.user
                 let open = try await day.diaryReadable(context.base)
                 let review = try await journal.review(user: user, period: try Self.period(kind, context.base), diaryOpen: open)
-                return HTMLPage(JournalViews.review(context: context.base, review: review, diaryOpen: open,
-                                                    units: try await day.health.profiles.get(userID: user.id).units))
+                return HTMLPage(JournalViews.review(context: context.base, review: review, diaryOpen: open))
             }
             web.get(RouterPath(JournalPaths.reviewCard(kind.rawValue, ":period"))) { request, context in
                 let user = context.user

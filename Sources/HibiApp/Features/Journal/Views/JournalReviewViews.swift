@@ -69,7 +69,7 @@ extension JournalViews {
         return hours.formatted(.number.precision(.fractionLength(0...1)).locale(locale)) + (l == .ja ? "時間" : " h")
     }
 
-    static func review(context: HibiRequestContext, review: JournalService.Review, diaryOpen: Bool, units: UnitPreferences) -> Node {
+    static func review(context: HibiRequestContext, review: JournalService.Review, diaryOpen: Bool) -> Node {
         let l = context.language
         let R = ReviewStrings.self
         let period = review.period
