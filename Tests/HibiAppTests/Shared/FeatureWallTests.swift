@@ -22,16 +22,6 @@ import Testing
         "Backup/BackupService.swift": ["VisitSigner"],
         "Backup/BackupSnapshot.swift": ["VisitSigner"],
         "Diary/Logic/DaylioFormat.swift": ["HealthCSV"],
-        "Diary/Views/DiaryViews.swift": ["JournalPaths", "VisitPaths"],
-        "Journal/JournalFeature.swift": ["DiaryFeature", "DiaryLock", "HealthFeature", "HealthService", "VideosFeature", "VisitsFeature"],
-        "Journal/Logic/DaySummaries.swift": ["HealthDataType", "HealthService", "Mood", "MoodPoint"],
-        "Journal/Logic/JournalLogic.swift": ["HealthDataType", "HealthRecord"],
-        "Journal/Routes/JournalOverviewRoutes.swift": ["ShareCardRenderer"],
-        "Journal/Routes/JournalRoutes.swift": ["DiaryLock", "HealthService"],
-        "Journal/Services/JournalService+Overview.swift": ["BadgeDefinition", "BadgeRules", "HealthDataType", "HealthService", "MoodPoint", "VisitFilter"],
-        "Journal/Services/JournalService.swift": ["DiaryEntry", "DiaryService", "HealthService", "HealthWorkout", "SleepNights", "VideoItem", "VideoService", "Visit", "VisitFilter", "VisitService", "WorkoutRoutePoint"],
-        "Journal/Views/JournalReviewViews.swift": ["HealthGraphics", "Mood", "UnitPreferences"],
-        "Journal/Views/JournalViews.swift": ["DiaryPaths", "HealthDataType", "HealthFormat", "HealthGraphics", "HealthPaths", "HealthWorkout", "SleepNights", "SleepStrings", "UnitPreferences", "VideoPaths", "VisitPaths"],
         "Visits/Services/LocationPointSQLite.swift": ["HealthRecordSQLite"],
     ]
 

@@ -76,3 +76,43 @@ extension DiaryTransfer: ArchiveUploads {
         try await withUpload(upload, body)
     }
 }
+
+extension DiaryFeature: OverviewOffer {
+    /// Beyond this a range reads the diary's covering index whole (measured: a tenth of the time on ten years).
+    static let longRangeSeconds: TimeInterval = 400 * 86400
+
+    /// The diary's dates and confirmed moods (no text is opened), only when the caller may read the diary.
+    public func dayFigures(_ range: DayRange) async throws -> [DayKey: DaySummary] {
+        guard range.diaryOpen else { return [:] }
+        let start = range.span.start, last = range.span.end.addingTimeInterval(-1)
+        let points = range.span.end.timeIntervalSince(start) > Self.longRangeSeconds
+            ? try await service.moodPointsOverYears(userID: range.user.id, from: start, to: last)
+            : try await service.moodPoints(userID: range.user.id, from: start, to: last)
+        return Self.figures(points, span: range.span)
+    }
+
+    /// Each day's entries counted and its confirmed moods listed.
+    static func figures(_ points: [MoodPoint], span: DaySpan) -> [DayKey: DaySummary] {
+        var days: [DayKey: DaySummary] = [:]
+        for point in points {
+            span.touch(&days, at: point.date) { day in
+                day.diaryEntries += 1
+                if let mood = point.mood { day.moods.append(mood) }
+            }
+        }
+        return days
+    }
+
+    public func firstRecorded(user: User, diaryOpen: Bool) async throws -> Date? {
+        diaryOpen ? try await service.firstEntryDate(userID: user.id) : nil
+    }
+
+    /// The days with an entry carrying the tag (none when the diary is locked for the caller).
+    public func daysTagged(_ tag: String, range: DayRange) async throws -> Set<DayKey>? {
+        guard range.diaryOpen else { return [] }
+        let entries = try await service.list(userID: range.user.id, query: nil,
+                                             filter: .init(tag: tag, from: range.span.start, to: range.span.end.addingTimeInterval(-1)),
+                                             paging: PageRequest(page: 1, perPage: 1000)).entries
+        return Set(entries.map { DayKey($0.date, timeZone: range.span.timeZone) })
+    }
+}

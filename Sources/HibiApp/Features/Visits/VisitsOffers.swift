@@ -9,6 +9,8 @@ extension VisitService: PlaceRecorder {
                                  address: address, labels: place.labels)
         return try await create(userID: userID, fields: fields, now: now).id
     }
+
+    public func placePath(visitID: String) -> String { VisitPaths.visit(visitID) }
 }
 
 extension LocationService: LocationHistory {
@@ -159,5 +161,27 @@ extension VisitsFeature: DayPageOffer {
             earlier += try await service.list(userID: day.user.id, filter: VisitFilter(from: span.start, to: span.end))
         }
         return VisitDayViews.memories(earlier, day: day)
+    }
+}
+
+extension VisitsFeature: OverviewOffer {
+    /// The range's visits, and (for reviews and insights) which were a first visit to their place: that needs all
+    /// history, read as the map's light list, which then gives the range's visits too (names and places, no labels:
+    /// neither uses labels).
+    public func dayFigures(_ range: DayRange) async throws -> [DayKey: DaySummary] {
+        let userID = range.user.id, start = range.span.start, end = range.span.end
+        guard range.purpose != .days else {
+            let visits = try await service.list(userID: userID, filter: VisitFilter(from: start, to: end))
+            return VisitMark.figures(visits.map { VisitMark(id: $0.id, at: $0.fields.visitedAt, name: $0.fields.name, latitude: $0.fields.latitude,
+                                                             longitude: $0.fields.longitude, labels: $0.fields.labels) },
+                                     newPlaces: [], span: range.span)
+        }
+        let history = try await service.allMapPoints(userID: userID).filter { $0.at < end }
+            .map { VisitMark(id: $0.id, at: $0.at, name: $0.name, latitude: $0.lat, longitude: $0.lon) }
+        return VisitMark.figures(history.filter { $0.at >= start }, newPlaces: VisitMark.newPlaceVisits(history), span: range.span)
+    }
+
+    public func firstRecorded(user: User, diaryOpen: Bool) async throws -> Date? {
+        try await service.firstVisitDate(userID: user.id)
     }
 }

@@ -7,8 +7,8 @@ struct JournalOverviewRoutes: Sendable {
     let day: JournalRoutes
     let setupState: any SetupCheck
     let gettingStarted: GettingStartedChecklist
-    /// The health share card's renderer (rsvg-convert), reused for the review's card.
-    var renderer = ShareCardRenderer()
+    /// The review's card, drawn (and made a PNG by rsvg-convert) as Health's share cards are.
+    let shareCards: any ShareCardDrawing
 
     /// `/` answers everyone (setup, sign-in or today's page); the rest is in signed-in groups.
     func register(home: some RouterMethods<HibiRequestContext>, web: some RouterMethods<SignedInContext>, api: some RouterMethods<SignedInContext>) {
@@ -79,12 +79,13 @@ struct JournalOverviewRoutes: Sendable {
                 // The average rating may come from the moods: only with the diary open.
                 let open = options.contains("mood") ? try await day.diaryReadable(context.base) : false
                 let review = try await journal.review(user: user, period: period, diaryOpen: open)
-                let svg = JournalViews.reviewCard(review: review, options: options, name: user.displayName, language: context.language)
+                let svg = shareCards.shareCardSVG(JournalViews.reviewCard(review: review, options: options, name: user.displayName, language: context.language),
+                                                  language: context.language)
                 // The drawing itself on request (format=svg): what the browser test measures, box by box.
                 if request.uri.formQuery.get("format") == "svg" {
                     return FileResponse.attachment(Data(svg.utf8), contentType: "image/svg+xml", filename: "hibi-\(kind.rawValue)-\(period.slug).svg")
                 }
-                let png = try await renderer.png(svg: svg)
+                let png = try await shareCards.shareCardPNG(svg: svg)
                 return FileResponse.attachment(png, contentType: "image/png", filename: "hibi-\(kind.rawValue)-\(period.slug).png")
             }
             api.get("reviews/\(kind.rawValue)/:period") { _, context in

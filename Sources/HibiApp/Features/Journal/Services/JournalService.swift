@@ -4,15 +4,13 @@ import Foundation
 /// their tables). Diary text is read only when the caller may see it (an unlocked diary, or a token with the
 /// diary scope); it stays sealed at rest and is searched through the diary's own in-memory index.
 public struct JournalService: Sendable {
-    let diary: DiaryService
-    let health: HealthService
-    let visits: VisitService
-    let videos: VideoService
     let ratings: DayRatingStore
     /// Every feature that adds to the search, in the order their hits are listed.
     let searches: [any SearchOffer]
     /// Every feature that adds to a day's page, in the order their parts are asked (the page places them by their `order`).
     let dayPages: [any DayPageOffer]
+    /// Every feature that adds to the calendar, the timeline, reviews and insights, in the order their figures are added.
+    let overviews: [any OverviewOffer]
 
     /// A day's rating and where it came from.
     public struct Rating: Sendable, Equatable {
