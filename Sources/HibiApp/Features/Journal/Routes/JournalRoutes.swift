@@ -7,63 +7,72 @@ struct JournalRoutes: Sendable {
     let lock: any DiaryOpenCheck
 
     func register(web: some RouterMethods<SignedInContext>, api: some RouterMethods<SignedInContext>) {
-        web.get(RouterPath(JournalPaths.dayPicker)) { request, context in
-            let user = context.user
-            // The date picker's form: an unreadable date shows today rather than an error page.
-            let key = request.uri.formQuery.get("date").flatMap(DayKey.init) ?? today(user, context.base)
-            return Response.redirect(to: JournalPaths.day(key), type: .found)
+        web.get(RouterPath(JournalPaths.dayPicker), use: pickDay)
+        web.get(RouterPath(JournalPaths.day(":date")), use: dayPage)
+        web.post(RouterPath(JournalPaths.rating(":date")), use: rateFromForm)
+        web.get(RouterPath(JournalPaths.search), use: searchPage)
+        api.get(RouterPath(JournalAPIPaths.day(":date")), use: dayAnswer)
+        api.put(RouterPath(JournalAPIPaths.rating(":date")), use: putRating)
+        api.delete(RouterPath(JournalAPIPaths.rating(":date")), use: deleteRating)
+        api.get(RouterPath(JournalAPIPaths.search), use: searchAnswer)
+    }
+
+    /// The date picker's form: an unreadable date shows today rather than an error page.
+    @Sendable func pickDay(_ request: Request, context: SignedInContext) async throws -> Response {
+        let key = request.uri.formQuery.get("date").flatMap(DayKey.init) ?? today(context.user, context.base)
+        return Response.redirect(to: JournalPaths.day(key), type: .found)
+    }
+
+    @Sendable func dayPage(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        try await page(user: context.user, key: try dayKey(context.base), context: context.base)
+    }
+
+    @Sendable func dayAnswer(_ request: Request, context: SignedInContext) async throws -> JSONBody<JSONFields> {
+        let day = try await journal.day(user: context.user, key: try dayKey(context.base), diaryOpen: try await diaryReadable(context.base),
+                                        language: context.language)
+        return JSONBody(Self.dayResponse(day))
+    }
+
+    @Sendable func rateFromForm(_ request: Request, context: SignedInContext) async throws -> Response {
+        let key = try dayKey(context.base)
+        var request = request
+        let form = try await request.form()
+        try await journal.rate(user: context.user, key: key, rating: try Self.rating(form["rating"]), now: context.now)
+        return Response.redirect(to: JournalPaths.day(key) + "#day-rating", type: .found)
+    }
+
+    @Sendable func putRating(_ request: Request, context: SignedInContext) async throws -> JSONBody<RatingResponse> {
+        let key = try dayKey(context.base)
+        var request = request
+        let body = try await request.json(RatingRequest.self, limit: 1024)
+        guard let rating = DayRating(rawValue: body.rating) else {
+            throw RequestError.invalidField("rating", Text(en: "a whole number from 1 (awful) to 5 (great)", ja: "1(最悪)〜5(最高)の整数"))
         }
-        web.get(RouterPath(JournalPaths.day(":date"))) { _, context in
-            let user = context.user
-            return try await page(user: user, key: try dayKey(context.base), context: context.base)
+        try await journal.rate(user: context.user, key: key, rating: rating, now: context.now)
+        return JSONBody(RatingResponse(rating: rating.rawValue, source: .chosen))
+    }
+
+    @Sendable func deleteRating(_ request: Request, context: SignedInContext) async throws -> Response {
+        try await journal.rate(user: context.user, key: try dayKey(context.base), rating: nil, now: context.now)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func searchPage(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        let query = request.uri.formQuery.get("q") ?? ""
+        let open = try await diaryReadable(context.base)
+        return HTMLPage(JournalViews.search(context: context.base, query: query,
+                                            hits: try await journal.search(user: context.user, query: query, diaryOpen: open, language: context.language),
+                                            diaryOpen: open))
+    }
+
+    @Sendable func searchAnswer(_ request: Request, context: SignedInContext) async throws -> JSONBody<SearchResponse> {
+        guard let query = request.uri.formQuery.get("q"), !query.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw RequestError.missingField("q")
         }
-        api.get("days/:date") { _, context in
-            let user = context.user
-            let day = try await journal.day(user: user, key: try dayKey(context.base), diaryOpen: try await diaryReadable(context.base),
-                                            language: context.language)
-            return JSONBody(Self.dayResponse(day))
-        }
-        web.post(RouterPath(JournalPaths.rating(":date"))) { request, context in
-            let user = context.user
-            let key = try dayKey(context.base)
-            var request = request
-            let form = try await request.form()
-            try await journal.rate(user: user, key: key, rating: try Self.rating(form["rating"]), now: context.now)
-            return Response.redirect(to: JournalPaths.day(key) + "#day-rating", type: .found)
-        }
-        api.put("days/:date/rating") { request, context in
-            let user = context.user
-            let key = try dayKey(context.base)
-            var request = request
-            let body = try await request.json(RatingRequest.self, limit: 1024)
-            guard let rating = DayRating(rawValue: body.rating) else {
-                throw RequestError.invalidField("rating", Text(en: "a whole number from 1 (awful) to 5 (great)", ja: "1(最悪)〜5(最高)の整数"))
-            }
-            try await journal.rate(user: user, key: key, rating: rating, now: context.now)
-            return JSONBody(RatingResponse(rating: rating.rawValue, source: .chosen))
-        }
-        api.delete("days/:date/rating") { _, context in
-            let user = context.user
-            try await journal.rate(user: user, key: try dayKey(context.base), rating: nil, now: context.now)
-            return Response(status: .noContent)
-        }
-        web.get(RouterPath(JournalPaths.search)) { request, context in
-            let user = context.user
-            let query = request.uri.formQuery.get("q") ?? ""
-            let open = try await diaryReadable(context.base)
-            return HTMLPage(JournalViews.search(context: context.base, query: query, hits: try await journal.search(user: user, query: query, diaryOpen: open, language: context.language),
-                                                diaryOpen: open))
-        }
-        api.get("search") { request, context in
-            let user = context.user
-            guard let query = request.uri.formQuery.get("q"), !query.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw RequestError.missingField("q")
-            }
-            guard query.count <= 200 else { throw RequestError.invalidParameter("q", Text(en: "at most 200 characters", ja: "200文字以内")) }
-            let open = try await diaryReadable(context.base)
-            return JSONBody(SearchResponse(query: query, diarySearched: open,
-                                           results: try await journal.search(user: user, query: query, diaryOpen: open, language: context.language)))
-        }
+        guard query.count <= 200 else { throw RequestError.invalidParameter("q", Text(en: "at most 200 characters", ja: "200文字以内")) }
+        let open = try await diaryReadable(context.base)
+        return JSONBody(SearchResponse(query: query, diarySearched: open,
+                                       results: try await journal.search(user: context.user, query: query, diaryOpen: open, language: context.language)))
     }
 
     /// A day's page with its month calendar; `/` is today's, with the greeting and checklist above.
