@@ -84,9 +84,9 @@ public struct Features: Sendable {
         // Backup names the visits log's signing key in its manifest (Shared/Offers/Offers+Backup.swift).
         backups = BackupFeature(platform: platform, signingKey: VisitsSigningKey())
         // Journal iterates what the others offer it (Shared/Offers/Offers+Journal.swift), in the order shown.
-        journal = JournalFeature(platform: platform, diary: diary, health: health, visits: visits, videos: videos,
-                                 setupState: SetupState(users: platform.users), searches: [diary, visits, videos, health],
-                                 gettingStarted: [diary, health, visits, videos])
+        journal = JournalFeature(platform: platform, setupState: SetupState(users: platform.users), diaryLock: diary.lock,
+                                 searches: [diary, visits, videos, health], gettingStarted: [diary, health, visits, videos],
+                                 dayPages: [diary, health, visits, videos], overviews: [diary, health, visits, videos], shareCards: HealthShareCards())
     }
 
     public var all: [any Feature] { [accounts, diary, health, visits, videos, backups, journal] }

@@ -58,8 +58,8 @@ import Testing
             #expect(paddleDetails["heartRateAvg"] == "112" && paddleDetails["heartRateMax"] == "131" && paddleDetails["elevationAscentM"] == "3")
             #expect(paddle.energyKcal == 251 && paddle.details?.contains("Evening paddle") == true)
             // What the day page shows of it.
-            #expect(JournalStrings.workoutSummary(paddle, units: UnitPreferences(), language: .en) == "30 min · 2.6 km · 251 kcal · ↑ 3 m · 112 bpm average, 131 max")
-            #expect(JournalStrings.workoutSummary(paddle, units: UnitPreferences(distance: .mi), language: .ja).contains("獲得標高 10 ft · 平均心拍 112 bpm(最大 131)"))
+            #expect(HealthDayViews.workoutSummary(paddle, units: UnitPreferences(), language: .en) == "30 min · 2.6 km · 251 kcal · ↑ 3 m · 112 bpm average, 131 max")
+            #expect(HealthDayViews.workoutSummary(paddle, units: UnitPreferences(distance: .mi), language: .ja).contains("獲得標高 10 ft · 平均心拍 112 bpm(最大 131)"))
             // The GPX's altitudes climb 3 + 5 + 4 m (a 0.4 m wobble is noise): the CSV has no gain, the file gives it.
             let ride = try #require(stored.first { $0.activity == "Cycling" })
             #expect(try Self.details(ride)["elevationAscentM"] == "12")

@@ -62,13 +62,13 @@ import Testing
             HealthWorkout(id: "w", activity: "Running", start: Date(), end: Date(), durationMinutes: minutes, distanceKm: km, energyKcal: kcal,
                           device: "", details: nil)
         }
-        #expect(JournalStrings.workoutSummary(workout(30, 12.25, 250.5), units: UnitPreferences(), language: .en)
+        #expect(HealthDayViews.workoutSummary(workout(30, 12.25, 250.5), units: UnitPreferences(), language: .en)
                 == "30 min · \(String(format: "%.1f", 12.25)) km · 251 kcal")
-        #expect(JournalStrings.workoutSummary(workout(30, 10, 100), units: UnitPreferences(distance: .mi, energy: .kJ), language: .ja)
+        #expect(HealthDayViews.workoutSummary(workout(30, 10, 100), units: UnitPreferences(distance: .mi, energy: .kJ), language: .ja)
                 == "30分 · 6.2 mi · 418 kJ")
         // Values no real workout has, as a hostile export could carry them: shown as numbers or left out.
-        #expect(JournalStrings.workoutSummary(workout(.nan, .infinity, -5), units: UnitPreferences(), language: .en) == "")
-        #expect(JournalStrings.workoutSummary(workout(1e300, nil, 1e300), units: UnitPreferences(energy: .kJ), language: .en).hasSuffix(" kJ"))
+        #expect(HealthDayViews.workoutSummary(workout(.nan, .infinity, -5), units: UnitPreferences(), language: .en) == "")
+        #expect(HealthDayViews.workoutSummary(workout(1e300, nil, 1e300), units: UnitPreferences(energy: .kJ), language: .en).hasSuffix(" kJ"))
     }
 }
 

@@ -11,15 +11,15 @@ struct JournalOverviewLogicTests {
         let from = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
         let to = from.addingTimeInterval(365 * 86400)
         let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
-        #expect(DaySummaries.bucketing(tokyo, from: from, to: to) == (86400, 9 * 3600))
+        #expect(LocalDays.bucketing(tokyo, from: from, to: to) == (86400, 9 * 3600))
         let kathmandu = try #require(TimeZone(identifier: "Asia/Kathmandu"))
-        #expect(DaySummaries.bucketing(kathmandu, from: from, to: to) == (86400, 5 * 3600 + 45 * 60), "a fixed offset, even 5:45, is a day")
+        #expect(LocalDays.bucketing(kathmandu, from: from, to: to) == (86400, 5 * 3600 + 45 * 60), "a fixed offset, even 5:45, is a day")
         let newYork = try #require(TimeZone(identifier: "America/New_York"))
-        #expect(DaySummaries.bucketing(newYork, from: from, to: to).bucket == 3600)
+        #expect(LocalDays.bucketing(newYork, from: from, to: to).bucket == 3600)
         // A winter month in New York has no change: whole days again.
-        #expect(DaySummaries.bucketing(newYork, from: from, to: from.addingTimeInterval(31 * 86400)) == (86400, -5 * 3600))
+        #expect(LocalDays.bucketing(newYork, from: from, to: from.addingTimeInterval(31 * 86400)) == (86400, -5 * 3600))
         let adelaide = try #require(TimeZone(identifier: "Australia/Adelaide"))
-        #expect(DaySummaries.bucketing(adelaide, from: from, to: to).bucket == 900, "+9:30 and +10:30 need quarter hours")
+        #expect(LocalDays.bucketing(adelaide, from: from, to: to).bucket == 900, "+9:30 and +10:30 need quarter hours")
     }
 
     @Test func aVisitAtHalfPastElevenInTokyoBelongsToThatTokyoDay() throws {
@@ -27,8 +27,8 @@ struct JournalOverviewLogicTests {
         // 2026-11-23 23:30 in Tokyo is 14:30 UTC the same day; 00:30 on the 24th is 15:30 UTC on the 23rd.
         let late = VisitMark(id: "a", at: Date(timeIntervalSince1970: 1_795_444_200), name: "Izakaya", latitude: 35.68, longitude: 139.76)
         let after = VisitMark(id: "b", at: Date(timeIntervalSince1970: 1_795_447_800), name: "Ramen", latitude: 35.69, longitude: 139.70)
-        let days = DaySummaries.build(zone: tokyo, first: try key("2026-11-22"), last: try key("2026-11-25"), moods: nil, health: [],
-                                      visits: [late, after], newPlaces: [], plays: [], chosen: [:])
+        let span = DaySpan(timeZone: tokyo, first: try key("2026-11-22"), last: try key("2026-11-25"))
+        let days = DaySummaries.combine([VisitMark.figures([late, after], newPlaces: [], span: span)], chosen: [:], span: span)
         #expect(days[try key("2026-11-23")]?.places == ["Izakaya"])
         #expect(days[try key("2026-11-24")]?.places == ["Ramen"])
     }
@@ -38,13 +38,16 @@ struct JournalOverviewLogicTests {
         let day = try key("2026-05-01")
         let noon = day.interval(in: utc).start.addingTimeInterval(12 * 3600)
         let start = Int64(day.interval(in: utc).start.timeIntervalSince1970)
-        let days = DaySummaries.build(
-            zone: utc, first: day, last: try key("2026-05-02"),
-            moods: [MoodPoint(date: noon, mood: .happiness), MoodPoint(date: noon, mood: nil)],
-            health: [.init(type: "steps", start: start, sum: 8400, count: 12), .init(type: "sleep", start: start, sum: 7.5, count: 3),
-                     .init(type: "workout", start: start, sum: 45, count: 1), .init(type: "heartRate", start: start, sum: 700, count: 10)],
-            visits: [VisitMark(id: "v", at: noon, name: "Park", latitude: 1, longitude: 2, labels: ["outdoors"])], newPlaces: ["v"],
-            plays: [PlayMark(at: noon, seconds: 5400)], chosen: [try key("2026-05-02"): .awful])
+        // Each feature's figures, as its `OverviewOffer` makes them from what it read, added up by Journal.
+        let span = DaySpan(timeZone: utc, first: day, last: try key("2026-05-02"))
+        let days = DaySummaries.combine([
+            DiaryFeature.figures([MoodPoint(date: noon, mood: .happiness), MoodPoint(date: noon, mood: nil)], span: span),
+            HealthFeature.figures([.init(type: "steps", start: start, sum: 8400, count: 12), .init(type: "sleep", start: start, sum: 7.5, count: 3),
+                                   .init(type: "workout", start: start, sum: 45, count: 1), .init(type: "heartRate", start: start, sum: 700, count: 10)],
+                                  span: span),
+            VisitMark.figures([VisitMark(id: "v", at: noon, name: "Park", latitude: 1, longitude: 2, labels: ["outdoors"])], newPlaces: ["v"], span: span),
+            VideosFeature.figures([(at: noon, seconds: 5400)], span: span),
+        ], chosen: [try key("2026-05-02"): .awful], span: span)
         let first = try #require(days[day])
         #expect(first.diaryEntries == 2 && first.moods == [.happiness] && first.rating == .good && !first.ratingChosen)
         #expect(first.steps == 8400 && first.sleepHours == 7.5 && first.workouts == 1 && first.workoutMinutes == 45 && first.healthRecords == 26)
@@ -62,7 +65,7 @@ struct JournalOverviewLogicTests {
             VisitMark(id: "3", at: base.addingTimeInterval(7200), name: "Cafe", latitude: 36.0, longitude: 139.0),
             VisitMark(id: "4", at: base.addingTimeInterval(9000), name: "Library", latitude: 35.0, longitude: 139.0),
         ]
-        #expect(DaySummaries.newPlaceVisits(visits) == ["1", "3", "4"], "a chain's other branch far away is another place")
+        #expect(VisitMark.newPlaceVisits(visits) == ["1", "3", "4"], "a chain's other branch far away is another place")
     }
 
     /// Twelve days with gaps: the pages are the newest days before the cursor, the cursor is the last day shown.
@@ -278,9 +281,10 @@ struct ReviewLogicTests {
             day.places = ["Tokyo Station"]
             let review = JournalService.Review(period: try #require(ReviewPeriod(kind: .week, slug: "2026-W47")), totals: .of([day]), previous: .init(),
                                                places: ReviewTotals.places([day]), badges: [], days: [day])
-            let plain = JournalViews.reviewCard(review: review, options: [], name: "Aiko", language: .en)
+            let plain = HealthShareCards().shareCardSVG(JournalViews.reviewCard(review: review, options: [], name: "Aiko", language: .en), language: .en)
             #expect(!plain.contains("Aiko") && !plain.contains("Tokyo Station") && !plain.contains("/ 5") && plain.contains("9,000"))
-            let chosen = JournalViews.reviewCard(review: review, options: ["name", "places", "mood"], name: "Aiko", language: .en)
+            let chosen = HealthShareCards().shareCardSVG(JournalViews.reviewCard(review: review, options: ["name", "places", "mood"], name: "Aiko", language: .en),
+                                                         language: .en)
             #expect(chosen.contains("Aiko") && chosen.contains("Tokyo Station") && chosen.contains("/ 5"))
         }
     }

@@ -13,13 +13,13 @@ struct JournalOffsetSpanTests {
     @Test func aZoneWithoutChangesIsOneSpanAndEachChangeStartsAnother() throws {
         let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
         let year: (Int64, Int64) = (1_767_225_600, 1_767_225_600 + 365 * 86400)  // 2026
-        let tokyoShifts: [Int64] = DaySummaries.offsetSpans(tokyo, from: year.0, to: year.1).map(\.shift)
+        let tokyoShifts: [Int64] = LocalDays.offsetSpans(tokyo, from: year.0, to: year.1).map(\.shift)
         #expect(tokyoShifts == [32400])
         let kolkata = try #require(TimeZone(identifier: "Asia/Kolkata"))
-        let kolkataShifts: [Int64] = DaySummaries.offsetSpans(kolkata, from: year.0, to: year.1).map(\.shift)
+        let kolkataShifts: [Int64] = LocalDays.offsetSpans(kolkata, from: year.0, to: year.1).map(\.shift)
         #expect(kolkataShifts == [19800], "half an hour is exact too")
         let newYork = try #require(TimeZone(identifier: "America/New_York"))
-        let spans = DaySummaries.offsetSpans(newYork, from: year.0, to: year.1)
+        let spans = LocalDays.offsetSpans(newYork, from: year.0, to: year.1)
         let shifts: [Int64] = spans.map(\.shift)
         #expect(shifts == [-18000, -14400, -18000])
         // 2026-03-08 02:00 EST and 2026-11-01 02:00 EDT, both 06:00/07:00 UTC.
@@ -29,9 +29,9 @@ struct JournalOffsetSpanTests {
         let ends: [Int64] = spans.map(\.to)
         #expect(ends == [spring, autumn, year.1], "the spans tile the range")
         let adelaide = try #require(TimeZone(identifier: "Australia/Adelaide"))
-        let adelaideShifts: Set<Int64> = Set(DaySummaries.offsetSpans(adelaide, from: year.0, to: year.1).map(\.shift))
+        let adelaideShifts: Set<Int64> = Set(LocalDays.offsetSpans(adelaide, from: year.0, to: year.1).map(\.shift))
         #expect(adelaideShifts == [34200, 37800])
-        #expect(DaySummaries.offsetSpans(tokyo, from: 10, to: 10).isEmpty)
+        #expect(LocalDays.offsetSpans(tokyo, from: 10, to: 10).isEmpty)
     }
 }
 
@@ -81,12 +81,13 @@ struct JournalPlaceSpotTests {
             user.timeZone = "America/New_York"
             let journal = core.features.journal.service
             let expected: [String: Double] = ["2026-03-07": 100, "2026-03-08": 70, "2026-03-09": 1000]
-            for summed in [Set<String>(), ["steps"]] {
+            // The calendar's grouped totals, and the insights' steps summed per day in the database.
+            for purpose in [DayRange.Purpose.days, .insights] {
                 let days = try await journal.summaries(user: user, first: try key("2026-03-06"), last: try key("2026-03-10"), diaryOpen: false,
-                                                       options: .init(healthTypes: ["steps"], summedTypes: summed))
+                                                       purpose: purpose)
                 var steps: [String: Double] = [:]
                 for (day, summary) in days { if let value = summary.steps { steps[day.description] = value } }
-                #expect(steps == expected, "summed in the database: \(summed)")
+                #expect(steps == expected, "for \(purpose)")
             }
             // Half an hour: 23:45 and 00:15 in Kolkata are two days.
             user.timeZone = "Asia/Kolkata"
@@ -94,7 +95,7 @@ struct JournalPlaceSpotTests {
             _ = try await records.insert([steps(try instant("2026-05-01T23:45:00", kolkata), 5), steps(try instant("2026-05-02T00:15:00", kolkata), 6)],
                                          userID: aiko.id, source: .appleHealth, now: Date())
             let may = try await journal.summaries(user: user, first: try key("2026-05-01"), last: try key("2026-05-02"), diaryOpen: false,
-                                                  options: .init(healthTypes: ["steps"], summedTypes: ["steps"]))
+                                                  purpose: .insights)
             let first = may[try key("2026-05-01")]?.steps, second = may[try key("2026-05-02")]?.steps
             #expect(first == 5 && second == 6)
             // The calendar names the person's types for the covering index: Aiko's only, never Ken's.

@@ -162,7 +162,7 @@ struct JournalLogicTests {
                                                                                                   name: "Ramen shop"), now: Date())
             let journal = core.features.journal.service
             try await journal.rate(user: ken, key: try #require(DayKey("2024-05-01")), rating: .great, now: Date())
-            let day = try await journal.day(user: aiko, key: try #require(DayKey("2024-05-01")), diaryOpen: true)
+            let day = try await journal.day(user: aiko, key: try #require(DayKey("2024-05-01")), diaryOpen: true, language: .en)
             #expect(day.isEmpty && day.rating == nil)
             #expect(try await journal.search(user: aiko, query: "ramen", diaryOpen: true, language: .en).isEmpty)
             #expect(try await journal.search(user: ken, query: "ramen", diaryOpen: true, language: .en).count == 2)

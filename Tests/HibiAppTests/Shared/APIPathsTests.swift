@@ -4,8 +4,7 @@ import Testing
 @testable import HibiApp
 
 /// Issue 30, item 4: the API paths are typed (`DiaryAPIPaths`, `VideoAPIPaths`, `HealthAPIPaths`, `VisitAPIPaths`,
-/// `AccountAPIPaths`)
-/// and registered with those functions; this holds each feature's registered routes and its OpenAPI fragments to
+/// `AccountAPIPaths`, `JournalAPIPaths`) and registered with those functions; this holds each feature's registered routes and its OpenAPI fragments to
 /// each other, so a route renamed in one place and not the other (or an operation documented that nothing serves)
 /// fails here instead of in a client.
 @Suite struct APIPathsTests {
@@ -19,6 +18,14 @@ import Testing
         #expect(served.contains("delete " + APIPaths.url(VideoAPIPaths.item("{id}", video: "{videoId}"))))
         #expect(served.contains("delete " + APIPaths.url(AccountAPIPaths.token("{id}"))))
         #expect(served.contains("post " + APIPaths.url(AccountAPIPaths.faceFrame)))
+    }
+
+    @Test func everyJournalRouteIsADocumentedOperationAndBack() async throws {
+        let (served, documented) = try await Self.compare({ [$0.journal] }, fragments: ["journal"])
+        #expect(served.subtracting(documented).isEmpty, "served but not documented: \(served.subtracting(documented).sorted())")
+        #expect(documented.subtracting(served).isEmpty, "documented but not served: \(documented.subtracting(served).sorted())")
+        #expect(served.contains("put " + APIPaths.url(JournalAPIPaths.rating("{date}"))))
+        #expect(served.contains("get " + APIPaths.url(JournalAPIPaths.review("week", "{period}"))))
     }
 
     /// Health, and Visits with its location history (the phones' two endpoints included, which sit outside the

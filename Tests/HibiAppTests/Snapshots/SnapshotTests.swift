@@ -47,9 +47,13 @@ import Testing
     @Test func theFirstPageOfANewInstance() throws {
         // `/` is today's journal page: the greeting, the getting-started checklist, and an empty day.
         let key = try #require(DayKey("2026-11-23")), yesterday = try #require(DayKey("2026-11-22")), tomorrow = try #require(DayKey("2026-11-24"))
-        let day = JournalService.Day(key: key, diary: [], health: [], visits: [], videosWatched: [], previous: yesterday, next: tomorrow,
-                                     onThisDay: [], rating: nil)
-        let page = JournalViews.day(context: Self.context(user: Self.aiko), user: Self.aiko, day: day, units: UnitPreferences(), today: key,
+        let query = DayQuery(user: Self.aiko, key: key, timeZone: .gmt, diaryOpen: true, language: .en, dayPath: { JournalPaths.day($0) })
+        // Each feature's part of an empty day, as its offer renders it: only the links to record something.
+        let parts = [DiaryDayViews.part(entries: [], day: query),
+                     HealthDayViews.part(lines: [], night: nil, workouts: [], units: UnitPreferences(), day: query),
+                     VisitDayViews.part(visits: [], day: query), VideoDayViews.part(watched: [], day: query)]
+        let day = JournalService.Day(key: key, diaryOpen: true, parts: parts, previous: yesterday, next: tomorrow, onThisDay: [], rating: nil)
+        let page = JournalViews.day(context: Self.context(user: Self.aiko), user: Self.aiko, day: day, today: key,
                                     home: .init(checklist: GettingStarted(.init(faceEnrolled: true, diaryEntries: 1))))
         assertSnapshot(of: Self.lines(page.render()), as: .lines)
     }

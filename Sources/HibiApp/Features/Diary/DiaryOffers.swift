@@ -1,7 +1,28 @@
 import Foundation
 import Hummingbird
 
-// The diary's side of the protocols in Shared/Offers (what it adds to Journal's search and checklist).
+// The diary's side of the protocols in Shared/Offers (what it adds to Journal's search, checklist and day page).
+extension DiaryLock: DiaryOpenCheck {}
+
+extension DiaryFeature: DayPageOffer {
+    /// A day with at most this many entries; more is a sign of generated data, and the diary's own list shows them all.
+    static let dayLimit = 500
+
+    public func dayPart(_ day: DayQuery) async throws -> DayPart {
+        guard day.diaryOpen else { return DiaryDayViews.part(entries: nil, day: day) }
+        let entries = try await service.list(userID: day.user.id, query: nil, filter: .init(from: day.interval.start, to: day.lastSecond),
+                                             paging: PageRequest(page: 1, perPage: Self.dayLimit)).entries.sorted { $0.date < $1.date }
+        return DiaryDayViews.part(entries: entries, day: day)
+    }
+
+    /// Entries on this month and day in earlier years (29 February only in leap years), only when the diary is readable.
+    public func memories(_ day: DayQuery) async throws -> DayMemories {
+        guard day.diaryOpen else { return DayMemories() }
+        let noon = day.interval.start.addingTimeInterval(12 * 3600)
+        return DiaryDayViews.memories(try await service.onThisDayFromFirstEntry(userID: day.user.id, today: noon, timeZone: day.timeZone), day: day)
+    }
+}
+
 extension DiaryFeature: SearchOffer, GettingStartedOffer {
     /// Entries whose text has every word, only when the caller may read the diary.
     public func searchHits(_ search: JournalSearch) async throws -> [SearchHit] {
@@ -83,3 +104,43 @@ extension DiaryFeature: FaceSignInCheck {
 }
 
 extension DiaryLock: DiaryGate {}
+
+extension DiaryFeature: OverviewOffer {
+    /// Beyond this a range reads the diary's covering index whole (measured: a tenth of the time on ten years).
+    static let longRangeSeconds: TimeInterval = 400 * 86400
+
+    /// The diary's dates and confirmed moods (no text is opened), only when the caller may read the diary.
+    public func dayFigures(_ range: DayRange) async throws -> [DayKey: DaySummary] {
+        guard range.diaryOpen else { return [:] }
+        let start = range.span.start, last = range.span.end.addingTimeInterval(-1)
+        let points = range.span.end.timeIntervalSince(start) > Self.longRangeSeconds
+            ? try await service.moodPointsOverYears(userID: range.user.id, from: start, to: last)
+            : try await service.moodPoints(userID: range.user.id, from: start, to: last)
+        return Self.figures(points, span: range.span)
+    }
+
+    /// Each day's entries counted and its confirmed moods listed.
+    static func figures(_ points: [MoodPoint], span: DaySpan) -> [DayKey: DaySummary] {
+        var days: [DayKey: DaySummary] = [:]
+        for point in points {
+            span.touch(&days, at: point.date) { day in
+                day.diaryEntries += 1
+                if let mood = point.mood { day.moods.append(mood) }
+            }
+        }
+        return days
+    }
+
+    public func firstRecorded(user: User, diaryOpen: Bool) async throws -> Date? {
+        diaryOpen ? try await service.firstEntryDate(userID: user.id) : nil
+    }
+
+    /// The days with an entry carrying the tag (none when the diary is locked for the caller).
+    public func daysTagged(_ tag: String, range: DayRange) async throws -> Set<DayKey>? {
+        guard range.diaryOpen else { return [] }
+        let entries = try await service.list(userID: range.user.id, query: nil,
+                                             filter: .init(tag: tag, from: range.span.start, to: range.span.end.addingTimeInterval(-1)),
+                                             paging: PageRequest(page: 1, perPage: 1000)).entries
+        return Set(entries.map { DayKey($0.date, timeZone: range.span.timeZone) })
+    }
+}

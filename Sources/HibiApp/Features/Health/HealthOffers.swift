@@ -178,4 +178,103 @@ public struct RouteFileWorkouts: WorkoutRecorder {
         }
         return report
     }
+
+extension HealthFeature: DayPageOffer {
+    /// Heart-rate samples can be thousands a day; they are summarised, so this only bounds memory.
+    static let dayRecordLimit = 50_000
+    /// Workouts drawn on one day's page; a day with more is generated data, and Health lists them all.
+    static let dayWorkoutLimit = 50
+
+    public func dayPart(_ day: DayQuery) async throws -> DayPart {
+        let user = day.user
+        // Read side by side (the database has several connections).
+        async let records = service.records.list(userID: user.id, filter: .init(from: day.interval.start, to: day.lastSecond, limit: Self.dayRecordLimit))
+        async let night = service.sleepNight(user: user, day: Int(day.key.daysSince1970))
+        async let workouts = dayWorkouts(user: user, interval: DateInterval(start: day.interval.start, end: day.lastSecond))
+        let units = try await service.profiles.get(userID: user.id).units
+        return HealthDayViews.part(lines: HealthDay.summarize(try await records), night: try await night, workouts: try await workouts,
+                                   units: units, day: day)
+    }
+
+    func dayWorkouts(user: User, interval: DateInterval) async throws -> [HealthDayViews.Workout] {
+        var workouts: [HealthDayViews.Workout] = []
+        for workout in try await service.workouts(user: user, in: interval, limit: Self.dayWorkoutLimit) {
+            let route = try await service.workoutRoute(user: user, workoutID: workout.id)
+            workouts.append(.init(workout: workout, route: DayPlace.thin(route)))
+        }
+        return workouts
+    }
+}
+
+extension HealthFeature: OverviewOffer {
+    /// Health totals per local day (or hour, or quarter hour, over daylight-saving changes), so the database answers from
+    /// its covering index. The calendar, timeline and reviews read every type the person has (the calendar's dot counts
+    /// any record); insights over years read only the types they correlate, steps as one indexed SUM a day instead of a
+    /// GROUP BY that sorts every sample (such a day counts as one record: insights only ask whether a day has any).
+    public func dayFigures(_ range: DayRange) async throws -> [DayKey: DaySummary] {
+        let userID = range.user.id, start = range.span.start, end = range.span.end
+        let types: [String], summed: Set<String>
+        if range.purpose == .insights {
+            types = [HealthDataType.steps.rawValue, HealthDataType.sleep.rawValue, HealthDataType.workout.rawValue]
+            summed = [HealthDataType.steps.rawValue]
+        } else {
+            types = try await service.recordTypes(userID: userID)
+            summed = []
+        }
+        let grouped = types.filter { !summed.contains($0) || $0 == HealthDataType.sleep.rawValue }
+        let (bucket, shift) = LocalDays.bucketing(range.span.timeZone, from: start, to: end)
+        var totals = grouped.isEmpty ? [] : try await service.bucketTotals(userID: userID, types: grouped, from: start, to: end, bucket: bucket, shift: shift)
+        let spans = LocalDays.offsetSpans(range.span.timeZone, from: Int64(saturating: start.timeIntervalSince1970), to: Int64(saturating: end.timeIntervalSince1970))
+        for type in types where !grouped.contains(type) {
+            for span in spans {
+                totals += try await service.daySums(userID: userID, type: type, from: span.from, to: span.to, shift: span.shift)
+                    .map { HealthService.BucketTotal(type: type, start: $0.start, sum: $0.sum, count: 1) }
+            }
+        }
+        return Self.figures(totals, span: range.span)
+    }
+
+    /// Records counted per day; steps, sleep and workouts added up.
+    static func figures(_ totals: [HealthService.BucketTotal], span: DaySpan) -> [DayKey: DaySummary] {
+        var days: [DayKey: DaySummary] = [:]
+        for total in totals {
+            span.touch(&days, at: Date(timeIntervalSince1970: TimeInterval(total.start))) { day in
+                day.healthRecords += total.count
+                switch HealthDataType(rawValue: total.type) {
+                case .steps: day.steps = (day.steps ?? 0) + total.sum
+                case .sleep: day.sleepHours = (day.sleepHours ?? 0) + total.sum
+                case .workout:
+                    day.workouts += total.count
+                    day.workoutMinutes += total.sum
+                default: break
+                }
+            }
+        }
+        return days
+    }
+
+    public func firstRecorded(user: User, diaryOpen: Bool) async throws -> Date? {
+        try await service.firstRecordDate(userID: user.id)
+    }
+
+    /// The badges earned in the period.
+    public func achievements(user: User, from: Date, to: Date) async throws -> [Achievement] {
+        try await service.badges.earned(userID: user.id).filter { $0.earnedAt >= from && $0.earnedAt < to }.compactMap { earned in
+            BadgeRules.definition(earned.key).map { Achievement(key: $0.key, name: $0.name, earnedAt: earned.earnedAt) }
+        }
+    }
+}
+
+/// Health's share cards drawn for others (Journal's review card): the same drawing and renderer as Health's own.
+public struct HealthShareCards: ShareCardDrawing {
+    var renderer = ShareCardRenderer()
+
+    public init() {}
+
+    public func shareCardSVG(_ card: ShareCard, language: Language) -> String {
+        HealthGraphics.shareCard(HealthGraphics.ShareSummary(title: card.title, lines: card.lines, badge: card.badge.flatMap(BadgeRules.definition),
+                                                             name: card.name, footer: card.footer), language: language)
+    }
+
+    public func shareCardPNG(svg: String) async throws -> Data { try await renderer.png(svg: svg) }
 }

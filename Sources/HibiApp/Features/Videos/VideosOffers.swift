@@ -104,3 +104,36 @@ extension VideosFeature: TakeoutOffer {
         return (count, bytes)
     }
 }
+
+extension VideosFeature: DayPageOffer {
+    /// A day with at most this many videos; more is a sign of generated data, and the library lists them all.
+    static let dayLimit = 500
+
+    public func dayPart(_ day: DayQuery) async throws -> DayPart {
+        let watched = try await service.played(userID: day.user.id, from: day.interval.start, to: day.interval.end)
+        return VideoDayViews.part(watched: Array(watched.prefix(Self.dayLimit)), day: day)
+    }
+}
+
+extension VideosFeature: OverviewOffer {
+    /// The videos last played each day and their length (Hibi keeps the last play, not a play log).
+    public func dayFigures(_ range: DayRange) async throws -> [DayKey: DaySummary] {
+        Self.figures(try await service.playTimes(userID: range.user.id, from: range.span.start, to: range.span.end), span: range.span)
+    }
+
+    static func figures(_ plays: [(at: Date, seconds: Double?)], span: DaySpan) -> [DayKey: DaySummary] {
+        var days: [DayKey: DaySummary] = [:]
+        for play in plays {
+            let seconds = play.seconds ?? 0
+            span.touch(&days, at: play.at) { day in
+                day.videos += 1
+                day.videoHours += max(0, seconds.isFinite ? seconds : 0) / 3600
+            }
+        }
+        return days
+    }
+
+    public func firstRecorded(user: User, diaryOpen: Bool) async throws -> Date? {
+        try await service.firstPlayDate(userID: user.id)
+    }
+}

@@ -9,6 +9,8 @@ extension VisitService: PlaceRecorder {
                                  address: address, labels: place.labels)
         return try await create(userID: userID, fields: fields, now: now).id
     }
+
+    public func placePath(visitID: String) -> String { VisitPaths.visit(visitID) }
 }
 
 extension LocationService: LocationHistory {
@@ -149,5 +151,52 @@ public struct VisitsSigningKey: BackupSigningKey {
     public func legacyFilePublicKey(dataDirectory: String) throws -> String? {
         let path = (dataDirectory as NSString).appendingPathComponent(VisitSigner.fileName)
         return try VisitSigner.readFile(path: path)?.publicKey.rawRepresentation.base64EncodedString()
+    }
+}
+
+extension VisitsFeature: DayPageOffer {
+    /// A day with at most this many visits; more is a sign of generated data, and Visits' own list shows them all.
+    static let dayLimit = 500
+
+    public func dayPart(_ day: DayQuery) async throws -> DayPart {
+        let visits = try await service.list(userID: day.user.id, filter: VisitFilter(from: day.interval.start, to: day.interval.end))
+            .sorted { $0.fields.visitedAt < $1.fields.visitedAt }
+        return VisitDayViews.part(visits: Array(visits.prefix(Self.dayLimit)), day: day)
+    }
+
+    /// The same date in each earlier year back to the first visit: one small read a year, not every visit ever.
+    public func memories(_ day: DayQuery) async throws -> DayMemories {
+        guard let first = try await service.firstVisitDate(userID: day.user.id) else { return VisitDayViews.memories([], day: day) }
+        let key = day.key
+        var earlier: [Visit] = []
+        // At most a century back: a far-future date asked for by hand must not become thousands of reads.
+        for year in stride(from: key.year - 1, through: max(1970, DayKey(first, timeZone: day.timeZone).year, key.year - 100), by: -1) {
+            guard let date = DayKey(String(format: "%04d-%02d-%02d", year, key.month, key.day)) else { continue }  // 29 February
+            let span = date.interval(in: day.timeZone)
+            earlier += try await service.list(userID: day.user.id, filter: VisitFilter(from: span.start, to: span.end))
+        }
+        return VisitDayViews.memories(earlier, day: day)
+    }
+}
+
+extension VisitsFeature: OverviewOffer {
+    /// The range's visits, and (for reviews and insights) which were a first visit to their place: that needs all
+    /// history, read as the map's light list, which then gives the range's visits too (names and places, no labels:
+    /// neither uses labels).
+    public func dayFigures(_ range: DayRange) async throws -> [DayKey: DaySummary] {
+        let userID = range.user.id, start = range.span.start, end = range.span.end
+        guard range.purpose != .days else {
+            let visits = try await service.list(userID: userID, filter: VisitFilter(from: start, to: end))
+            return VisitMark.figures(visits.map { VisitMark(id: $0.id, at: $0.fields.visitedAt, name: $0.fields.name, latitude: $0.fields.latitude,
+                                                             longitude: $0.fields.longitude, labels: $0.fields.labels) },
+                                     newPlaces: [], span: range.span)
+        }
+        let history = try await service.allMapPoints(userID: userID).filter { $0.at < end }
+            .map { VisitMark(id: $0.id, at: $0.at, name: $0.name, latitude: $0.lat, longitude: $0.lon) }
+        return VisitMark.figures(history.filter { $0.at >= start }, newPlaces: VisitMark.newPlaceVisits(history), span: range.span)
+    }
+
+    public func firstRecorded(user: User, diaryOpen: Bool) async throws -> Date? {
+        try await service.firstVisitDate(userID: user.id)
     }
 }

@@ -9,6 +9,8 @@ import SQLKit
 /// `UserFacingError` for a place the log refuses.
 public protocol PlaceRecorder: Sendable {
     func recordPlace(_ place: RecordedPlace, userID: String, now: Date) async throws -> String
+    /// The page of a place it recorded (the entry links to it).
+    func placePath(visitID: String) -> String
 }
 
 /// What a diary entry knows of a place.

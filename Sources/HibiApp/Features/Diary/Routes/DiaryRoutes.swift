@@ -47,7 +47,8 @@ struct DiaryWebRoutes: Sendable {
         let entry = try await diary.entry(userID: user.id, id: try context.parameters.require("id"))
         let notice: (String, Layout.NoticeKind)? = request.uri.formQuery.get("saved") != nil ? (DiaryStrings.saved(context.language), .success) : nil
         let details = try await imports.details.find(userID: user.id, entryID: entry.id)
-        return HTMLPage(DiaryViews.detail(context: context.base, user: user, entry: entry, notice: notice, details: details))
+        return HTMLPage(DiaryViews.detail(context: context.base, user: user, entry: entry, notice: notice, details: details,
+                                          placePath: imports.visits.map { visits in { visits.placePath(visitID: $0) } }))
     }
 
     @Sendable func editPage(_ request: Request, context: DiaryContext) async throws -> HTMLPage {

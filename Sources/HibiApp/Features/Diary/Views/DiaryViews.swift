@@ -80,7 +80,7 @@ enum DiaryViews {
                     for day in DiaryRules.groupByDay(state.entries, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt) {
                         el("section", .class("entry-day"), .data("day", day.key)) {
                             el("h2", .class("day-heading")) {
-                                el("a", .href(JournalPaths.day(day.key)), .init("title", DiaryStrings.openDay(l))) { formatDay(day.entries[0].date, user: user, language: l) }
+                                el("a", .href(DayPage.path(day.key)), .init("title", DiaryStrings.openDay(l))) { formatDay(day.entries[0].date, user: user, language: l) }
                             }
                             el("ol", .class("entry-list")) {
                                 for entry in day.entries { entryCard(entry, user: user, language: l) }
@@ -224,7 +224,8 @@ enum DiaryViews {
     }
 
     /// What an imported entry brought with it (Day One's star, journal, own time zone, place and weather).
-    static func importedDetails(_ details: ForeignDetails, entry: DiaryEntry, language l: Language) -> Node {
+    /// `placePath` is the page of the place (a visit) an entry recorded, when the server has Visits.
+    static func importedDetails(_ details: ForeignDetails, entry: DiaryEntry, placePath: ((String) -> String)?, language l: Language) -> Node {
         el("ul", .class("entry-details muted"), .id("entry-details")) {
             if details.starred == true { el("li", .id("entry-starred")) { "★ " + Text(en: "Starred", ja: "スター付き")(l) } }
             if let journal = details.journal { el("li") { Text(en: "Journal: ", ja: "ジャーナル: ")(l) + journal } }
@@ -233,7 +234,7 @@ enum DiaryViews {
             }
             if let location = details.location {
                 el("li", .id("entry-location")) {
-                    if let visit = details.visitID { el("a", .href(VisitPaths.visit(visit))) { "📍 " + location.label } } else { "📍 " + location.label }
+                    if let visit = details.visitID, let placePath { el("a", .href(placePath(visit))) { "📍 " + location.label } } else { "📍 " + location.label }
                 }
             }
             if let weather = details.weather, !weather.summary.isEmpty { el("li", .id("entry-weather")) { Text(en: "Weather: ", ja: "天気: ")(l) + weather.summary } }
@@ -249,7 +250,7 @@ enum DiaryViews {
     }
 
     static func detail(context: HibiRequestContext, user: User, entry: DiaryEntry, notice: (String, Layout.NoticeKind)? = nil,
-                       details: ForeignDetails? = nil) -> Node {
+                       details: ForeignDetails? = nil, placePath: ((String) -> String)? = nil) -> Node {
         let l = context.language
         return Layout.page(title: formatDate(entry.date, user: user, language: l), context: context, current: DiaryPaths.list) {
             head(context)
@@ -281,7 +282,7 @@ enum DiaryViews {
                 if !entry.tags.isEmpty {
                     el("p", .class("tags")) { for tag in entry.tags { el("a", .href(DiaryPaths.list(tag: tag)), .class("tag")) { "#" + tag } } }
                 }
-                if let details, !details.isEmpty { importedDetails(details, entry: entry, language: l) }
+                if let details, !details.isEmpty { importedDetails(details, entry: entry, placePath: placePath, language: l) }
                 if !entry.photos.isEmpty { moodConfirmation(context: context, entry: entry) }
                 el("footer", .class("form-actions")) {
                     el("a", .href(DiaryPaths.edit(entry.id)), .role("button"), .class("secondary")) { DiaryStrings.edit(l) }

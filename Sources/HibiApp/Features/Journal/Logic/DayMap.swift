@@ -5,23 +5,14 @@ import Foundation
 /// the cosine of the middle latitude is true enough over the few kilometres of a day, and needs no
 /// tile server (Hibi sends nothing about where a person was to anyone).
 public enum DayMap {
-    public struct Place: Sendable, Equatable {
-        public let latitude: Double
-        public let longitude: Double
-        public let name: String
-
-        public init(latitude: Double, longitude: Double, name: String) {
-            self.latitude = latitude
-            self.longitude = longitude
-            self.name = name
-        }
-    }
+    /// A place on the map (a visit), as features offer it for the day (Shared/Offers).
+    public typealias Place = DayPlace
 
     public static let width = 320.0
     public static let height = 200.0
     static let margin = 16.0
     /// Points kept per track: enough for the shape at this size, and a bound on the page's weight.
-    static let maxTrackPoints = 400
+    static let maxTrackPoints = DayPlace.maxTrackPoints
 
     /// The fit of a set of coordinates into the view box, with a margin and the same scale on both
     /// axes; worked out once per map, then used for every track and place. One place, or several at
@@ -59,10 +50,7 @@ public enum DayMap {
     }
 
     /// At most `limit` points spread evenly along the track, the first and the last always among them.
-    static func thin<T>(_ points: [T], limit: Int) -> [T] {
-        guard points.count > limit, limit > 1 else { return points }
-        return (0..<limit).map { points[$0 * (points.count - 1) / (limit - 1)] }
-    }
+    static func thin<T>(_ points: [T], limit: Int) -> [T] { DayPlace.thin(points, limit: limit) }
 
     /// A route is a line only with two distinct positions: a one-point workout route drew an empty box (issue 29).
     static func isLine(_ track: [(lat: Double, lon: Double)]) -> Bool {

@@ -4,76 +4,84 @@ import Hummingbird
 /// `/day/:date` and `GET /api/v1/days/:date`; `/search?q=` and `GET /api/v1/search?q=`.
 struct JournalRoutes: Sendable {
     let journal: JournalService
-    let lock: DiaryLock
-    let health: HealthService
+    let lock: any DiaryOpenCheck
 
     func register(web: some RouterMethods<SignedInContext>, api: some RouterMethods<SignedInContext>) {
-        web.get(RouterPath(JournalPaths.dayPicker)) { request, context in
-            let user = context.user
-            // The date picker's form: an unreadable date shows today rather than an error page.
-            let key = request.uri.formQuery.get("date").flatMap(DayKey.init) ?? today(user, context.base)
-            return Response.redirect(to: JournalPaths.day(key), type: .found)
+        web.get(RouterPath(JournalPaths.dayPicker), use: pickDay)
+        web.get(RouterPath(JournalPaths.day(":date")), use: dayPage)
+        web.post(RouterPath(JournalPaths.rating(":date")), use: rateFromForm)
+        web.get(RouterPath(JournalPaths.search), use: searchPage)
+        api.get(RouterPath(JournalAPIPaths.day(":date")), use: dayAnswer)
+        api.put(RouterPath(JournalAPIPaths.rating(":date")), use: putRating)
+        api.delete(RouterPath(JournalAPIPaths.rating(":date")), use: deleteRating)
+        api.get(RouterPath(JournalAPIPaths.search), use: searchAnswer)
+    }
+
+    /// The date picker's form: an unreadable date shows today rather than an error page.
+    @Sendable func pickDay(_ request: Request, context: SignedInContext) async throws -> Response {
+        let key = request.uri.formQuery.get("date").flatMap(DayKey.init) ?? today(context.user, context.base)
+        return Response.redirect(to: JournalPaths.day(key), type: .found)
+    }
+
+    @Sendable func dayPage(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        try await page(user: context.user, key: try dayKey(context.base), context: context.base)
+    }
+
+    @Sendable func dayAnswer(_ request: Request, context: SignedInContext) async throws -> JSONBody<JSONFields> {
+        let day = try await journal.day(user: context.user, key: try dayKey(context.base), diaryOpen: try await diaryReadable(context.base),
+                                        language: context.language)
+        return JSONBody(Self.dayResponse(day))
+    }
+
+    @Sendable func rateFromForm(_ request: Request, context: SignedInContext) async throws -> Response {
+        let key = try dayKey(context.base)
+        var request = request
+        let form = try await request.form()
+        try await journal.rate(user: context.user, key: key, rating: try Self.rating(form["rating"]), now: context.now)
+        return Response.redirect(to: JournalPaths.day(key) + "#day-rating", type: .found)
+    }
+
+    @Sendable func putRating(_ request: Request, context: SignedInContext) async throws -> JSONBody<RatingResponse> {
+        let key = try dayKey(context.base)
+        var request = request
+        let body = try await request.json(RatingRequest.self, limit: 1024)
+        guard let rating = DayRating(rawValue: body.rating) else {
+            throw RequestError.invalidField("rating", Text(en: "a whole number from 1 (awful) to 5 (great)", ja: "1(最悪)〜5(最高)の整数"))
         }
-        web.get(RouterPath(JournalPaths.day(":date"))) { _, context in
-            let user = context.user
-            return try await page(user: user, key: try dayKey(context.base), context: context.base)
+        try await journal.rate(user: context.user, key: key, rating: rating, now: context.now)
+        return JSONBody(RatingResponse(rating: rating.rawValue, source: .chosen))
+    }
+
+    @Sendable func deleteRating(_ request: Request, context: SignedInContext) async throws -> Response {
+        try await journal.rate(user: context.user, key: try dayKey(context.base), rating: nil, now: context.now)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func searchPage(_ request: Request, context: SignedInContext) async throws -> HTMLPage {
+        let query = request.uri.formQuery.get("q") ?? ""
+        let open = try await diaryReadable(context.base)
+        return HTMLPage(JournalViews.search(context: context.base, query: query,
+                                            hits: try await journal.search(user: context.user, query: query, diaryOpen: open, language: context.language),
+                                            diaryOpen: open))
+    }
+
+    @Sendable func searchAnswer(_ request: Request, context: SignedInContext) async throws -> JSONBody<SearchResponse> {
+        guard let query = request.uri.formQuery.get("q"), !query.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw RequestError.missingField("q")
         }
-        api.get("days/:date") { _, context in
-            let user = context.user
-            let day = try await journal.day(user: user, key: try dayKey(context.base), diaryOpen: try await diaryReadable(context.base))
-            return JSONBody(DayResponse(day))
-        }
-        web.post(RouterPath(JournalPaths.rating(":date"))) { request, context in
-            let user = context.user
-            let key = try dayKey(context.base)
-            var request = request
-            let form = try await request.form()
-            try await journal.rate(user: user, key: key, rating: try Self.rating(form["rating"]), now: context.now)
-            return Response.redirect(to: JournalPaths.day(key) + "#day-rating", type: .found)
-        }
-        api.put("days/:date/rating") { request, context in
-            let user = context.user
-            let key = try dayKey(context.base)
-            var request = request
-            let body = try await request.json(RatingRequest.self, limit: 1024)
-            guard let rating = DayRating(rawValue: body.rating) else {
-                throw RequestError.invalidField("rating", Text(en: "a whole number from 1 (awful) to 5 (great)", ja: "1(最悪)〜5(最高)の整数"))
-            }
-            try await journal.rate(user: user, key: key, rating: rating, now: context.now)
-            return JSONBody(RatingResponse(rating: rating.rawValue, source: .chosen))
-        }
-        api.delete("days/:date/rating") { _, context in
-            let user = context.user
-            try await journal.rate(user: user, key: try dayKey(context.base), rating: nil, now: context.now)
-            return Response(status: .noContent)
-        }
-        web.get(RouterPath(JournalPaths.search)) { request, context in
-            let user = context.user
-            let query = request.uri.formQuery.get("q") ?? ""
-            let open = try await diaryReadable(context.base)
-            return HTMLPage(JournalViews.search(context: context.base, query: query, hits: try await journal.search(user: user, query: query, diaryOpen: open, language: context.language),
-                                                diaryOpen: open))
-        }
-        api.get("search") { request, context in
-            let user = context.user
-            guard let query = request.uri.formQuery.get("q"), !query.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw RequestError.missingField("q")
-            }
-            guard query.count <= 200 else { throw RequestError.invalidParameter("q", Text(en: "at most 200 characters", ja: "200文字以内")) }
-            let open = try await diaryReadable(context.base)
-            return JSONBody(SearchResponse(query: query, diarySearched: open,
-                                           results: try await journal.search(user: user, query: query, diaryOpen: open, language: context.language)))
-        }
+        guard query.count <= 200 else { throw RequestError.invalidParameter("q", Text(en: "at most 200 characters", ja: "200文字以内")) }
+        let open = try await diaryReadable(context.base)
+        return JSONBody(SearchResponse(query: query, diarySearched: open,
+                                       results: try await journal.search(user: context.user, query: query, diaryOpen: open, language: context.language)))
     }
 
     /// A day's page with its month calendar; `/` is today's, with the greeting and checklist above.
     func page(user: User, key: DayKey, context: HibiRequestContext, home: JournalViews.Home? = nil) async throws -> HTMLPage {
         let open = try await diaryReadable(context)
         // The day and its month are read side by side.
-        async let day = journal.day(user: user, key: key, diaryOpen: open)
+        async let day = journal.day(user: user, key: key, diaryOpen: open, language: context.language)
         async let month = journal.month(user: user, containing: key, diaryOpen: open)
-        let units = try await health.profiles.get(userID: user.id).units
-        return HTMLPage(JournalViews.day(context: context, user: user, day: try await day, units: units,
+        return HTMLPage(JournalViews.day(context: context, user: user, day: try await day,
                                          month: try await month, today: today(user, context), home: home))
     }
 
@@ -98,6 +106,20 @@ struct JournalRoutes: Sendable {
         DayKey(context.now, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt)
     }
 
+    /// The day's API answer: its date and neighbours, the rating, "on this day", and every feature's keys (the diary's
+    /// `diary` is absent when the diary is locked for this caller).
+    static func dayResponse(_ day: JournalService.Day) -> JSONFields {
+        var fields: [String: any Encodable & Sendable] = [
+            "date": day.key.description, "previous": day.previous.description, "next": day.next.description,
+            "onThisDay": day.onThisDay.map { memory in
+                JSONFields(memory.fields.merging(["date": memory.key.description, "yearsAgo": memory.yearsAgo]) { _, journal in journal })
+            },
+        ]
+        if let rating = day.rating { fields["rating"] = RatingResponse(rating: rating.value.rawValue, source: rating.source) }
+        for part in day.parts { fields.merge(part.fields) { first, _ in first } }
+        return JSONFields(fields)
+    }
+
     /// Diary text only for a session whose diary is open, or a token with the diary scope.
     func diaryReadable(_ context: HibiRequestContext) async throws -> Bool {
         if case let .apiToken(_, scopes) = context.identity?.credential { return scopes.contains(.diary) }
@@ -112,83 +134,6 @@ struct RatingRequest: Codable, Sendable {
 struct RatingResponse: Codable, Sendable {
     let rating: Int
     let source: JournalService.Rating.Source
-}
-
-struct DayResponse: Codable, Sendable {
-    struct Entry: Codable, Sendable {
-        let id: String
-        let date: Date
-        let text: String
-        let tags: [String]
-        let confirmedMood: String?
-    }
-    struct VisitItem: Codable, Sendable {
-        let id: String
-        let name: String
-        let visitedAt: Date
-        let latitude: Double
-        let longitude: Double
-    }
-    struct VideoItemResponse: Codable, Sendable {
-        let id: String
-        let title: String
-        let lastPlayedAt: Date?
-    }
-    let date: String
-    let previous: String
-    let next: String
-    /// Absent when the diary is locked for this caller (a session with the diary locked, a token without the diary scope).
-    let diary: [Entry]?
-    let health: [HealthDayLine]
-    let visits: [VisitItem]
-    let videosWatched: [VideoItemResponse]
-    struct WorkoutItem: Codable, Sendable {
-        let id: String
-        let activity: String
-        let start: Date
-        let end: Date
-        let durationMinutes: Double
-        let distanceKm: Double?
-        let energyKcal: Double?
-        /// The route as drawn on the day's map: at most 400 points spread along it, `[latitude, longitude]` each.
-        let route: [[Double]]
-    }
-    let workouts: [WorkoutItem]
-    struct MemoryResponse: Codable, Sendable {
-        let date: String
-        let yearsAgo: Int
-        /// Absent when the diary is locked for this caller.
-        let diary: [Entry]?
-        let visits: [VisitItem]
-    }
-    let onThisDay: [MemoryResponse]
-    /// The chosen rating, or the default from the moods; absent when there is neither.
-    let rating: RatingResponse?
-
-    init(_ day: JournalService.Day) {
-        rating = day.rating.map { RatingResponse(rating: $0.value.rawValue, source: $0.source) }
-        date = day.key.description
-        previous = day.previous.description
-        next = day.next.description
-        diary = day.diary?.map { Entry(id: $0.id, date: $0.date, text: $0.text, tags: $0.tags, confirmedMood: $0.confirmedMood?.rawValue) }
-        health = day.health
-        visits = day.visits.map { VisitItem(id: $0.id, name: $0.fields.name, visitedAt: $0.fields.visitedAt, latitude: $0.fields.latitude,
-                                            longitude: $0.fields.longitude) }
-        videosWatched = day.videosWatched.map { VideoItemResponse(id: $0.video.id, title: $0.title, lastPlayedAt: $0.data.lastPlayedAt) }
-        workouts = day.workouts.map { item in
-            WorkoutItem(id: item.workout.id, activity: item.workout.activity, start: item.workout.start, end: item.workout.end,
-                        durationMinutes: item.workout.durationMinutes, distanceKm: item.workout.distanceKm, energyKcal: item.workout.energyKcal,
-                        route: item.route.map { [$0.lat, $0.lon] })
-        }
-        let diaryOpen = day.diary != nil
-        onThisDay = day.onThisDay.map { memory in
-            MemoryResponse(date: memory.key.description, yearsAgo: memory.yearsAgo,
-                           diary: diaryOpen ? memory.diary.map { Entry(id: $0.id, date: $0.date, text: $0.text, tags: $0.tags,
-                                                                      confirmedMood: $0.confirmedMood?.rawValue) } : nil,
-                           visits: memory.visits.map { VisitItem(id: $0.id, name: $0.fields.name, visitedAt: $0.fields.visitedAt,
-                                                                 latitude: $0.fields.latitude, longitude: $0.fields.longitude) })
-        }
-    }
 }
 
 struct SearchResponse: Codable, Sendable {

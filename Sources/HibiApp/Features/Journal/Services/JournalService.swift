@@ -1,16 +1,16 @@
 import Foundation
 
-/// The journal reads a day, and a search, across every feature through their services (never their
-/// tables). Diary text is read only when the caller may see it (an unlocked diary, or a token with the
+/// The journal reads a day, and a search, across every feature through what they offer it (Shared/Offers, never
+/// their tables). Diary text is read only when the caller may see it (an unlocked diary, or a token with the
 /// diary scope); it stays sealed at rest and is searched through the diary's own in-memory index.
 public struct JournalService: Sendable {
-    let diary: DiaryService
-    let health: HealthService
-    let visits: VisitService
-    let videos: VideoService
     let ratings: DayRatingStore
     /// Every feature that adds to the search, in the order their hits are listed.
     let searches: [any SearchOffer]
+    /// Every feature that adds to a day's page, in the order their parts are asked (the page places them by their `order`).
+    let dayPages: [any DayPageOffer]
+    /// Every feature that adds to the calendar, the timeline, reviews and insights, in the order their figures are added.
+    let overviews: [any OverviewOffer]
 
     /// A day's rating and where it came from.
     public struct Rating: Sendable, Equatable {
@@ -21,114 +21,81 @@ public struct JournalService: Sendable {
 
     public struct Day: Sendable {
         public let key: DayKey
-        /// Nil when the diary is locked for this caller; the page then offers to unlock it.
-        public let diary: [DiaryEntry]?
-        public let health: [HealthDayLine]
-        public let visits: [Visit]
-        public let videosWatched: [VideoItem]
+        /// False when the diary is locked for this caller; its section then offers to unlock it.
+        public let diaryOpen: Bool
+        /// Every feature's part, in the order of the offers.
+        public let parts: [DayPart]
         public let previous: DayKey
         public let next: DayKey
         /// The same date in earlier years, newest first, where anything was recorded.
         public let onThisDay: [Memory]
-        /// The person's own rating, else the default from the confirmed moods (only when the diary is readable).
+        /// The person's own rating, else the one a feature suggests (the diary's, from the confirmed moods, only when readable).
         public let rating: Rating?
 
-        /// Workouts that started this day, each with its route (thinned for drawing).
-        public var workouts: [DayWorkout] = []
-        /// The night that ended this day (sleep is the wake-up day's), from the health feature.
-        public var sleep: SleepNights.Night?
+        public init(key: DayKey, diaryOpen: Bool, parts: [DayPart], previous: DayKey, next: DayKey, onThisDay: [Memory], rating: Rating?) {
+            self.key = key
+            self.diaryOpen = diaryOpen
+            self.parts = parts
+            self.previous = previous
+            self.next = next
+            self.onThisDay = onThisDay
+            self.rating = rating
+        }
 
-        public var isEmpty: Bool { (diary ?? []).isEmpty && health.isEmpty && visits.isEmpty && videosWatched.isEmpty && workouts.isEmpty && sleep == nil }
+        public var isEmpty: Bool { !parts.contains { $0.recorded } }
     }
 
-    public struct DayWorkout: Sendable {
-        public let workout: HealthWorkout
-        public let route: [WorkoutRoutePoint]
-    }
-
+    /// One earlier year's day: every feature's lines, and their keys in the API answer.
     public struct Memory: Sendable {
         public let key: DayKey
         public let yearsAgo: Int
-        public let diary: [DiaryEntry]
-        public let visits: [Visit]
+        public let nodes: [Node]
+        public let fields: [String: any Encodable & Sendable]
     }
 
-    /// A day with at most this many of each kind; more is a sign of generated data, and the feature's own page lists them all.
+    /// At most this many search hits from one feature; more is a sign of generated data, and the feature's own page lists them all.
     static let perDomainLimit = 500
-    /// Heart-rate samples can be thousands a day; they are summarised, so this only bounds memory.
-    static let healthRecordLimit = 50_000
+    /// Years of "on this day" shown.
+    static let memoryLimit = 20
 
-    public func day(user: User, key: DayKey, diaryOpen: Bool) async throws -> Day {
+    public func day(user: User, key: DayKey, diaryOpen: Bool, language: Language) async throws -> Day {
         let zone = TimeZone(identifier: user.timeZone) ?? .gmt
-        let interval = key.interval(in: zone)
-        let last = interval.end.addingTimeInterval(-1)  // the stores' upper bounds are inclusive
-        // The domains are read side by side (the database has several connections).
-        async let entries = diaryOpen
-            ? diary.list(userID: user.id, query: nil, filter: .init(from: interval.start, to: last),
-                         paging: PageRequest(page: 1, perPage: Self.perDomainLimit)).entries.sorted { $0.date < $1.date }
-            : nil
-        async let records = health.records.list(userID: user.id, filter: .init(from: interval.start, to: last, limit: Self.healthRecordLimit))
-        async let dayVisits = visits.list(userID: user.id, filter: VisitFilter(from: interval.start, to: interval.end))
-            .sorted { $0.fields.visitedAt < $1.fields.visitedAt }
-        async let watched = videos.played(userID: user.id, from: interval.start, to: interval.end)
-        async let workouts = dayWorkouts(user: user, interval: DateInterval(start: interval.start, end: last))
-        async let memories = memories(user: user, key: key, zone: zone, diaryOpen: diaryOpen)
+        let query = DayQuery(user: user, key: key, timeZone: zone, diaryOpen: diaryOpen, language: language, dayPath: { JournalPaths.day($0) })
+        // The features are read side by side (the database has several connections).
+        async let parts = Self.askInOrder(dayPages) { try await $0.dayPart(query) }
+        async let memories = Self.askInOrder(dayPages) { try await $0.memories(query) }
         async let chosen = ratings.ratings(userID: user.id, from: key, to: key)[key]
-        async let night = health.sleepNight(user: user, day: Int(key.daysSince1970))
-        let diaryEntries = try await entries
-        // The person's own rating, else the default from the confirmed moods.
+        let dayParts = try await parts
+        // The person's own rating, else the one suggested (from the confirmed moods).
         let rating = try await chosen.map { Rating(value: $0, source: .chosen) }
-            ?? diaryEntries.flatMap { DayRating.fromMoods($0.compactMap(\.confirmedMood)) }.map { Rating(value: $0, source: .moods) }
-        return Day(key: key, diary: diaryEntries, health: HealthDay.summarize(try await records), visits: Array(try await dayVisits.prefix(Self.perDomainLimit)),
-                   videosWatched: Array(try await watched.prefix(Self.perDomainLimit)),
-                   previous: key.adding(days: -1, in: zone), next: key.adding(days: 1, in: zone),
-                   onThisDay: try await memories, rating: rating, workouts: try await workouts, sleep: try await night)
+            ?? dayParts.lazy.compactMap(\.suggestedRating).first.map { Rating(value: $0, source: .moods) }
+        return Day(key: key, diaryOpen: diaryOpen, parts: dayParts, previous: key.adding(days: -1, in: zone), next: key.adding(days: 1, in: zone),
+                   onThisDay: Self.memories(try await memories, of: key), rating: rating)
     }
 
-    func dayWorkouts(user: User, interval: DateInterval) async throws -> [DayWorkout] {
-        var workouts: [DayWorkout] = []
-        for workout in try await health.workouts(user: user, in: interval, limit: Self.workoutLimit) {
-            let route = try await health.workoutRoute(user: user, workoutID: workout.id)
-            workouts.append(DayWorkout(workout: workout, route: DayMap.thin(route, limit: DayMap.maxTrackPoints)))
+    /// The earlier years any feature recorded something on, newest first, each with every feature's lines in the offers' order.
+    static func memories(_ all: [DayMemories], of key: DayKey) -> [Memory] {
+        Set(all.flatMap(\.byDay.keys)).sorted(by: >).prefix(memoryLimit).map { day in
+            var fields: [String: any Encodable & Sendable] = [:]
+            for offer in all {
+                fields.merge(offer.byDay[day]?.fields ?? offer.empty) { first, _ in first }
+            }
+            return Memory(key: day, yearsAgo: key.year - day.year, nodes: all.flatMap { $0.byDay[day]?.nodes ?? [] }, fields: fields)
         }
-        return workouts
     }
 
-    /// Workouts drawn on one day's page; a day with more is generated data, and Health lists them all.
-    static let workoutLimit = 50
+    /// Asks every offer side by side; the answers keep the list's order.
+    static func askInOrder<Offer: Sendable, Answer: Sendable>(_ offers: [Offer], _ ask: @escaping @Sendable (Offer) async throws -> Answer) async throws -> [Answer] {
+        try await withThrowingTaskGroup(of: (Int, Answer).self) { group in
+            for (index, offer) in offers.enumerated() { group.addTask { (index, try await ask(offer)) } }
+            var answers = [Answer?](repeating: nil, count: offers.count)
+            for try await (index, answer) in group { answers[index] = answer }
+            return answers.compactMap { $0 }
+        }
+    }
 
     public func rate(user: User, key: DayKey, rating: DayRating?, now: Date) async throws {
         if let rating { try await ratings.set(userID: user.id, day: key, rating: rating, now: now) } else { try await ratings.clear(userID: user.id, day: key) }
-    }
-
-    /// Diary entries and visits on this month and day in earlier years (29 February only in leap years).
-    func memories(user: User, key: DayKey, zone: TimeZone, diaryOpen: Bool) async throws -> [Memory] {
-        let noon = key.interval(in: zone).start.addingTimeInterval(12 * 3600)
-        let entries = diaryOpen ? try await diary.onThisDayFromFirstEntry(userID: user.id, today: noon, timeZone: zone) : []
-        // The same date in each earlier year back to the first visit: one small read a year, not every visit ever.
-        var earlierVisits: [Visit] = []
-        if let first = try await visits.firstVisitDate(userID: user.id) {
-            // At most a century back: a far-future date asked for by hand must not become thousands of reads.
-            for year in stride(from: key.year - 1, through: max(1970, DayKey(first, timeZone: zone).year, key.year - 100), by: -1) {
-                guard let day = DayKey(String(format: "%04d-%02d-%02d", year, key.month, key.day)) else { continue }  // 29 February
-                let span = day.interval(in: zone)
-                earlierVisits += try await visits.list(userID: user.id, filter: VisitFilter(from: span.start, to: span.end))
-            }
-        }
-        var byDay: [DayKey: ([DiaryEntry], [Visit])] = [:]
-        for entry in entries {
-            let day = DayKey(entry.date, timeZone: zone)
-            if day.month == key.month, day.day == key.day, day.year < key.year { byDay[day, default: ([], [])].0.append(entry) }
-        }
-        for visit in earlierVisits {
-            let day = DayKey(visit.fields.visitedAt, timeZone: zone)
-            if day.month == key.month, day.day == key.day, day.year < key.year { byDay[day, default: ([], [])].1.append(visit) }
-        }
-        return byDay.keys.sorted(by: >).prefix(20).map { day in
-            let (diary, visits) = byDay[day] ?? ([], [])
-            return Memory(key: day, yearsAgo: key.year - day.year, diary: diary.sorted { $0.date < $1.date },
-                          visits: visits.sorted { $0.fields.visitedAt < $1.fields.visitedAt })
-        }
     }
 
     /// Every domain's matches for `query` (each word must occur), at most `perDomainLimit` each.
@@ -138,11 +105,6 @@ public struct JournalService: Sendable {
         let search = JournalSearch(user: user, query: query, timeZone: TimeZone(identifier: user.timeZone) ?? .gmt, language: language,
                                    diaryOpen: diaryOpen, limit: Self.perDomainLimit, dayPath: { JournalPaths.day($0) })
         // The features are searched side by side (the database has several connections); their hits keep the list's order.
-        return try await withThrowingTaskGroup(of: (Int, [SearchHit]).self) { group in
-            for (index, offer) in searches.enumerated() { group.addTask { (index, try await offer.searchHits(search)) } }
-            var answers = [[SearchHit]](repeating: [], count: searches.count)
-            for try await (index, hits) in group { answers[index] = hits }
-            return answers.flatMap { $0 }
-        }
+        return try await Self.askInOrder(searches) { try await $0.searchHits(search) }.flatMap { $0 }
     }
 }

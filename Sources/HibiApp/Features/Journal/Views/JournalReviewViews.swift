@@ -69,7 +69,7 @@ extension JournalViews {
         return hours.formatted(.number.precision(.fractionLength(0...1)).locale(locale)) + (l == .ja ? "時間" : " h")
     }
 
-    static func review(context: HibiRequestContext, review: JournalService.Review, diaryOpen: Bool, units: UnitPreferences) -> Node {
+    static func review(context: HibiRequestContext, review: JournalService.Review, diaryOpen: Bool) -> Node {
         let l = context.language
         let R = ReviewStrings.self
         let period = review.period
@@ -133,7 +133,7 @@ extension JournalViews {
             if !review.badges.isEmpty {
                 el("section", .id("review-badges")) {
                     el("h2") { R.badges(l) }
-                    el("ul") { for (badge, _) in review.badges { el("li") { badge.name(l) } } }
+                    el("ul") { for badge in review.badges { el("li") { badge.name(l) } } }
                 }
             }
             if !review.days.filter({ !$0.domains.isEmpty }).isEmpty {
@@ -158,7 +158,7 @@ extension JournalViews {
     }
 
     /// The card: the period, days recorded and steps; the name, the average rating, the top place and a badge only when chosen.
-    static func reviewCard(review: JournalService.Review, options: Set<String>, name: String, language l: Language) -> String {
+    static func reviewCard(review: JournalService.Review, options: Set<String>, name: String, language l: Language) -> ShareCard {
         let R = ReviewStrings.self
         let t = review.totals
         let format = { (value: Double, digits: Int) in
@@ -168,11 +168,9 @@ extension JournalViews {
         if t.steps > 0 { lines.append((R.steps(l), format(t.steps, 0))) }
         if options.contains("mood"), let average = t.averageRating { lines.append((R.averageRating(l), format(average, 1) + " / 5")) }
         if options.contains("places"), let top = review.places.first { lines.append((R.places(l), top.name)) }
-        let summary = HealthGraphics.ShareSummary(
-            title: (review.period.kind == .week ? R.week(l) : R.month(l)) + " · " + periodTitle(review.period, language: l),
-            lines: lines, badge: options.contains("badge") ? review.badges.last?.0 : nil, name: options.contains("name") ? name : nil,
-            footer: R.footer(l))
-        return HealthGraphics.shareCard(summary, language: l)
+        return ShareCard(title: (review.period.kind == .week ? R.week(l) : R.month(l)) + " · " + periodTitle(review.period, language: l),
+                         lines: lines, badge: options.contains("badge") ? review.badges.last?.key : nil, name: options.contains("name") ? name : nil,
+                         footer: R.footer(l))
     }
 }
 
@@ -210,7 +208,7 @@ struct ReviewResponse: Codable, Sendable {
         self.totals = totals
         previousTotals = before
         places = review.places.map { Place(name: $0.name, days: $0.days) }
-        badges = review.badges.map { Badge(key: $0.0.key, earnedAt: $0.1) }
+        badges = review.badges.map { Badge(key: $0.key, earnedAt: $0.earnedAt) }
         days = review.days.filter { !$0.domains.isEmpty }.map { DaySummaryResponse($0, diaryOpen: diaryOpen) }
     }
 }

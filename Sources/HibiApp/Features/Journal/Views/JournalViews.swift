@@ -9,44 +9,9 @@ enum JournalStrings {
     static let diary = Text(en: "Diary", ja: "日記")
     static let health = Text(en: "Health", ja: "健康")
     static let visits = Text(en: "Visits", ja: "訪問")
-    static let workouts = Text(en: "Workouts", ja: "ワークアウト")
     static let dayMap = Text(en: "Where the day went", ja: "この日の足あと")
-    /// "42 min · 5.3 km · 310 kcal · ↑ 120 m · 142 bpm average, 171 max" in the person's units (what the workout recorded, nothing guessed).
-    /// An imported file supplies these numbers, so they are formatted, never converted to `Int` (a huge
-    /// or non-finite value would stop the server); what is not a sensible amount is left out.
-    static func workoutSummary(_ workout: HealthWorkout, units: UnitPreferences, language l: Language) -> String {
-        func whole(_ value: Double) -> String { value.formatted(.number.precision(.fractionLength(0)).rounded(rule: .toNearestOrAwayFromZero).grouping(.never)) }
-        var parts: [String] = []
-        if workout.durationMinutes.isFinite, workout.durationMinutes >= 0 {
-            parts.append(Text(en: "\(whole(workout.durationMinutes)) min", ja: "\(whole(workout.durationMinutes))分")(l))
-        }
-        if let km = workout.distanceKm, km.isFinite, km > 0 {
-            parts.append(units.distance == .mi ? String(format: "%.1f mi", km / 1.609344) : String(format: "%.1f km", km))
-        }
-        if let kcal = workout.energyKcal, kcal.isFinite, kcal > 0 {
-            parts.append(units.energy == .kJ ? whole(kcal * 4.184) + " kJ" : whole(kcal) + " kcal")
-        }
-        if let metres = workout.elevationGainM, metres > 0 {
-            parts.append(Text(en: "↑ ", ja: "獲得標高 ")(l) + (units.distance == .mi ? whole(metres * 3.28084) + " ft" : whole(metres) + " m"))
-        }
-        if let average = workout.heartRateAverage, average > 0 {
-            let max = workout.heartRateMax.map { whole($0) }
-            parts.append(Text(en: "\(whole(average)) bpm average" + (max.map { ", \($0) max" } ?? ""),
-                              ja: "平均心拍 \(whole(average)) bpm" + (max.map { "(最大 \($0))" } ?? ""))(l))
-        }
-        return parts.joined(separator: " · ")
-    }
     static let dayMapLabel = Text(en: "Map of the day: visits in order, and workout routes", ja: "この日の地図:訪問の順路とワークアウトのルート")
-    static let videos = Text(en: "Videos watched", ja: "見た動画")
-    static let diaryLocked = Text(en: "The diary is locked.", ja: "日記はロックされています。")
-    static let unlock = Text(en: "Unlock to see this day's entries", ja: "ロックを解除してこの日の日記を見る")
     static let emptyDay = Text(en: "Nothing recorded on this day.", ja: "この日の記録はありません。")
-    static let write = Text(en: "Write an entry", ja: "日記を書く")
-    static let addRecord = Text(en: "Add a health record", ja: "健康記録を追加")
-    static let checkIn = Text(en: "Check in", ja: "チェックイン")
-    static let total = Text(en: "total", ja: "合計")
-    static let average = Text(en: "average", ja: "平均")
-    static let latest = Text(en: "latest", ja: "最新")
     static let rating = Text(en: "How was the day?", ja: "どんな一日でしたか?")
     static let fromMoods = Text(en: "Suggested from the moods you confirmed; choose to change it.", ja: "確定した気分からの提案です。選んで変更できます。")
     static let saveRating = Text(en: "Save", ja: "保存")
@@ -70,9 +35,6 @@ enum JournalStrings {
     static let searchEverything = CommonStrings.searchEverything
     static let noResults = Text(en: "Nothing found.", ja: "見つかりませんでした。")
     static let searchLockedNote = Text(en: "Diary entries are searched when the diary is unlocked.", ja: "日記はロックを解除すると検索されます。")
-    static func records(_ language: Language, _ count: Int) -> String {
-        language == .ja ? "\(count)件の記録" : (count == 1 ? "1 record" : "\(count) records")
-    }
     static func domain(_ domain: SearchHit.Domain) -> Text {
         switch domain {
         case .diary: diary
@@ -116,11 +78,14 @@ enum JournalViews {
         let checklist: GettingStarted?
     }
 
-    static func day(context: HibiRequestContext, user: User, day: JournalService.Day, units: UnitPreferences, month: MonthCalendar? = nil,
+    /// Where Journal's own sections stand among the features' (`DaySection.order`): the map after Health's workouts,
+    /// "on this day" before the videos.
+    static let mapOrder = 500, memoriesOrder = 700
+
+    static func day(context: HibiRequestContext, user: User, day: JournalService.Day, month: MonthCalendar? = nil,
                     today: DayKey? = nil, home: Home? = nil) -> Node {
         let l = context.language
         let S = JournalStrings.self
-        let zone = TimeZone(identifier: user.timeZone) ?? .gmt
         let title = dayTitle(day.key, language: l)
         return Layout.page(title: home == nil ? title : CommonStrings.today(l), context: context, current: home == nil ? nil : "/") {
             if let home {
@@ -176,137 +141,50 @@ enum JournalViews {
                     }
                 }
             }
-            if day.isEmpty && day.diary != nil {
+            if day.isEmpty && day.diaryOpen {
                 el("section", .id("empty-day"), .class("card")) {
                     el("p") { S.emptyDay(l) }
                     el("p") {
-                        el("a", .href(DiaryPaths.new), .role("button")) { S.write(l) }
-                        " "
-                        el("a", .href(HealthPaths.newRecord), .role("button"), .class("secondary")) { S.addRecord(l) }
-                        " "
-                        el("a", .href(VisitPaths.new), .role("button"), .class("secondary")) { S.checkIn(l) }
-                    }
-                }
-            }
-            if let entries = day.diary {
-                if !entries.isEmpty {
-                    el("section", .id("day-diary")) {
-                        el("h2") { S.diary(l) }
-                        for entry in entries {
-                            el("article", .class("card"), .data("entry-id", entry.id)) {
-                                el("p") {
-                                    el("a", .href(DiaryPaths.entry(entry.id))) { entry.date.formatted(time(l, zone)) }
-                                    if let mood = entry.confirmedMood { " · \(mood.emoji) \(mood.label(l))" }
-                                }
-                                el("p", .class("entry-text")) { entry.text }
-                            }
-                        }
-                    }
-                }
-            } else {
-                el("section", .id("day-diary")) {
-                    el("h2") { S.diary(l) }
-                    el("p") { S.diaryLocked(l) + " "; el("a", .href(DiaryPaths.unlock(next: JournalPaths.day(day.key)))) { S.unlock(l) } }
-                }
-            }
-            if !day.health.isEmpty {
-                el("section", .id("day-health")) {
-                    el("h2") { S.health(l) }
-                    el("ul") {
-                        for line in day.health {
-                            el("li", .data("type", line.type)) {
-                                HealthDataType.title(of: line.type)(l) + ": "
-                                el("strong") { HealthFormat.value(line.value, type: line.type, preferences: units, language: l) }
-                                " (" + kind(line.kind)(l) + ", " + S.records(l, line.records) + ")"
-                            }
+                        for (index, action) in day.parts.flatMap(\.recordLinks).enumerated() {
+                            if index > 0 { " " }
+                            action
                         }
                     }
                 }
             }
-            if let night = day.sleep {
-                el("section", .id("day-sleep")) {
-                    el("h2") { SleepStrings.night(l) }
-                    el("p") {
-                        SleepStrings.asleep(night.asleepHours, start: Date(timeIntervalSince1970: TimeInterval(night.start)).formatted(time(l, zone)),
-                                            end: Date(timeIntervalSince1970: TimeInterval(night.end)).formatted(time(l, zone)), l)
-                    }
-                    el("ul", .class("sleep-stages")) {
-                        for stage in SleepNights.Stage.allCases {
-                            if let hours = night.stageHours[stage], hours > 0 {
-                                el("li", .data("stage", stage.rawValue)) { SleepStrings.stage(stage)(l) + ": " + SleepStrings.hours(hours, l) }
-                            }
-                        }
-                    }
-                    if let chart = HealthGraphics.sleepChart(night, timeZone: zone, language: l) {
-                        // Built by HealthGraphics from numbers and the string tables: markup Hibi wrote, like the health charts.
-                        Node.raw(chart)
-                    } else {
-                        el("p", .class("muted")) { SleepStrings.fromTotals(l) }
-                    }
-                }
-            }
-            if !day.workouts.isEmpty {
-                el("section", .id("day-workouts")) {
-                    el("h2") { S.workouts(l) }
-                    el("ul") {
-                        for item in day.workouts {
-                            el("li") {
-                                item.workout.start.formatted(time(l, zone)) + " "
-                                el("strong") { HealthDataType.title(of: item.workout.activity)(l) }
-                                " · " + S.workoutSummary(item.workout, units: units, language: l)
-                            }
-                        }
-                    }
-                }
-            }
-            if let map = DayMap.svg(places: day.visits.map { DayMap.Place(latitude: $0.fields.latitude, longitude: $0.fields.longitude, name: $0.fields.name) },
-                                    tracks: day.workouts.map { $0.route.map { (lat: $0.lat, lon: $0.lon) } }, label: S.dayMapLabel(l)) {
-                el("section", .id("day-map")) {
-                    el("h2") { S.dayMap(l) }
-                    // Built by DayMap from numbers, with every name escaped: markup Hibi wrote, like the health charts.
-                    Node.raw(map)
-                }
-            }
-            if !day.visits.isEmpty {
-                el("section", .id("day-visits")) {
-                    el("h2") { S.visits(l) }
-                    el("ol") {
-                        for visit in day.visits {
-                            el("li") {
-                                visit.fields.visitedAt.formatted(time(l, zone)) + " "
-                                el("a", .href(VisitPaths.visit(visit.id))) { visit.fields.name }
-                            }
-                        }
-                    }
-                }
-            }
-            if !day.onThisDay.isEmpty {
-                el("section", .id("on-this-day")) {
-                    el("h2") { S.onThisDay(l) }
-                    for memory in day.onThisDay {
-                        el("article", .class("card")) {
-                            el("h3") { el("a", .href(JournalPaths.day(memory.key))) { S.yearsAgo(l, memory.yearsAgo) + " · " + dayTitle(memory.key, language: l) } }
-                            for entry in memory.diary { el("p", .class("entry-text")) { entry.text } }
-                            if !memory.visits.isEmpty {
-                                el("p") { memory.visits.map(\.fields.name).joined(separator: " · ") }
-                            }
-                        }
-                    }
-                }
-            }
-            if !day.videosWatched.isEmpty {
-                el("section", .id("day-videos")) {
-                    el("h2") { S.videos(l) }
-                    el("ul") {
-                        for item in day.videosWatched {
-                            el("li") { el("a", .href(VideoPaths.video(item.video.id))) { item.title } }
-                        }
-                    }
-                }
+            // Every feature's sections and Journal's own, by their order (a feature's own order among them kept).
+            let sections = day.parts.flatMap(\.sections) + [dayMap(day, language: l), memories(day, language: l)].compactMap { $0 }
+            for section in sections.enumerated().sorted(by: { ($0.element.order, $0.offset) < ($1.element.order, $1.offset) }) {
+                section.element.node
             }
             if let month { calendar(month, selected: day.key, today: today, language: l) }
             link(.init("rel", "stylesheet"), .href("/static/journal.css"))
         }
+    }
+
+    /// The day's visits in order and its routes, drawn from what the features offer; nil when there is nothing to draw.
+    static func dayMap(_ day: JournalService.Day, language l: Language) -> DaySection? {
+        guard let map = DayMap.svg(places: day.parts.flatMap(\.places),
+                                   tracks: day.parts.flatMap(\.tracks).map { $0.map { (lat: $0.latitude, lon: $0.longitude) } },
+                                   label: JournalStrings.dayMapLabel(l)) else { return nil }
+        return DaySection(order: mapOrder, el("section", .id("day-map")) {
+            el("h2") { JournalStrings.dayMap(l) }
+            // Built by DayMap from numbers, with every name escaped: markup Hibi wrote, like the health charts.
+            Node.raw(map)
+        })
+    }
+
+    static func memories(_ day: JournalService.Day, language l: Language) -> DaySection? {
+        guard !day.onThisDay.isEmpty else { return nil }
+        return DaySection(order: memoriesOrder, el("section", .id("on-this-day")) {
+            el("h2") { JournalStrings.onThisDay(l) }
+            for memory in day.onThisDay {
+                el("article", .class("card")) {
+                    el("h3") { el("a", .href(JournalPaths.day(memory.key))) { JournalStrings.yearsAgo(l, memory.yearsAgo) + " · " + dayTitle(memory.key, language: l) } }
+                    memory.nodes
+                }
+            }
+        })
     }
 
     static func search(context: HibiRequestContext, query: String, hits: [SearchHit], diaryOpen: Bool) -> Node {
@@ -338,14 +216,6 @@ enum JournalViews {
                     }
                 }
             }
-        }
-    }
-
-    static func kind(_ kind: HealthDayLine.Kind) -> Text {
-        switch kind {
-        case .total: JournalStrings.total
-        case .average: JournalStrings.average
-        case .latest: JournalStrings.latest
         }
     }
 
