@@ -178,6 +178,7 @@ public struct RouteFileWorkouts: WorkoutRecorder {
         }
         return report
     }
+}
 
 extension HealthFeature: DayPageOffer {
     /// Heart-rate samples can be thousands a day; they are summarised, so this only bounds memory.
