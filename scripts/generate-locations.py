@@ -8,6 +8,11 @@
   generate-locations.py tcx POINTS > activity.tcx            (Training Center XML, a heart rate on every trackpoint)
   generate-locations.py fit POINTS > activity.fit            (a FIT activity: record messages, every tenth with a
                                                               compressed timestamp header)
+  generate-locations.py geojson POINTS > log.geojson         (GPSLogger for Android's GeoJSON log: Point features
+                                                              with time, time_long, accuracy and the rest)
+  generate-locations.py savedplaces PLACES > "Saved Places.json"  (Google Takeout's Maps saved places, the newer
+                                                              layout; every 50th at [0, 0] as Google writes a place it
+                                                              cannot locate)
 
 A track moves at about 10 m/s with a point every 10 s and stops (GPS jitter of a few metres) for
 --stop-minutes every --stop-every points, so the number of stays in it is known: POINTS // stop-every.
@@ -113,6 +118,40 @@ def fit(points):
     out.write(header + bytes(body) + b"\x00\x00")
 
 
+def geojson(points):
+    """GPSLogger's log as tests/Fixtures/locations/gpslogger-log.geojson has it: one feature a line."""
+    out = sys.stdout
+    out.write('{"type": "FeatureCollection","features": [\n')
+    for i, (t, lat, lon) in enumerate(track(points, 720, 20)):
+        out.write('%s{"type": "Feature","properties":{"time":"%s.000Z","provider":"gps","time_long":%d000,"accuracy":4.0,'
+                  '"altitude":41.0,"bearing":0.0,"speed":0.0,"battery":81},"geometry":{"type":"Point","coordinates":[%.7f,%.7f]}}'
+                  % (",\n" if i else "", iso(t)[:-1], t, lon, lat))
+    out.write('\n]}\n')
+
+
+def savedplaces(places):
+    """Google Takeout's "Saved Places.json" (Maps (your places)) in the newer layout, as
+    tests/Fixtures/locations/google-saved-places.json has it; every place has its own Google Maps link."""
+    import json
+    r = random.Random(5)
+    out = sys.stdout
+    out.write('{\n  "type": "FeatureCollection",\n  "features": [')
+    for i in range(places):
+        saved = iso(START - r.randrange(0, 5 * 365 * 86400))
+        if i % 50 == 49:
+            feature = {"geometry": {"coordinates": [0, 0], "type": "Point"},
+                       "properties": {"date": saved, "google_maps_url": "http://maps.google.com/?q=place-%d" % i,
+                                      "Comment": "No location information is available for this saved place"}, "type": "Feature"}
+        else:
+            lat, lon = 35.0 + r.random() * 2, 139.0 + r.random() * 2
+            feature = {"geometry": {"coordinates": [round(lon, 7), round(lat, 7)], "type": "Point"},
+                       "properties": {"date": saved, "google_maps_url": "http://maps.google.com/?cid=%d" % (10 ** 15 + i),
+                                      "location": {"address": "%d-%d Chiyoda City, Tokyo 100-0005, Japan" % (i % 9 + 1, i % 30 + 1),
+                                                   "country_code": "JP", "name": "Place %d" % i}}, "type": "Feature"}
+        out.write(("," if i else "") + "\n    " + json.dumps(feature, ensure_ascii=False))
+    out.write("\n  ]\n}\n")
+
+
 def stops():
     """Walk 10 min, stop 20 min (a café), walk 10 min, wait 2 min (a red light), walk 10 min,
     stop 25 min (a museum), walk 5 min: two stays, the red light not one."""
@@ -163,8 +202,8 @@ def main():
         records(int(rest[0]))
     elif args[0] == "stops":
         stops()
-    elif args[0] in ("rec", "tcx", "fit"):
-        {"rec": rec, "tcx": tcx, "fit": fit}[args[0]](int(rest[0]))
+    elif args[0] in ("rec", "tcx", "fit", "geojson", "savedplaces"):
+        {"rec": rec, "tcx": tcx, "fit": fit, "geojson": geojson, "savedplaces": savedplaces}[args[0]](int(rest[0]))
     else:
         sys.exit(__doc__)
 

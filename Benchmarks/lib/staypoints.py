@@ -3,16 +3,19 @@
 GPX track, in plain Python (standard library only), so the two can be timed side by side.
 
   staypoints.py TRACK.gpx DB.sqlite [distance_m] [duration_min]
+  staypoints.py LOG.geojson DB.sqlite [distance_m] [duration_min]    (GPSLogger's GeoJSON log)
 
 1. Streams the track points out of the GPX with xml.etree.ElementTree.iterparse (elements cleared
-   as they are read), 5,000 at a time into a SQLite table with the same unique key as Hibi's
-   (user, second, latitude, longitude), counting duplicates;
+   as they are read), or reads a GeoJSON log whole with json.load (what a plain script does; the
+   standard library has no streaming JSON reader), 5,000 at a time into a SQLite table with the same
+   unique key as Hibi's (user, second, latitude, longitude), counting duplicates;
 2. reads them back in time order and runs the stay-point method (Li et al., 2008) exactly as Hibi
    does: from an anchor, the following points within D metres; a stay when the last of them is at
    least T after the anchor; a silence over 12 h ends a window; a stay cut in two by jitter at the
    circle's edge is joined back. A plain-Python reference, not scikit-mobility (too heavy to
    install for one figure); it prints `points stored: N` and `stays: N`.
 """
+import json
 import math
 import sqlite3
 import sys
@@ -52,6 +55,17 @@ def store(path, db):
         db.commit()
         stored += db.total_changes - before
         batch.clear()
+
+    if path.endswith(".geojson"):
+        with open(path, encoding="utf-8") as f:
+            features = json.load(f)["features"]
+        for feature in features:
+            lon, lat = feature["geometry"]["coordinates"][:2]
+            batch.append(("bench", parse_time(feature["properties"]["time"]), round(lat, 7), round(lon, 7)))
+            if len(batch) >= 5000:
+                flush()
+        flush()
+        return stored
 
     lat = lon = None
     for event, element in ET.iterparse(path, events=("start", "end")):
