@@ -138,25 +138,8 @@ enum DiaryFixtures {
         return APIClient(browser: browser, token: try await browser.createToken())
     }
 
-    /// The report comes with the answer, or (when the import runs past the request's 10 s, as it can on a loaded
-    /// machine) from the job the 202 names, followed as a client would; a finished job stands for the 200.
     func importFile(_ api: APIClient, _ data: Data, _ type: String) async throws -> (Browser.Page, DiaryImportReport) {
-        let page = try await api.call(.post, "/api/v1/diary/import", body: data, contentType: type)
-        struct Answer: Decodable { let report: DiaryImportReport; let summary: [String] }
-        guard page.status == .accepted else { return (page, try APIClient.decode(Answer.self, page).report) }
-        struct Job: Decodable { let id: String; let state: String; let report: DiaryImportReport? }
-        let id = try APIClient.decode(Job.self, page).id
-        for _ in 0..<600 {
-            let answer = try await api.call(.get, "/api/v1/diary/import/jobs/\(id)")
-            let job = try APIClient.decode(Job.self, answer)
-            if job.state != "running" {
-                let report = try #require(job.report, "the job \(job.state) without a report")
-                return (Browser.Page(status: job.state == "done" ? .ok : .unprocessableContent, headers: answer.headers, body: answer.body), report)
-            }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        Issue.record("the import job was still running after two minutes")
-        throw CancellationError()
+        try await api.importDiary(data, contentType: type)
     }
 
     @Test func dayOneZipImportsEverythingOnceAndReportsTheRest() async throws {

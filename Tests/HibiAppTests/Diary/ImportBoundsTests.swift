@@ -121,10 +121,8 @@ import ZIPFoundation
         try await TestApp.run(config: config) { browser in
             try await browser.setUp()
             let api = APIClient(browser: browser, token: try await browser.createToken(scopes: .all))
-            let answer = try await api.call(.post, "/api/v1/diary/import", body: body, contentType: "application/zip")
+            let (answer, report) = try await api.importDiary(body, contentType: "application/zip")
             #expect(answer.status == .ok, "\(answer.status) \(answer.body)")
-            struct Answer: Decodable { let report: DiaryImportReport }
-            let report = try APIClient.decode(Answer.self, answer).report
             #expect(report.added == 40)
             // An archive of this size may write 200 times itself: one 8 MB photo at most, never 40.
             #expect(report.photosAdded <= 1, "\(report.photosAdded)")

@@ -18,7 +18,9 @@ import Testing
                                                               body: ByteBuffer(bytes: zip))
         guard response.status == .accepted else { throw TestFailure("import: \(response.status) \(String(buffer: response.body))") }
         var job = try JSONCoding.decoder.decode(ImportJobResponse.self, from: Data(buffer: response.body))
-        for _ in 0..<400 where job.state != "done" && job.state != "failed" {
+        // Asked until it ends, for up to two minutes: a 150-activity export took over 20 s on a loaded machine.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while job.state != "done" && job.state != "failed" && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
             job = try APIClient.decode(ImportJobResponse.self, try await api.call(.get, "/api/v1/health/imports/\(job.id)"))
         }
