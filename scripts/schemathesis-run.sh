@@ -28,9 +28,9 @@ HIBI_DEVICE_COOKIE=$(sed -n 's/^device-cookie: //p' <<<"$SEEDED"); export HIBI_D
 # st CONFIG ARGS…: the fuzzing runs take scripts/schemathesis.toml; the stateful ones scripts/schemathesis-stateful.toml,
 # the same settings plus list filters that match the seed (so the lists the links start from are not empty).
 st() { local config=$1; shift
-  .venv/bin/schemathesis --config-file "$config" run "http://127.0.0.1:$PORT/api/v1/openapi.json"
-  --url "http://127.0.0.1:$PORT" --header "Authorization: Bearer $TOKEN" --no-color
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance "$@"; }
+  .venv/bin/schemathesis --config-file "$config" run "http://127.0.0.1:$PORT/api/v1/openapi.json" \
+    --url "http://127.0.0.1:$PORT" --header "Authorization: Bearer $TOKEN" --no-color \
+    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance "$@"; }
 # Each run keeps a HAR of its requests, from which the reach is counted below.
 har() { echo --report har --report-har-path "$WORK/st-$1.har"; }
 # Every operation with generated input, DELETE apart so revoking tokens cannot pull the test's own token away mid-run.
