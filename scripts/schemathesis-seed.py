@@ -5,8 +5,8 @@ The OpenAPI document links every list and create operation to the operations tha
 return (Resources/openapi/*.json, `links`), and schemathesis's stateful phase follows those links. Its
 own generated bodies are mostly refused (that is the point of them), so without data the lists come
 back empty and the id-taking operations are only ever called with ids that do not exist. This puts
-one diary entry with a photo, a finished diary import, a health record, goal, reminder and finished import with an ECG, a
-visit with a photo, a saved place, a video with captions in a playlist and six detected stays in place first.
+one diary entry with a mood and a photo on a rated day, a finished diary import, a health record, goal, reminder and finished import with an ECG, a
+visit with a photo, a saved place, a tagged, rated video half watched with captions in a playlist and six detected stays in place first.
 
 With a USERNAME and PASSWORD it also signs in once through the sign-in page with "remember this device" and
 prints the remembered-device cookie on its last line: face sign-in takes that cookie, not an API token.
@@ -57,11 +57,11 @@ def remembered_device(username, password):
 
 
 def video():
-    """A one-second MP4 made by ffmpeg (H.264 when this ffmpeg has it, MPEG-4 part 2 otherwise)."""
+    """A 70-second MP4 (resume positions need a minute) made by ffmpeg (H.264 when this ffmpeg has it, MPEG-4 part 2 otherwise)."""
     with tempfile.TemporaryDirectory() as work:
         path = os.path.join(work, "seed.mp4")
         for codec in ("libx264", "mpeg4"):
-            made = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=duration=1:size=64x48:rate=10",
+            made = subprocess.run(["ffmpeg", "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=duration=70:size=64x48:rate=1",
                                    "-c:v", codec, "-pix_fmt", "yuv420p", path], capture_output=True)
             if made.returncode == 0:
                 return open(path, "rb").read()
@@ -83,7 +83,10 @@ def health_export():
 
 
 photo = base64.b64encode(JPEG).decode()
-call("POST", "/api/v1/diary/entries", {"text": "Seeded for schemathesis", "date": "2024-05-01T09:00:00Z", "tags": ["seed"], "photo": photo})
+# The stateful runs' list filters (scripts/schemathesis-stateful.toml) match this entry, the visit, the day's rating and the video.
+call("POST", "/api/v1/diary/entries", {"text": "Seeded for schemathesis", "date": "2024-05-01T09:00:00Z", "tags": ["seed"],
+                                        "confirmedMood": "happiness", "photo": photo})
+call("PUT", "/api/v1/days/2024-05-01/rating", {"rating": 5})
 # A finished diary import (a Daylio CSV export), so its job can be asked for.
 call("POST", "/api/v1/diary/import?name=daylio.csv",
      b"full_date,date,weekday,time,mood,activities,note_title,note\n2024-05-02,May 2,Thursday,21:00,good,walk,,Seeded\n",
@@ -99,7 +102,8 @@ for _ in range(600):
     time.sleep(0.1)
 if job["state"] != "done":
     sys.exit(f"seed: the health import ended {job['state']}: {job.get('error')}")
-visit = call("POST", "/api/v1/visits", {"name": "Seeded place", "latitude": 35.68, "longitude": 139.76, "visitedAt": "2024-05-01T10:00:00Z"})
+visit = call("POST", "/api/v1/visits", {"name": "Seeded place", "latitude": 35.68, "longitude": 139.76, "visitedAt": "2024-05-01T10:00:00Z",
+                                   "labels": ["seed"], "group": "seed"})
 call("POST", f"/api/v1/visits/{visit['id']}/photos", JPEG, "image/jpeg")
 saved = call("POST", "/api/v1/visits/import", open(os.path.join(ROOT, "Tests/Fixtures/locations/google-saved-places-organicmaps.json"), "rb").read(),
              "application/json")
@@ -108,6 +112,12 @@ if saved.get("savedPlaces") != 1:
 uploaded = call("POST", "/api/v1/videos?filename=seed.mp4", video(), "application/octet-stream")
 # Captions, so the captions link answers with a file rather than 404.
 call("PUT", f"/api/v1/videos/{uploaded['id']}/captions", b"WEBVTT\n\n00:00.000 --> 00:01.000\nSeeded\n", "text/plain", expect=(204,))
+# A tagged favourite with a rating, played and stopped part way: listed by the filtered list, continue watching and history.
+call("PATCH", f"/api/v1/videos/{uploaded['id']}", {"title": "Seeded video", "favorite": True, "rating": 5, "tags": ["seed"]})
+call("POST", f"/api/v1/videos/{uploaded['id']}/plays")
+call("PUT", f"/api/v1/videos/{uploaded['id']}/progress", {"positionSeconds": 30})
+if not call("GET", "/api/v1/videos/continue-watching") or not call("GET", "/api/v1/videos/history"):
+    sys.exit("seed: the half-watched video is missing from continue watching or the history")
 playlist = call("POST", "/api/v1/playlists", {"name": "Seeded playlist"})
 call("POST", f"/api/v1/playlists/{playlist['id']}/items", {"videoId": uploaded["id"]})
 # Six stays (one every 250 points): each confirm or dismiss uses one up, and two were all gone after the first chains.
@@ -117,7 +127,8 @@ imported = call("POST", "/api/v1/locations/import", track, "application/gpx+xml"
 if not call("GET", "/api/v1/locations/stays"):
     sys.exit(f"seed: the track gave no stays to confirm: {imported}")
 device = remembered_device(sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 else None
-print("seed: a diary entry, health record, goal, reminder, import with an ECG, visit with a photo, saved place, video with captions in a playlist, "
+print("seed: a diary entry with a mood on a rated day, health record, goal, reminder, import with an ECG, visit with a photo, saved place, "
+      "half-watched video with captions in a playlist, "
       f"{len(call('GET', '/api/v1/locations/stays'))} stays")
 if device:
     print(f"device-cookie: {device}")

@@ -161,6 +161,12 @@ struct JournalOverviewLogicTests {
             #expect(days.map { $0["date"] as? String } == ["2024-05-07", "2024-05-05"])
             #expect(days[1]["sleepHours"] as? Double == 7.5)
             #expect(page["next"] as? String == "2024-05-05")
+            // Each day names its ISO week (Monday to Sunday) and month as the review paths take them, so a client
+            // (and the OpenAPI links schemathesis follows) goes from a day to its review without working weeks out.
+            #expect(days.map { $0["week"] as? String } == ["2024-W19", "2024-W18"])
+            #expect(days.map { $0["month"] as? String } == ["2024-05", "2024-05"])
+            let week = try await api.call(.get, "/api/v1/reviews/week/\(try #require(days[0]["week"] as? String))")
+            #expect(week.status == .ok && week.body.contains(#""from":"2024-05-06""#) && week.body.contains(#""date":"2024-05-07""#), "\(week.body)")
             let second = try #require(try JSONSerialization.jsonObject(with: try await api.call(.get, "/api/v1/timeline?before=2024-05-05&limit=2").data)
                 as? [String: Any])
             #expect((second["days"] as? [[String: Any]])?.map { $0["date"] as? String } == ["2024-05-03", "2024-05-01"])

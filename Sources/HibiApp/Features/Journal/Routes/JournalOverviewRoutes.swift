@@ -147,6 +147,9 @@ struct JournalOverviewRoutes: Sendable {
 
 struct DaySummaryResponse: Codable, Sendable {
     let date: String
+    /// The ISO week and the month the day falls in, as the review paths take them (`2026-W47`, `2026-11`).
+    let week: String
+    let month: String
     /// Absent when the diary is locked for this caller.
     let diaryEntries: Int?
     let moods: [String]?
@@ -165,6 +168,8 @@ struct DaySummaryResponse: Codable, Sendable {
 
     init(_ day: DaySummary, diaryOpen: Bool) {
         date = day.key.description
+        week = ReviewPeriod.week(containing: day.key).slug
+        month = ReviewPeriod.month(containing: day.key).slug
         diaryEntries = diaryOpen ? day.diaryEntries : nil
         moods = diaryOpen ? day.moods.map(\.rawValue) : nil
         rating = day.rating?.rawValue
