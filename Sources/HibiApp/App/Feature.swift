@@ -14,6 +14,9 @@ public protocol Feature: Sendable {
     func backgroundServices() -> [any Service]
     /// One-off start-up work of a server (creating folders, sweeping unfinished uploads); commands skip it.
     func prepareToServe(logger: Logger) async
+    /// The steps that create and change its tables, each with its version in the one global sequence
+    /// (`Schema.all` merges every feature's and the platform's by version; versions are never reused).
+    static var migrations: [Migration] { get }
     /// The folders of files it keeps under the media directory, and which of them no row owns: the assembly's
     /// one `MediaOrphanSweeper` sweeps them all.
     var mediaFolders: [MediaFolder] { get }
@@ -35,6 +38,7 @@ extension Feature {
     public func backgroundServices() -> [any Service] { [] }
     public func prepareToServe(logger: Logger) async {}
     public var mediaFolders: [MediaFolder] { [] }
+    public static var migrations: [Migration] { [] }
     public static var navigation: NavEntry? { nil }
     public static var sitePages: [(page: SitePage, path: String)] { [] }
     public static var adminPages: [AdminPage] { [] }
@@ -97,4 +101,12 @@ public struct Features: Sendable {
 
     /// Every feature's media folders, for the one orphan sweep.
     public var mediaFolders: [MediaFolder] { all.flatMap(\.mediaFolders) }
+}
+
+extension Schema {
+    /// Every migration, the platform's and each feature's, in version order: the one sequence a database
+    /// follows (a step's version, not its place in a list, decides when it runs).
+    public static var all: [Migration] {
+        (platform + Features.types.flatMap { $0.migrations }).sorted { $0.version < $1.version }
+    }
 }

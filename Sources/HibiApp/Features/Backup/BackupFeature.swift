@@ -32,6 +32,9 @@ public struct BackupFeature: Feature {
 }
 
 extension BackupFeature {
+    /// The record of backup runs (and, before leases were shared, the lease table: `JobLeases`).
+    public static var migrations: [Migration] { [BackupSchema.migration] }
+
     public static var adminPages: [AdminPage] {
         [AdminPage(order: 20, path: BackupPaths.admin, title: BackupStrings.title, linkID: "admin-backups-link")]
     }

@@ -65,6 +65,12 @@ public struct DiaryFeature: Feature {
 }
 
 extension DiaryFeature {
+    /// Entries, faces and their liveness, photos, entry details and import jobs.
+    public static var migrations: [Migration] {
+        [DiarySchema.migration, DiarySchema.indexes, FaceLivenessSchema.migration, DiaryPhotoSchema.migration,
+         DiaryDetailsSchema.migration, DiaryPhotoSchema.thumbnailFailures, DiaryImportJobSchema.migration]
+    }
+
     public static func storageUsage(database: Database, config: AppConfig, box: SealedBoxService) -> [StorageQuota.Usage] {
         let photos = PhotoStore(dataDirectory: config.mediaDirectory, box: box)
         return [{ photos.usedBytes(userID: $0) }]

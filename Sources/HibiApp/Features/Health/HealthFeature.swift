@@ -42,6 +42,12 @@ public struct HealthFeature: Feature {
 }
 
 extension HealthFeature {
+    /// Records, imports and their attempts, goals, workouts with routes and reports, heart-rate variability.
+    public static var migrations: [Migration] {
+        [HealthSchema.migration, HealthSchema.dropRedundantIndex, HealthSchema.importAttempts, HealthSchema.goalsWithoutDeadline,
+         HealthSchema.workoutsAndReports, HealthSchema.heartRateVariability]
+    }
+
     /// Upload spools (health-imports/<uuid>.upload, owned by a job still to run) and electrocardiograms kept as files
     /// (health-ecg/<user>/<name>.csv, owned by their person's row).
     public var mediaFolders: [MediaFolder] {

@@ -33,6 +33,9 @@ public struct JournalFeature: Feature {
 }
 
 extension JournalFeature {
+    /// Each day's rating.
+    public static var migrations: [Migration] { [JournalSchema.dayRatings] }
+
     public static var sitePages: [(page: SitePage, path: String)] { [(.search, JournalPaths.search)] }
 
     public static var navigation: NavEntry? { NavEntry(order: 10, item: NavItem(path: JournalPaths.today, title: CommonStrings.today, icon: "☀")) }

@@ -48,6 +48,8 @@ public struct VideosFeature: Feature {
         return [{ try await videos.uploadedBytes(userID: $0) }]
     }
 
+    /// The library, each person's data on a video, playlists.
+    public static var migrations: [Migration] { [VideosSchema.migration] }
     public static var navigation: NavEntry? { NavEntry(order: 50, item: NavItem(path: VideoPaths.library, title: CommonStrings.videos, icon: "▶")) }
 
     /// Creates the video folders and removes uploads a previous run left unfinished.

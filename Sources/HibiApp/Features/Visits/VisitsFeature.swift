@@ -40,6 +40,11 @@ public struct VisitsFeature: Feature {
 }
 
 extension VisitsFeature {
+    /// The signed visit log, the location history and saved places.
+    public static var migrations: [Migration] {
+        [VisitsSchema.migration, VisitsSchema.acknowledgedHead, LocationSchema.migration, SavedPlaceSchema.migration]
+    }
+
     public static func storageUsage(database: Database, config: AppConfig, box: SealedBoxService) -> [StorageQuota.Usage] {
         [{ try await VisitStore.photoBytes(userID: $0, on: database.sql) }]
     }

@@ -4,15 +4,13 @@ import SQLKit
 /// ids are text UUIDs (no autoincrement differences), times are Unix seconds in BIGINT,
 /// encrypted values are BLOB/BYTEA, booleans use SQLKit's `.bool`.
 public enum Schema {
-    public static var all: [Migration] { [AccountsSchema.migration, HealthSchema.migration, VisitsSchema.migration, VideosSchema.migration,
-                                             DiarySchema.migration, DiarySchema.indexes, AccountsSchema.rememberedDevices, HealthSchema.dropRedundantIndex,
-                                             HealthSchema.importAttempts, AccountsSchema.tokenScopes, VisitsSchema.acknowledgedHead, BackupSchema.migration,
-                                             InstanceSecretsSchema.migration, JobLeaseSchema.heartbeat, HealthSchema.goalsWithoutDeadline,
-                                             IntegritySchema.migration, FaceLivenessSchema.migration, JournalSchema.dayRatings,
-                                             HealthSchema.workoutsAndReports, LocationSchema.migration, DiaryPhotoSchema.migration,
-                                             DiaryDetailsSchema.migration,
-                                             DiaryPhotoSchema.thumbnailFailures, HealthSchema.heartRateVariability,
-                                             DiaryImportJobSchema.migration, CheckSchema.migration, SavedPlaceSchema.migration] }
+    /// The platform's own steps: the people and their sessions and tokens, instance secrets, job leases, and the
+    /// two steps that added constraints across every feature's tables. Each feature declares its own
+    /// (`Feature.migrations`); the assembly merges them all into one sequence by version (`Schema.all`, App/).
+    static var platform: [Migration] {
+        [AccountsSchema.migration, AccountsSchema.rememberedDevices, AccountsSchema.tokenScopes, InstanceSecretsSchema.migration,
+         JobLeaseSchema.heartbeat, IntegritySchema.migration, CheckSchema.migration]
+    }
 }
 
 /// The first tables: settings, and the people with their sessions, API tokens and sign-in failures (Shared
