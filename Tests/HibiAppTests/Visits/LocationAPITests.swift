@@ -106,6 +106,38 @@ import Testing
         }
     }
 
+    /// The stays of one file are decided in one pass against the stays stored before it and those it has just added:
+    /// a place visit inside one already added is not offered twice, nor is one starting at the same second elsewhere.
+    @Test func placeVisitsOfOneFileAreOfferedOnceEach() async throws {
+        func visit(_ name: String, _ lat: Int, _ lon: Int, _ start: String, _ end: String) -> String {
+            #"{"placeVisit":{"location":{"latitudeE7":\#(lat),"longitudeE7":\#(lon),"name":"\#(name)"},"#
+                + #""duration":{"startTimestamp":"\#(start)","endTimestamp":"\#(end)"}}}"#
+        }
+        let file = #"{"timelineObjects":["# + [
+            visit("Tokyo Station", 356812360, 1397671250, "2024-05-01T08:00:00Z", "2024-05-01T09:15:00Z"),
+            visit("Tokyo Station", 356812360, 1397671250, "2024-05-01T08:30:00Z", "2024-05-01T09:00:00Z"),
+            visit("Osaka Station", 347024850, 1354959150, "2024-05-01T08:00:00Z", "2024-05-01T08:20:00Z"),
+            visit("Osaka Station", 347024850, 1354959150, "2024-05-01T12:00:00Z", "2024-05-01T13:00:00Z"),
+        ].joined(separator: ",") + "]}"
+        try await VisitTestApp.run { browser, _ in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            let page = try await api.call(.post, "/api/v1/locations/import", json: file)
+            #expect(page.status == .created)
+            let result = try APIClient.decode(LocationImportResponse.self, page)
+            #expect(Self.kind(result.report, "placeVisit")?.added == 2)
+            #expect(Self.kind(result.report, "placeVisit")?.duplicates == 2)
+            #expect(result.staysOffered == 2)
+            let stays = try await Self.stays(api).sorted { $0.arrival < $1.arrival }
+            #expect(stays.map(\.name) == ["Tokyo Station", "Osaka Station"])
+            #expect(stays.map(\.arrival) == [Date(timeIntervalSince1970: 1_714_550_400), Date(timeIntervalSince1970: 1_714_564_800)])
+            // The same file again adds nothing.
+            let again = try APIClient.decode(LocationImportResponse.self, try await api.call(.post, "/api/v1/locations/import", json: file))
+            #expect(Self.kind(again.report, "placeVisit")?.duplicates == 4)
+            #expect(again.staysOffered == 0)
+        }
+    }
+
     @Test func semanticHistoryAndBothTimelineShapesAreRead() async throws {
         try await VisitTestApp.run { browser, _ in
             try await browser.setUp()

@@ -1,3 +1,4 @@
+import Foundation
 import NIOPosix
 import VaporCSQLite
 
@@ -65,6 +66,98 @@ enum LocationPointSQLite {
             sqlite_nio_sqlite3_reset(statement)
         }
         return inserted
+    }
+
+    static let nearbyVisits = "SELECT id, name, latitude, longitude, visited_at FROM visits WHERE user_id = ?1 AND deleted_at IS NULL "
+        + "AND latitude >= ?2 AND latitude <= ?3 AND longitude >= ?4 AND longitude <= ?5 ORDER BY visited_at DESC LIMIT 200"
+    static let insertStay = "INSERT INTO location_stays (id,user_id,arrival,departure,latitude,longitude,point_count,name,status,visit_id,source,"
+        + "created_at,decided_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (user_id,arrival) DO NOTHING"
+
+    /// `LocationService.offerEach` inside its transaction: per stay the same visits query as `LocationPointStore.visitsNear`
+    /// and the same insert as `insertStay`, each prepared once, on one thread instead of three trips through the pool.
+    static func offer(_ candidates: [StayCandidate], stored: [LocationService.StoredStay], settings: StaySettings, userID: String, source: String,
+                      now: Date, handle: SQLiteRawHandle) async throws -> [LocationService.OfferOutcome] {
+        try await NIOThreadPool.singleton.runIfActive {
+            try offerBlocking(candidates, stored: stored, settings: settings, userID: userID, source: source, now: now, db: handle.pointer)
+        }
+    }
+
+    static func prepare(_ db: OpaquePointer, _ text: String) throws -> OpaquePointer {
+        var prepared: OpaquePointer?
+        let code = sqlite_nio_sqlite3_prepare_v2(db, text, -1, &prepared, nil)
+        guard code == SQLITE_OK, let statement = prepared else { throw failure(db, code) }
+        return statement
+    }
+
+    static func text(_ statement: OpaquePointer, _ column: Int32) -> String {
+        guard let bytes = sqlite_nio_sqlite3_column_text(statement, column) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite_nio_sqlite3_column_bytes(statement, column))), as: UTF8.self)
+    }
+
+    static func offerBlocking(_ candidates: [StayCandidate], stored: [LocationService.StoredStay], settings: StaySettings, userID: String,
+                              source: String, now: Date, db: OpaquePointer) throws -> [LocationService.OfferOutcome] {
+        let visits = try prepare(db, nearbyVisits)
+        defer { sqlite_nio_sqlite3_finalize(visits) }
+        let insert = try prepare(db, insertStay)
+        defer { sqlite_nio_sqlite3_finalize(insert) }
+        var stored = stored
+        var outcomes: [LocationService.OfferOutcome] = []
+        let near = StayOffer.sameplace(settings)
+        let created = Int64(saturating: now.timeIntervalSince1970)
+        for stay in candidates {
+            let box = LocationPointStore.nearBox(latitude: stay.latitude, longitude: stay.longitude, meters: near)
+            var bound = bind(visits, 1, userID)
+            for (index, value) in [box.minLat, box.maxLat, box.minLon, box.maxLon].enumerated() where bound == SQLITE_OK {
+                bound = sqlite_nio_sqlite3_bind_double(visits, Int32(index + 2), value)
+            }
+            guard bound == SQLITE_OK else { throw failure(db, bound) }
+            var places: [StayOffer.Place] = []
+            while true {
+                let stepped = sqlite_nio_sqlite3_step(visits)
+                if stepped == SQLITE_DONE { break }
+                guard stepped == SQLITE_ROW else {
+                    sqlite_nio_sqlite3_reset(visits)
+                    throw failure(db, stepped)
+                }
+                places.append(StayOffer.Place(id: text(visits, 0), name: text(visits, 1), latitude: sqlite_nio_sqlite3_column_double(visits, 2),
+                                              longitude: sqlite_nio_sqlite3_column_double(visits, 3), time: sqlite_nio_sqlite3_column_int64(visits, 4)))
+            }
+            sqlite_nio_sqlite3_reset(visits)
+            guard let row = LocationService.stayRow(stay, settings: settings, storedStays: stored, visits: places, source: source) else {
+                outcomes.append(.known)
+                continue
+            }
+            let (arrival, departure, latitude, longitude) = LocationService.storedStay(row)
+            bound = bind(insert, 1, row.id)
+            if bound == SQLITE_OK { bound = bind(insert, 2, userID) }
+            if bound == SQLITE_OK { bound = sqlite_nio_sqlite3_bind_int64(insert, 3, arrival) }
+            if bound == SQLITE_OK { bound = sqlite_nio_sqlite3_bind_int64(insert, 4, departure) }
+            if bound == SQLITE_OK { bound = sqlite_nio_sqlite3_bind_double(insert, 5, latitude) }
+            if bound == SQLITE_OK { bound = sqlite_nio_sqlite3_bind_double(insert, 6, longitude) }
+            if bound == SQLITE_OK { bound = sqlite_nio_sqlite3_bind_int64(insert, 7, Int64(row.pointCount)) }
+            if bound == SQLITE_OK { bound = bind(insert, 8, row.name) }
+            if bound == SQLITE_OK { bound = bind(insert, 9, row.status.rawValue) }
+            if bound == SQLITE_OK { bound = bind(insert, 10, row.visitId) }
+            if bound == SQLITE_OK { bound = bind(insert, 11, source) }
+            if bound == SQLITE_OK { bound = sqlite_nio_sqlite3_bind_int64(insert, 12, created) }
+            if bound == SQLITE_OK { bound = row.status == .merged ? sqlite_nio_sqlite3_bind_int64(insert, 13, created) : sqlite_nio_sqlite3_bind_null(insert, 13) }
+            guard bound == SQLITE_OK else { throw failure(db, bound) }
+            let stepped = sqlite_nio_sqlite3_step(insert)
+            guard stepped == SQLITE_DONE else {
+                let error = failure(db, stepped)
+                sqlite_nio_sqlite3_reset(insert)
+                throw error
+            }
+            let inserted = sqlite_nio_sqlite3_changes64(db) == 1
+            sqlite_nio_sqlite3_reset(insert)
+            if inserted {
+                outcomes.append(row.status == .merged ? .merged : .offered)
+                stored.append((arrival, departure, latitude, longitude))
+            } else {
+                outcomes.append(.known)
+            }
+        }
+        return outcomes
     }
 
     static let selectFirst = "SELECT recorded_at, latitude, longitude FROM location_points WHERE user_id = ?1 AND recorded_at <= ?2 "

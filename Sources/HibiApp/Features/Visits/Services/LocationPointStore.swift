@@ -191,17 +191,25 @@ struct LocationPointStore: Sendable {
         var latitude: Double
         var longitude: Double
         var at: Int64
+
+        var place: StayOffer.Place { StayOffer.Place(id: id, name: name, latitude: latitude, longitude: longitude, time: at) }
+    }
+
+    /// The box `visitsNear` looks in (also `LocationPointSQLite.offer`'s).
+    static func nearBox(latitude: Double, longitude: Double, meters: Double) -> (minLat: Double, maxLat: Double, minLon: Double, maxLon: Double) {
+        let dLat = meters / 111_000
+        let dLon = meters / max(1000, 111_000 * cos(latitude * .pi / 180))
+        return (latitude - dLat, latitude + dLat, longitude - dLon, longitude + dLon)
     }
 
     /// Live visits within a box around a point (and, if given, a time range): a cheap first cut before the distance.
     static func visitsNear(userID: String, latitude: Double, longitude: Double, meters: Double, from: Int64? = nil, to: Int64? = nil,
                            on sql: any SQLDatabase) async throws -> [NearbyVisit] {
-        let dLat = meters / 111_000
-        let dLon = meters / max(1000, 111_000 * cos(latitude * .pi / 180))
+        let box = nearBox(latitude: latitude, longitude: longitude, meters: meters)
         var query = sql.select().columns("id", "name", "latitude", "longitude", "visited_at").from("visits")
             .where("user_id", .equal, userID).where("deleted_at", .is, SQLLiteral.null)
-            .where("latitude", .greaterThanOrEqual, latitude - dLat).where("latitude", .lessThanOrEqual, latitude + dLat)
-            .where("longitude", .greaterThanOrEqual, longitude - dLon).where("longitude", .lessThanOrEqual, longitude + dLon)
+            .where("latitude", .greaterThanOrEqual, box.minLat).where("latitude", .lessThanOrEqual, box.maxLat)
+            .where("longitude", .greaterThanOrEqual, box.minLon).where("longitude", .lessThanOrEqual, box.maxLon)
         if let from { query = query.where("visited_at", .greaterThanOrEqual, from) }
         if let to { query = query.where("visited_at", .lessThanOrEqual, to) }
         return try await query.orderBy("visited_at", .descending).limit(200).all().map { row in

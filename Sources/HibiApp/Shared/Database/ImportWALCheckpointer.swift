@@ -5,6 +5,7 @@
 /// starts the WAL over when all of it is in the database file; so once the WAL passes `restartFrames`,
 /// the importer waits for the last batch's few frames to be copied too, and its next write starts the
 /// WAL from the beginning. Commits are as durable as before: a checkpoint only copies committed pages.
+/// Shared by the imports that write in batches: Apple Health's and the location history's.
 struct ImportWALCheckpointer {
     let database: Database
     /// 8192 frames of 4 KB by default: the WAL stays near 32 MB plus a batch or two.
