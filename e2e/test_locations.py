@@ -57,8 +57,10 @@ def test_import_a_track_confirm_two_stays_see_them_on_the_map_and_verify(server,
     # The markers carry the names (a cluster icon, when the map groups them, has no title). The cluster
     # layer adds markers in chunks and splits its cluster only once the map has zoomed to the bounds,
     # which a loaded machine does later than the count appears: wait for the names, then compare.
+    # Read in one script: element by element, a marker the cluster layer re-renders in between goes stale.
     def titles(d):
-        return {e.get_attribute("title") for e in d.find_elements(By.CSS_SELECTOR, "#visits-map .leaflet-marker-icon")} - {""}
+        return set(d.execute_script(
+            "return Array.from(document.querySelectorAll('#visits-map .leaflet-marker-icon'), e => e.title)")) - {""}
     try:
         WebDriverWait(browser, 15).until(lambda d: titles(d) == {"Museum", "Café"})
     except Exception:
