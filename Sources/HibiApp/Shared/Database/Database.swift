@@ -79,8 +79,9 @@ public final class Database: Sendable {
             let connectionsPerLoop = 2
             let threads = NIOThreadPool(numberOfThreads: connectionsPerLoop * System.coreCount + 1)
             threads.start()
+            let ledger = SQLiteConnectionLedger()
             let source = TunedSQLiteSource(base: SQLiteConnectionSource(configuration: .init(storage: storage, enableForeignKeys: true),
-                                                                        threadPool: threads))
+                                                                        threadPool: threads), ledger: ledger)
             // A few connections let readers run beside the writer under WAL; more only add lock contention.
             let pool = EventLoopGroupConnectionPool(source: source, maxConnectionsPerEventLoop: connectionsPerLoop, pruneInterval: nil,
                                                     logger: logger, on: group)
@@ -90,12 +91,14 @@ public final class Database: Sendable {
                 try await database.raw("SELECT 1").run()
             } catch {
                 try? await pool.shutdownAsync()
+                await ledger.waitUntilAllClosed()
                 try? await threads.shutdownGracefully()
                 throw DatabaseError.cannotOpen(String(describing: error))
             }
             let path: String? = if case let .sqliteFile(path) = location { path } else { nil }
             return Database(engine: .sqlite, sql: database, sqlitePath: path, shutdown: {
                 try await pool.shutdownAsync()
+                await ledger.waitUntilAllClosed()
                 try await threads.shutdownGracefully()
             })
         case let .postgres(url):
@@ -218,20 +221,34 @@ public final class Database: Sendable {
 /// sqlite-kit's source enables foreign keys only; Hibi also wants WAL and a busy timeout on every connection.
 struct TunedSQLiteSource: ConnectionPoolSource {
     let base: SQLiteConnectionSource
+    let ledger: SQLiteConnectionLedger
 
+    // Built on futures, not a Task: a Task waits for the test run's two cooperative threads, which hundreds of
+    // parallel tests keep busy, and connections then timed out before they were made (connectionRequestTimeout).
     func makeConnection(logger: Logger, on eventLoop: any EventLoop) -> EventLoopFuture<SQLiteConnection> {
-        base.makeConnection(logger: logger, on: eventLoop).flatMap { connection in
-            eventLoop.makeFutureWithTask {
-                do {
-                    try await Self.tune(connection)
-                    return connection
-                } catch {
-                    // A connection whose set-up failed (the database busy or gone) is closed before the error goes
-                    // on: dropped open, its handle leaks and sqlite-nio's assertion stops a debug build (the full
-                    // test run hit it with both engines' suites side by side).
-                    try? await connection.close()
-                    throw error
-                }
+        ledger.opening()
+        return base.makeConnection(logger: logger, on: eventLoop).flatMapError { error in
+            ledger.opened(nil)  // the file did not open: there is no handle to close
+            return eventLoop.makeFailedFuture(error)
+        }.flatMap { connection in
+            // The busy timeout first: switching a new file to WAL takes the database's lock, and without a timeout
+            // it fails at once while another instance (started at the same moment) is migrating it.
+            connection.query("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)").flatMap { _ in
+                Self.switchToWAL(connection, on: eventLoop, waited: 0)
+            }.flatMap { _ in
+                connection.query("PRAGMA synchronous = NORMAL")
+            }.flatMap { _ in
+                // 16 MB of page cache (the default is 2 MB): a bulk import keeps its indexes' hot pages
+                // in memory instead of spilling and re-reading them mid-transaction.
+                connection.query("PRAGMA cache_size = -16384")
+            }.map { _ in
+                ledger.opened(connection)
+                return connection
+            }.flatMapError { error in
+                // A connection whose set-up failed (the database busy or gone) is closed before the error goes
+                // on: dropped open, its handle leaks and sqlite-nio's assertion stops a debug build (the full
+                // test run hit it with both engines' suites side by side).
+                connection.close().always { _ in ledger.opened(nil) }.flatMapThrowing { _ -> SQLiteConnection in throw error }
             }
         }
     }
@@ -239,31 +256,53 @@ struct TunedSQLiteSource: ConnectionPoolSource {
     /// How long a connection waits for another one's lock, in its busy handler and in the WAL switch below.
     static let busyTimeoutMilliseconds = 10_000
 
-    static func tune(_ connection: SQLiteConnection) async throws {
-        // The busy timeout first: switching a new file to WAL takes the database's lock, and without a timeout
-        // it fails at once while another instance (started at the same moment) is migrating it.
-        _ = try await connection.query("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
-        try await switchToWAL(connection)
-        _ = try await connection.query("PRAGMA synchronous = NORMAL")
-        // 16 MB of page cache (the default is 2 MB): a bulk import keeps its indexes' hot pages
-        // in memory instead of spilling and re-reading them mid-transaction.
-        _ = try await connection.query("PRAGMA cache_size = -16384")
-    }
-
     /// SQLite answers BUSY to a WAL switch that races another connection's switch on a fresh file without calling
     /// the busy handler (two instances opening one new file failed "database is locked" at once, 41 times in
     /// 300 races of four connections; retried, none did). So the switch is retried here, within the busy timeout.
-    static func switchToWAL(_ connection: SQLiteConnection) async throws {
+    static func switchToWAL(_ connection: SQLiteConnection, on eventLoop: any EventLoop, waited: Int) -> EventLoopFuture<Void> {
         let pause = 20
-        var waited = 0
-        while true {
-            do {
-                _ = try await connection.query("PRAGMA journal_mode = WAL")
-                return
-            } catch let error as SQLiteError where error.reason == .busy && waited < busyTimeoutMilliseconds {
-                try await Task.sleep(for: .milliseconds(pause))
-                waited += pause
+        return connection.query("PRAGMA journal_mode = WAL").map { _ in }.flatMapError { error in
+            guard (error as? SQLiteError)?.reason == .busy, waited < busyTimeoutMilliseconds else {
+                return eventLoop.makeFailedFuture(error)
             }
+            return eventLoop.scheduleTask(in: .milliseconds(Int64(pause))) {}.futureResult.flatMap {
+                switchToWAL(connection, on: eventLoop, waited: waited + pause)
+            }
+        }
+    }
+}
+
+/// The connections a database's pool has made and not yet closed, and those still being made. A connection is
+/// closed on the database's own thread pool, so that pool is shut down only after every one is closed: a connection
+/// still being made when a test shut its app down came back to a stopped thread pool, could not be closed, and
+/// sqlite-nio's check for an open handle stopped the debug test run (SIGILL in `SQLiteConnection.deinit`).
+final class SQLiteConnectionLedger: Sendable {
+    private let state = Mutex<(opening: Int, open: [ObjectIdentifier: SQLiteConnection])>((0, [:]))
+
+    func opening() {
+        state.withLock { $0.opening += 1 }
+    }
+
+    /// The end of one `opening()`: with the connection when it opened, nil when it did not (or was closed at once).
+    func opened(_ connection: SQLiteConnection?) {
+        state.withLock { state in
+            state.opening -= 1
+            state.open = state.open.filter { !$0.value.isClosed }
+            if let connection { state.open[ObjectIdentifier(connection)] = connection }
+        }
+    }
+
+    private var allClosed: Bool {
+        state.withLock { $0.opening == 0 && $0.open.values.allSatisfy(\.isClosed) }
+    }
+
+    /// Waits (after the pool was shut down) for the connections being made to arrive and for the pool to close every
+    /// connection, the ones handed back late included. Bounded by the busy timeout and a margin: a connection a caller
+    /// never hands back must not stop the shutdown.
+    func waitUntilAllClosed() async {
+        let deadline = ContinuousClock.now + .milliseconds(TunedSQLiteSource.busyTimeoutMilliseconds + 2_000)
+        while !allClosed, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
         }
     }
 }
