@@ -23,7 +23,7 @@ public func buildApplication(core: AppCore) async -> some ApplicationProtocol {
 
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
     router.add(middleware: SecurityHeadersMiddleware(mapTiles: core.mapTiles))
-    router.add(middleware: IdentityMiddleware(users: core.users, sessions: core.sessions, tokens: core.tokens,
+    router.add(middleware: IdentityMiddleware(identities: AccountIdentities(sessions: core.sessions, tokens: core.tokens),
                                               secureCookies: config.usesSecureCookies, trustedProxies: config.trustedProxies,
                                               box: core.box, clock: core.clock))
     router.add(middleware: ErrorMiddleware())

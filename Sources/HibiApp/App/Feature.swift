@@ -17,6 +17,8 @@ public protocol Feature: Sendable {
     /// The steps that create and change its tables, each with its version in the one global sequence
     /// (`Schema.all` merges every feature's and the platform's by version; versions are never reused).
     static var migrations: [Migration] { get }
+    /// Its own settings types, each read from the environment by `AppConfig.load` beside the platform's.
+    static var settings: [any FeatureSettings.Type] { get }
     /// The folders of files it keeps under the media directory, and which of them no row owns: the assembly's
     /// one `MediaOrphanSweeper` sweeps them all.
     var mediaFolders: [MediaFolder] { get }
@@ -39,6 +41,7 @@ extension Feature {
     public func prepareToServe(logger: Logger) async {}
     public var mediaFolders: [MediaFolder] { [] }
     public static var migrations: [Migration] { [] }
+    public static var settings: [any FeatureSettings.Type] { [] }
     public static var navigation: NavEntry? { nil }
     public static var sitePages: [(page: SitePage, path: String)] { [] }
     public static var adminPages: [AdminPage] { [] }
@@ -101,6 +104,18 @@ public struct Features: Sendable {
 
     /// Every feature's media folders, for the one orphan sweep.
     public var mediaFolders: [MediaFolder] { all.flatMap(\.mediaFolders) }
+}
+
+extension AppConfig {
+    /// The configuration from the environment (a flag wins over the environment, which wins over defaults): the
+    /// platform's settings, then every feature's own (`Feature.settings`), in the order of `Features.types`.
+    public static func load(environment: [String: String], overrides: Overrides = .init()) throws(ConfigError) -> AppConfig {
+        var config = try loadPlatform(environment: environment, overrides: overrides)
+        for settings in Features.types.flatMap({ $0.settings }) {
+            try settings.load(environment: environment, into: &config)
+        }
+        return config
+    }
 }
 
 extension Schema {

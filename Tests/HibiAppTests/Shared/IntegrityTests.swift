@@ -39,4 +39,24 @@ struct IntegrityTests {
         }
         await core.database.shutdown()
     }
+
+    /// Migration 19 ran on every database before its rules moved beside Diary's and Videos' schemas: the step still
+    /// runs the statements it shipped with, in the same order, and adds the same constraints (a step that ran is
+    /// never changed; a change would leave new databases unlike old ones).
+    @Test func migrationNineteenIsTheStepThatShipped() {
+        #expect(IntegritySchema.migration.version == 19 && IntegritySchema.migration.name == "integrity-constraints")
+        #expect(IntegritySchema.parts.flatMap(\.repairs) == [
+            #"DELETE FROM "diary_tags" WHERE "user_id" NOT IN (SELECT "id" FROM "users")"#,
+            #"UPDATE "diary_settings" SET "lock_minutes" = 10 WHERE "lock_minutes" < 1 OR "lock_minutes" > 1440"#,
+            #"UPDATE "video_user_data" SET "rating" = NULL WHERE "rating" < 1 OR "rating" > 5"#,
+            #"UPDATE "video_user_data" SET "position_ms" = 0 WHERE "position_ms" < 0"#,
+            #"UPDATE "video_user_data" SET "play_count" = 0 WHERE "play_count" < 0"#,
+        ])
+        #expect(IntegritySchema.rules.map { [$0.table, $0.name, $0.definition] } == [
+            ["diary_tags", "diary_tags_user_fk", #"FOREIGN KEY ("user_id") REFERENCES "users" ("id") ON DELETE CASCADE"#],
+            ["diary_settings", "diary_settings_lock_minutes", #"CHECK ("lock_minutes" BETWEEN 1 AND 1440)"#],
+            ["video_user_data", "video_user_data_rating", #"CHECK ("rating" IS NULL OR "rating" BETWEEN 1 AND 5)"#],
+            ["video_user_data", "video_user_data_counts", #"CHECK ("position_ms" >= 0 AND "play_count" >= 0)"#],
+        ])
+    }
 }

@@ -98,6 +98,24 @@ final class LineCollector: @unchecked Sendable {
         #expect(throws: ConfigError.self) { try AppConfig.load(environment: ["HIBI_LOG_LEVEL": "loud"]) }
     }
 
+    /// Videos' and Backup's settings are their own types, read by `AppConfig.load` because each feature lists them
+    /// in `Feature.settings`: a feature that forgot would run on defaults whatever the environment said.
+    @Test func featuresSettingsAreReadFromTheEnvironmentAndRefusedByName() throws {
+        let config = try AppConfig.load(environment: ["HIBI_VIDEO_MAX_MB": "5", "HIBI_VIDEO_SCAN_MINUTES": "0",
+                                                      "HIBI_BACKUP_DIR": "/b", "HIBI_BACKUP_KEEP": "3"])
+        #expect(config.videos.maxUploadBytes == 5 * 1024 * 1024)
+        #expect(config.videos.scanInterval == 0)
+        #expect(config.backups == BackupSettings(directory: "/b", interval: 24 * 3600, keep: 3))
+        let defaults = AppConfig()
+        #expect(defaults.videos.maxUploadBytes == 4096 * 1024 * 1024 && defaults.backups == BackupSettings())
+        #expect(throws: ConfigError(setting: "HIBI_VIDEO_MAX_MB", reason: "\"lots\" is not a size in megabytes (1-1048576)")) {
+            try AppConfig.load(environment: ["HIBI_VIDEO_MAX_MB": "lots"])
+        }
+        var edited = AppConfig()
+        edited.videos.ffmpegPath = "/opt/ffmpeg"
+        #expect(edited.videos.ffmpegPath == "/opt/ffmpeg" && edited.videos.ffprobePath == "/usr/bin/ffprobe")
+    }
+
     @Test func httpsPublicURLMakesCookiesSecure() throws {
         let config = try AppConfig.load(environment: ["HIBI_PUBLIC_URL": "https://diary.example.org"])
         #expect(config.usesSecureCookies)

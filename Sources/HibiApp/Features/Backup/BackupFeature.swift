@@ -34,6 +34,8 @@ public struct BackupFeature: Feature {
 extension BackupFeature {
     /// The record of backup runs (and, before leases were shared, the lease table: `JobLeases`).
     public static var migrations: [Migration] { [BackupSchema.migration] }
+    /// `HIBI_BACKUP_DIR`, `HIBI_BACKUP_EVERY`, `HIBI_BACKUP_KEEP`.
+    public static var settings: [any FeatureSettings.Type] { [BackupSettings.self] }
 
     public static var adminPages: [AdminPage] {
         [AdminPage(order: 20, path: BackupPaths.admin, title: BackupStrings.title, linkID: "admin-backups-link")]

@@ -5,7 +5,7 @@ import SQLKit
 import ServiceLifecycle
 
 /// Scheduled backups, from HIBI_BACKUP_DIR, HIBI_BACKUP_EVERY and HIBI_BACKUP_KEEP. Off unless a folder is given.
-public struct BackupSettings: Sendable, Equatable {
+public struct BackupSettings: FeatureSettings, Equatable {
     public var directory: String?
     public var interval: TimeInterval = 24 * 3600
     public var keep: Int = 7
@@ -15,6 +15,8 @@ public struct BackupSettings: Sendable, Equatable {
         self.interval = interval
         self.keep = keep
     }
+
+    public static var defaults: BackupSettings { BackupSettings() }
 
     public static func load(environment: [String: String]) throws(ConfigError) -> BackupSettings {
         var settings = BackupSettings()
@@ -66,6 +68,14 @@ public struct BackupSettings: Sendable, Equatable {
     }
 }
 
+extension AppConfig {
+    /// The backup schedule's settings (`HIBI_BACKUP_*`, `BackupFeature.settings`).
+    public var backups: BackupSettings {
+        get { self[settings: BackupSettings.self] }
+        set { self[settings: BackupSettings.self] = newValue }
+    }
+}
+
 /// One scheduled backup as the database remembers it.
 public struct BackupRun: Sendable, Equatable {
     public let id: String
@@ -101,8 +111,8 @@ extension BackupRunRow {
 }
 
 enum BackupSchema {
-    /// Scheduled backups: one row per run, and a lease so that of several instances on one database only
-    /// one writes a backup at a time.
+    /// Scheduled backups: one row per run, and the platform's lease table (`JobLeases`, first needed here) so
+    /// that of several instances on one database only one writes a backup at a time.
     static let migration = Migration(version: 12, name: "backup-runs") { sql, _ in
         try await sql.create(table: "backup_runs")
             .column("id", type: .text, .primaryKey(autoIncrement: false))
@@ -114,11 +124,8 @@ enum BackupSchema {
             .column("error", type: .text)
             .run()
         try await sql.create(index: "backup_runs_started").on("backup_runs").column("started_at").run()
-        try await sql.create(table: "job_leases")
-            .column("name", type: .text, .primaryKey(autoIncrement: false))
-            .column("holder", type: .text, .notNull)
-            .column("lease_until", type: .bigint, .notNull)
-            .run()
+        // The lease table came with scheduled backups; every background job claims through it since (migration 14).
+        try await JobLeaseSchema.createTable(sql)
     }
 }
 

@@ -50,6 +50,8 @@ public struct VideosFeature: Feature {
 
     /// The library, each person's data on a video, playlists.
     public static var migrations: [Migration] { [VideosSchema.migration] }
+    /// `HIBI_VIDEO_*`: the upload limit, the shared library folder and its scan, ffprobe and ffmpeg.
+    public static var settings: [any FeatureSettings.Type] { [VideoSettings.self] }
     public static var navigation: NavEntry? { NavEntry(order: 50, item: NavItem(path: VideoPaths.library, title: CommonStrings.videos, icon: "▶")) }
 
     /// Creates the video folders and removes uploads a previous run left unfinished.

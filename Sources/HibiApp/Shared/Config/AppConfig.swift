@@ -23,6 +23,22 @@ public struct ConfigError: Error, CustomStringConvertible, Equatable {
     public var description: String { "Configuration error: \(setting): \(reason)" }
 }
 
+/// Settings a feature reads from the environment itself: its own variables, its defaults and its refusals.
+/// `AppConfig` holds them beside the platform's without naming them; the feature declares its type in
+/// `Feature.settings` and reaches it with `config[settings: Type.self]` (or a property it adds to `AppConfig`).
+public protocol FeatureSettings: Sendable {
+    /// The defaults, used when the environment says nothing and for a configuration made in code.
+    static var defaults: Self { get }
+    static func load(environment: [String: String]) throws(ConfigError) -> Self
+}
+
+extension FeatureSettings {
+    /// Reads these settings into `config` (called for every feature's settings type by `AppConfig.load`).
+    static func load(environment: [String: String], into config: inout AppConfig) throws(ConfigError) {
+        config[settings: Self.self] = try load(environment: environment)
+    }
+}
+
 public struct AppConfig: Sendable {
     public var dataDirectory: String
     public var database: DatabaseLocation
@@ -47,7 +63,6 @@ public struct AppConfig: Sendable {
     /// Map tile URL template used while an administrator has chosen none on /admin/map; empty (the
     /// default) keeps maps private: the world outline and the person's own points, no other host asked.
     public var mapTileURL: String = ""
-    public var videos = VideoSettings()
     /// Largest Health Auto Export post (`HIBI_HEALTH_AUTO_EXPORT_MAX_MB`, 512 MB: a first push of a year of
     /// minute-level metrics; why in `AppleHealthImporter.autoExportLimit`). Streamed to disk, so not a memory bound.
     public var healthAutoExportMaxBytes: Int64 = 512 * 1024 * 1024
@@ -64,7 +79,12 @@ public struct AppConfig: Sendable {
     public var webhookAllowedNetworks: [IPRange] = []
     /// `HIBI_METRICS_TOKEN`: /metrics answers a request with `Authorization: Bearer <token>`, or from loopback.
     public var metricsToken: String?
-    public var backups = BackupSettings()
+    /// Each feature's own settings, by type (`FeatureSettings`); a type not read yet has its defaults.
+    private var featureSettings: [ObjectIdentifier: any FeatureSettings] = [:]
+    public subscript<Settings: FeatureSettings>(settings type: Settings.Type) -> Settings {
+        get { featureSettings[ObjectIdentifier(type)] as? Settings ?? Settings.defaults }
+        set { featureSettings[ObjectIdentifier(type)] = newValue }
+    }
     /// Where uploaded files live (`HIBI_MEDIA_DIR`): diary photos, videos, thumbnails, health upload spools.
     /// nil keeps them in the data directory; several instances share one media folder (a shared volume).
     public var mediaDirectoryOverride: String?
@@ -121,7 +141,8 @@ public struct AppConfig: Sendable {
         }
     }
 
-    public static func load(environment: [String: String], overrides: Overrides = .init()) throws(ConfigError) -> AppConfig {
+    /// The platform's settings from the environment and the flags; `AppConfig.load` (App/) adds each feature's.
+    static func loadPlatform(environment: [String: String], overrides: Overrides) throws(ConfigError) -> AppConfig {
         func value(_ flag: String?, _ name: String) -> (String, String)? {
             if let flag { return (flag, "--\(name.dropFirst(5).lowercased().replacingOccurrences(of: "_", with: "-"))") }
             if let env = environment[name], !env.isEmpty { return (env, name) }
@@ -184,7 +205,6 @@ public struct AppConfig: Sendable {
             }
             config.maxRequestBodyBytes = mb * 1024 * 1024
         }
-        config.videos = try VideoSettings.load(environment: environment)
         if let raw = environment["HIBI_HEALTH_AUTO_EXPORT_MAX_MB"], !raw.isEmpty {
             guard let mb = Int64(raw), mb > 0, mb <= 65_536 else {
                 throw ConfigError(setting: "HIBI_HEALTH_AUTO_EXPORT_MAX_MB", reason: "\"\(raw)\" is not a size in megabytes (1-65536)")
@@ -221,7 +241,6 @@ public struct AppConfig: Sendable {
             config.idleTimeoutSeconds = seconds
         }
         config.connectionLimits = try ConnectionLimits.load(environment: environment)
-        config.backups = try BackupSettings.load(environment: environment)
         return config
     }
 

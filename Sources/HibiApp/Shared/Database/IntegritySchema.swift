@@ -1,9 +1,10 @@
 import SQLKit
 
-/// Rules the database keeps by itself, so a bug or a hand edit cannot store what the app would refuse:
-/// a diary tag belongs to an existing person (a foreign key it lacked), a diary lock lasts 1 to 1440
-/// minutes, a video rating is 1 to 5 stars, and a playback position or play count is never negative.
-/// PostgreSQL adds constraints in place; SQLite cannot, so each table is rebuilt from its own CREATE
+/// Migration 19: rules the database keeps by itself, so a bug or a hand edit cannot store what the app would
+/// refuse. Each feature declares its part beside its own schema (Diary's and Videos' `*Checks.swift`: a diary tag
+/// belongs to an existing person, a diary lock lasts 1 to 1440 minutes, a video rating is 1 to 5 stars, a playback
+/// position or play count is never negative); the step runs every part's repairs, then adds every part's
+/// constraints. PostgreSQL adds constraints in place; SQLite cannot, so each table is rebuilt from its own CREATE
 /// statement with the constraints appended, its rows copied and its indexes made again.
 enum IntegritySchema {
     struct Rule {
@@ -12,22 +13,24 @@ enum IntegritySchema {
         let definition: String
     }
 
-    static let rules = [
-        Rule(table: "diary_tags", name: "diary_tags_user_fk",
-             definition: #"FOREIGN KEY ("user_id") REFERENCES "users" ("id") ON DELETE CASCADE"#),
-        Rule(table: "diary_settings", name: "diary_settings_lock_minutes", definition: #"CHECK ("lock_minutes" BETWEEN 1 AND 1440)"#),
-        Rule(table: "video_user_data", name: "video_user_data_rating", definition: #"CHECK ("rating" IS NULL OR "rating" BETWEEN 1 AND 5)"#),
-        Rule(table: "video_user_data", name: "video_user_data_counts", definition: #"CHECK ("position_ms" >= 0 AND "play_count" >= 0)"#),
-    ]
+    /// One feature's share of the step: statements that make rows the rules would refuse fit (run first, in
+    /// order), and the rules.
+    struct Part {
+        let repairs: [String]
+        let rules: [Rule]
+    }
+
+    /// The parts in the order the step has always run them (a step that ran is never changed).
+    static var parts: [Part] { [diaryPart, videosPart] }
+
+    static var rules: [Rule] { parts.flatMap(\.rules) }
 
     static let migration = Migration(version: 19, name: "integrity-constraints") { sql, engine in
-        // Rows the rules would refuse can only come from outside the app; they are made to fit, never
-        // dropped, except tags whose person no longer exists (nobody can see them).
-        try await sql.raw(#"DELETE FROM "diary_tags" WHERE "user_id" NOT IN (SELECT "id" FROM "users")"#).run()
-        try await sql.raw(#"UPDATE "diary_settings" SET "lock_minutes" = 10 WHERE "lock_minutes" < 1 OR "lock_minutes" > 1440"#).run()
-        try await sql.raw(#"UPDATE "video_user_data" SET "rating" = NULL WHERE "rating" < 1 OR "rating" > 5"#).run()
-        try await sql.raw(#"UPDATE "video_user_data" SET "position_ms" = 0 WHERE "position_ms" < 0"#).run()
-        try await sql.raw(#"UPDATE "video_user_data" SET "play_count" = 0 WHERE "play_count" < 0"#).run()
+        // Rows the rules would refuse can only come from outside the app; each part makes them fit, never
+        // dropping any, except rows nobody can see (a tag whose person no longer exists).
+        for repair in parts.flatMap(\.repairs) {
+            try await sql.raw("\(unsafeRaw: repair)").run()
+        }
         switch engine {
         case .postgres:
             for rule in rules {

@@ -29,15 +29,15 @@ final class ImportSpool: @unchecked Sendable {
         self.budget = budget
     }
 
+    /// The import would write more than `budget` bytes; the importer refuses the archive in its own words.
+    struct OverBudget: Error, Equatable {
+        let budget: UInt64
+    }
+
     /// Counts `bytes` more that the import will write; refuses once the total passes the budget.
-    func charge(_ bytes: UInt64) throws(DiaryError) {
+    func charge(_ bytes: UInt64) throws(OverBudget) {
         let (sum, over) = charged.addingReportingOverflow(bytes)
-        guard !over, sum <= budget else {
-            let megabytes = { (value: UInt64) in String(format: "%.1f", Double(value) / 1_048_576) }
-            throw .importInvalid(Text(
-                en: "the archive's entries would write more than \(megabytes(budget)) MB of photos (each reference to a file counted), more than an archive of its size can hold",
-                ja: "アーカイブの日記が参照する写真は合わせて \(megabytes(budget)) MB を超えます(同じファイルへの参照も 1 回ずつ数えます)。この大きさのアーカイブに入る量を超えています"))
-        }
+        guard !over, sum <= budget else { throw OverBudget(budget: budget) }
         charged = sum
     }
 

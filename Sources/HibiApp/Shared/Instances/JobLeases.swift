@@ -2,7 +2,19 @@ import Foundation
 import Logging
 import SQLKit
 
+/// The platform's lease table. Its first columns are created inside Backup's migration 12 ("backup-runs", where
+/// scheduled backups first needed a lease), which calls `createTable`; migration 14 adds the heartbeat. Declared here,
+/// by its owner, so the step that ran keeps its version, name and effect while the table is Shared's.
 enum JobLeaseSchema {
+    /// The table as migration 12 made it: a step that ran is never changed, so neither is this.
+    static func createTable(_ sql: any SQLDatabase) async throws {
+        try await sql.create(table: "job_leases")
+            .column("name", type: .text, .primaryKey(autoIncrement: false))
+            .column("holder", type: .text, .notNull)
+            .column("lease_until", type: .bigint, .notNull)
+            .run()
+    }
+
     /// The lease table of scheduled backups (migration 12) becomes the one claim mechanism of all
     /// background work; the heartbeat says when the holder last showed it is alive. Change counters let
     /// per-instance caches check themselves against the database.

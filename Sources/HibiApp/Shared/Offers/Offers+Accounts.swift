@@ -2,11 +2,20 @@ import Foundation
 import Hummingbird
 import SQLKit
 
-// The seams on Accounts' side of the walls: what Accounts offers the other features (sessions, the throttle, the
-// password check, the people, tokens, the setup check: Accounts' types conform in Features/Accounts/AccountsOffers.swift),
+// The seams on Accounts' side of the walls: what Accounts offers the platform (who a request's token or session
+// names) and the other features (sessions, the throttle, the password check, the people, tokens, the setup check: Accounts' types conform in Features/Accounts/AccountsOffers.swift),
 // and what the others offer Accounts: the takeout's parts (`TakeoutOffer`, `ArchiveUploads`), and the diary's face
 // check and lock for face sign-in and the takeout (`FaceSignInCheck`, `DiaryGate`), conformed in each feature's
 // `<Name>Offers.swift`. Each is declared for the side that needs it; the assembly (`Features.init`) hands them over.
+
+/// Who a request's credential names, with the person it belongs to: a personal API token sent as `Bearer`, or a
+/// browser session's cookie; nil when it names nobody (wrong, revoked or expired). Declared for the identity
+/// middleware (Shared/Web), which asks it on every request and refuses a disabled person itself; Accounts'
+/// `AccountIdentities` (its token and session stores) conforms.
+public protocol IdentityLookup: Sendable {
+    func identity(bearerToken: String, now: Date) async throws -> Identity?
+    func identity(sessionCookie: String, now: Date) async throws -> Identity?
+}
 
 /// When a browser session last opened the diary, kept on Accounts' session row. Declared for the diary's lock;
 /// `SessionStore` conforms.

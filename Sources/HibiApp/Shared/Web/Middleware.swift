@@ -36,9 +36,8 @@ struct RequestLogMiddleware: RouterMiddleware {
 /// Works out who is asking (session cookie or Bearer token) and in which language to answer.
 struct IdentityMiddleware: RouterMiddleware {
     typealias Context = HibiRequestContext
-    let users: UserStore
-    let sessions: SessionStore
-    let tokens: TokenStore
+    /// Who a token or a session cookie names (Accounts' stores, through `IdentityLookup`).
+    let identities: any IdentityLookup
     let secureCookies: Bool
     var trustedProxies: [IPRange] = []
     /// Signs the pre-session CSRF token, so only a token this server issued counts (a cookie planted by
@@ -61,15 +60,15 @@ struct IdentityMiddleware: RouterMiddleware {
         if let authorization = request.headers[.authorization] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer",
-               let (tokenID, scopes, user) = try await tokens.authenticate(token: String(parts[1]), now: now), !user.disabled {
-                context.identity = Identity(user: user, credential: .apiToken(id: tokenID, scopes: scopes))
+               let identity = try await identities.identity(bearerToken: String(parts[1]), now: now), !identity.user.disabled {
+                context.identity = identity
             } else {
                 bearerFailed = true
             }
         }
         if context.identity == nil, !bearerFailed, let cookie = request.cookies[Cookies.session]?.value,
-           let (session, user) = try await sessions.findWithUser(token: cookie, now: now), !user.disabled {
-            context.identity = Identity(user: user, credential: .session(tokenHash: session.tokenHash, csrfToken: session.csrfToken))
+           let identity = try await identities.identity(sessionCookie: cookie, now: now), !identity.user.disabled {
+            context.identity = identity
         }
         let languageCookie = request.cookies[Cookies.language].flatMap { Language(rawValue: $0.value) }
         context.language = context.user?.language ?? languageCookie ?? Language.negotiate(acceptLanguage: request.headers[.acceptLanguage])
@@ -244,7 +243,7 @@ struct ErrorMiddleware: RouterMiddleware {
             }
             var response = ErrorRenderer.render(status: error.status, code: error.code, message: error.message(context.language),
                                                 path: request.uri.path, context: context)
-            if let retryAfter = (error as? AccountError)?.retryAfter {
+            if let retryAfter = error.retryAfter {
                 response.headers[.retryAfter] = String(retryAfter)
             }
             // A browser without a session asking for a page goes to sign-in instead of a bare 401 page.

@@ -7,6 +7,13 @@ public protocol UserFacingError: Error {
     /// Stable machine-readable code for API clients, e.g. "invalid_credentials".
     var code: String { get }
     func message(_ language: Language) -> String
+    /// Seconds the client should wait before asking again, sent as `Retry-After` (a throttled sign-in); nil for
+    /// most errors.
+    var retryAfter: Int? { get }
+}
+
+extension UserFacingError {
+    public var retryAfter: Int? { nil }
 }
 
 /// Errors of the HTTP layer itself, common to every feature.

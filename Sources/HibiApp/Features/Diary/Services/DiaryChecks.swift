@@ -16,3 +16,18 @@ extension CheckSchema {
         Rule(table: "face_liveness_challenges", name: "face_liveness_challenges_revision", check: #""revision" >= 0"#, repair: #""revision" = 0"#),
     ]
 }
+
+extension IntegritySchema {
+    /// Diary's part of migration 19 (`IntegritySchema`): a tag belongs to an existing person (a foreign key it lacked;
+    /// tags whose person is gone are deleted, nobody can see them), a lock lasts 1 to 1440 minutes (`DiaryRules`).
+    static let diaryPart = Part(
+        repairs: [
+            #"DELETE FROM "diary_tags" WHERE "user_id" NOT IN (SELECT "id" FROM "users")"#,
+            #"UPDATE "diary_settings" SET "lock_minutes" = 10 WHERE "lock_minutes" < 1 OR "lock_minutes" > 1440"#,
+        ],
+        rules: [
+            Rule(table: "diary_tags", name: "diary_tags_user_fk",
+                 definition: #"FOREIGN KEY ("user_id") REFERENCES "users" ("id") ON DELETE CASCADE"#),
+            Rule(table: "diary_settings", name: "diary_settings_lock_minutes", definition: #"CHECK ("lock_minutes" BETWEEN 1 AND 1440)"#),
+        ])
+}

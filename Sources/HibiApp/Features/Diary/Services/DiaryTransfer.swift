@@ -259,7 +259,7 @@ public struct DiaryTransfer: Sendable {
             }
             // Checked before the bytes are touched, so an oversized entry costs nothing.
             guard entry.size <= UInt64(DiaryRules.maxPhotoBytes) else { throw tooLarge }
-            try spool.charge(entry.size)
+            try charge(spool, entry.size)
             if let file = spool.file(for: path) { return file }
             let file = try spool.create(for: path) { handle in
                 try open { try archive.stream(path) { chunk in try handle.write(contentsOf: chunk) } }
@@ -269,10 +269,22 @@ public struct DiaryTransfer: Sendable {
         }
         guard let base64 = photo.base64, let data = Data(base64Encoded: base64) else { throw DiaryError.photoNotAnImage }
         guard data.count <= DiaryRules.maxPhotoBytes else { throw tooLarge }
-        try spool.charge(UInt64(data.count))
+        try charge(spool, UInt64(data.count))
         let file = try spool.create(for: nil) { handle in try handle.write(contentsOf: data) }
         try checkImage(at: file)
         return file
+    }
+
+    /// Counts a photo's bytes against the spool's budget; past it the archive is refused as the diary's import error.
+    static func charge(_ spool: ImportSpool, _ bytes: UInt64) throws(DiaryError) {
+        do {
+            try spool.charge(bytes)
+        } catch {
+            let megabytes = String(format: "%.1f", Double(error.budget) / 1_048_576)
+            throw .importInvalid(Text(
+                en: "the archive's entries would write more than \(megabytes) MB of photos (each reference to a file counted), more than an archive of its size can hold",
+                ja: "アーカイブの日記が参照する写真は合わせて \(megabytes) MB を超えます(同じファイルへの参照も 1 回ずつ数えます)。この大きさのアーカイブに入る量を超えています"))
+        }
     }
 
     /// The spooled photo is an image Hibi shows, within the pixel cap (read mapped: only its header is decoded).

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Operator settings of the video library, read from HIBI_VIDEO_* variables.
-public struct VideoSettings: Sendable {
+public struct VideoSettings: FeatureSettings {
     /// Largest upload accepted, in bytes (HIBI_VIDEO_MAX_MB). The global JSON body limit does not apply to uploads.
     public var maxUploadBytes: Int64
     /// Read-only folder shared with every user (HIBI_VIDEO_LIBRARY_DIR); nil when there is none.
@@ -19,6 +19,8 @@ public struct VideoSettings: Sendable {
         self.ffprobePath = ffprobePath
         self.ffmpegPath = ffmpegPath
     }
+
+    public static var defaults: VideoSettings { VideoSettings() }
 
     public static func load(environment: [String: String]) throws(ConfigError) -> VideoSettings {
         var settings = VideoSettings()
@@ -44,5 +46,13 @@ public struct VideoSettings: Sendable {
         if let path = environment["HIBI_FFPROBE"], !path.isEmpty { settings.ffprobePath = path }
         if let path = environment["HIBI_FFMPEG"], !path.isEmpty { settings.ffmpegPath = path }
         return settings
+    }
+}
+
+extension AppConfig {
+    /// Videos' settings (`HIBI_VIDEO_*`, `VideosFeature.settings`).
+    public var videos: VideoSettings {
+        get { self[settings: VideoSettings.self] }
+        set { self[settings: VideoSettings.self] = newValue }
     }
 }

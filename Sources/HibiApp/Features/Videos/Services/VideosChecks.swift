@@ -12,3 +12,18 @@ extension CheckSchema {
         Rule(table: "video_playlist_items", name: "video_playlist_items_position", check: #""position" >= 0"#, repair: #""position" = 0"#),
     ]
 }
+
+extension IntegritySchema {
+    /// Videos' part of migration 19 (`IntegritySchema`): a rating is 1 to 5 stars, a playback position and a play
+    /// count are never negative.
+    static let videosPart = Part(
+        repairs: [
+            #"UPDATE "video_user_data" SET "rating" = NULL WHERE "rating" < 1 OR "rating" > 5"#,
+            #"UPDATE "video_user_data" SET "position_ms" = 0 WHERE "position_ms" < 0"#,
+            #"UPDATE "video_user_data" SET "play_count" = 0 WHERE "play_count" < 0"#,
+        ],
+        rules: [
+            Rule(table: "video_user_data", name: "video_user_data_rating", definition: #"CHECK ("rating" IS NULL OR "rating" BETWEEN 1 AND 5)"#),
+            Rule(table: "video_user_data", name: "video_user_data_counts", definition: #"CHECK ("position_ms" >= 0 AND "play_count" >= 0)"#),
+        ])
+}
