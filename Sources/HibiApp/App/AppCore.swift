@@ -68,7 +68,7 @@ public struct AppCore: Sendable {
                             face: FaceEngineSource = .configured, clock: WallClock = .system) async throws -> AppCore {
         // Resources first: a server that cannot describe its own API should not start.
         let openAPIDocument = purpose == .server
-            ? try OpenAPIDocument.compose(directory: (config.resourcesDirectory as NSString).appendingPathComponent("openapi")) : nil
+            ? try OpenAPIDocument.composedOnce(directory: (config.resourcesDirectory as NSString).appendingPathComponent("openapi")) : nil
         try PrivateFiles.prepare(dataDirectory: config.dataDirectory, logger: logger)
         let database = try await Database.open(config.database, logger: logger)
         do {
