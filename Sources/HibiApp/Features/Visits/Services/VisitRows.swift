@@ -7,6 +7,10 @@ import SQLKit
 // byte for byte what it was, and what the chain signed is untouched.
 
 /// A row of `visits`. A deleted visit stays as a tombstone (`deleted_at` set) so the table and the chain keep agreeing.
+/// Verify decodes every row: SQLKit's decoder reads an optional as a NULL test and then the plain type (not sqlite-kit's
+/// several times slower `T?` path), and its per-column lookups cost verify of 20,000 records 3.02 s against 2.77 s for the
+/// hand-written column-by-column decoder it replaced (debug build, five alternating runs each on one database), which
+/// no one waiting for a check of their log notices.
 struct VisitRow: TableRow {
     static let table = "visits"
     var id: String
