@@ -1,16 +1,18 @@
 import Foundation
 import SQLKit
-import SQLiteNIO
-import Synchronization
 
 /// SQL for location points, stays and stay settings. Every query is scoped by user id.
 struct LocationPointStore: Sendable {
-    static let pointColumns = ["user_id", "recorded_at", "latitude", "longitude", "accuracy", "source", "import_id"]
-    static let pointIdentity = ["user_id", "recorded_at", "latitude", "longitude"]
     /// 7 binds a row: 1000 rows stay under SQLite's and PostgreSQL's bind limits.
     static let rowsPerStatement = 1000
 
-    /// Inserts what is new; returns how many rows were really added (the rest were already stored).
+    /// Inserts what is new; returns how many rows were really added (the rest were already stored). Every writer of
+    /// `location_points` comes here (location files of every format, phones' live feeds, workout routes, a takeout read back). One statement
+    /// for both engines, SQLKit's `LocationPointRow.insert`, except on a SQLite session whose handle is reachable: there
+    /// `LocationPointSQLite` prepares one single-row INSERT per batch and steps it per point. That second path pays:
+    /// `Benchmarks/locations.sh` (release build, BENCH_SIZE=full; docs/benchmarks.md) stores a million-point GPX track and
+    /// finds its 1,388 stays in 3.0 s of CPU, 3.79x the plain-Python reference (sqlite3, the same unique key) on the same
+    /// file; it came with 9d73f53, which with a faster GPX reader took that import from 22.9 s to 6.3 s on a loaded machine.
     static func insert(_ points: ArraySlice<LocationPoint>, userID: String, source: String, importID: String?,
                        on sql: any SQLDatabase) async throws -> Int {
         if let session = sql as? SQLiteSession, let handle = session.rawHandle {
@@ -20,42 +22,16 @@ struct LocationPointStore: Sendable {
         var start = points.startIndex
         while start < points.endIndex {
             let end = min(start + rowsPerStatement, points.endIndex)
-            let chunk = points[start..<end]
-            if let session = sql as? SQLiteSession {
-                inserted += try await insertOnSQLite(chunk, userID: userID, source: source, importID: importID, on: session)
-            } else {
-                let builder = sql.insert(into: "location_points").columns(pointColumns)
-                for p in chunk {
-                    builder.values(SQLBind(userID), SQLBind(p.time), SQLBind(p.latitude), SQLBind(p.longitude), SQLBind(p.accuracy),
-                                   SQLBind(source), SQLBind(importID))
-                }
-                // PostgreSQL: RETURNING tells what was really inserted.
-                inserted += try await builder.ignoringConflicts(with: pointIdentity).returning("recorded_at").all().count
+            let rows = points[start..<end].map {
+                LocationPointRow(userID: userID, recordedAt: $0.time, latitude: $0.latitude, longitude: $0.longitude, accuracy: $0.accuracy,
+                                 source: source, importID: importID)
             }
+            // RETURNING tells what was really inserted.
+            inserted += try await LocationPointRow.insert(rows, into: sql).ignoringConflicts(with: LocationPointRow.identity.map(\.stringValue))
+                .returning("recorded_at").all().count
             start = end
         }
         return inserted
-    }
-
-    /// The same statement as text with SQLite values bound directly; the count comes from `changes()`.
-    static func insertOnSQLite(_ points: ArraySlice<LocationPoint>, userID: String, source: String, importID: String?,
-                               on session: SQLiteSession) async throws -> Int {
-        let row = "(?,?,?,?,?,?,?)"
-        let text = "INSERT INTO location_points (\(pointColumns.joined(separator: ","))) VALUES "
-            + Array(repeating: row, count: points.count).joined(separator: ",")
-            + " ON CONFLICT (\(pointIdentity.joined(separator: ","))) DO NOTHING"
-        var binds: [SQLiteData] = []
-        binds.reserveCapacity(points.count * pointColumns.count)
-        for p in points {
-            binds += [.text(userID), .integer(SQLiteInt64(p.time)), .float(p.latitude), .float(p.longitude), p.accuracy.map { .float($0) } ?? .null,
-                      .text(source), importID.map { .text($0) } ?? .null]
-        }
-        try await session.connection.query(text, binds) { _ in }
-        let changed = Mutex(0)
-        try await session.connection.query("SELECT changes()", []) { row in
-            changed.withLock { $0 = Int(row.column("changes()")?.integer ?? 0) }
-        }
-        return changed.withLock { $0 }
     }
 
     /// Points in [from, to] in time order, `limit` at a time after `after` (keyset paging, so a
@@ -69,7 +45,7 @@ struct LocationPointStore: Sendable {
             }
             if let read { return read }
         }
-        var query = sql.select().columns("recorded_at", "latitude", "longitude").from("location_points")
+        var query = sql.select().columns("recorded_at", "latitude", "longitude").from(LocationPointRow.table)
             .where("user_id", .equal, userID).where("recorded_at", .lessThanOrEqual, to)
         if let (time, lat, lon) = after {
             // (t, lat, lon) > (time, lat, lon), spelled out for both engines; the plain lower bound first, so the
@@ -82,10 +58,8 @@ struct LocationPointStore: Sendable {
         } else {
             query = query.where("recorded_at", .greaterThanOrEqual, from)
         }
-        return try await query.orderBy("recorded_at").orderBy("latitude").orderBy("longitude").limit(limit).all().map { row in
-            LocationPoint(time: try row.decode(column: "recorded_at", as: Int64.self), latitude: try row.decode(column: "latitude", as: Double.self),
-                          longitude: try row.decode(column: "longitude", as: Double.self))
-        }
+        return try await query.orderBy("recorded_at").orderBy("latitude").orderBy("longitude").limit(limit)
+            .all(decoding: LocationPointRow.Position.self).map(\.point)
     }
 
     /// Whether any point is stored (one index probe, not a count of millions).
@@ -100,52 +74,40 @@ struct LocationPointStore: Sendable {
 
     // MARK: stays
 
-    static let stayColumns = ["id", "user_id", "arrival", "departure", "latitude", "longitude", "point_count", "name", "status", "visit_id",
-                              "source", "created_at", "decided_at"]
-
-    static func decodeStay(_ row: any SQLRow) throws -> DetectedStay {
-        DetectedStay(id: try row.decode(column: "id", as: String.self), arrival: try row.date("arrival"), departure: try row.date("departure"),
-                     latitude: try row.decode(column: "latitude", as: Double.self), longitude: try row.decode(column: "longitude", as: Double.self),
-                     pointCount: Int(try row.decode(column: "point_count", as: Int64.self)), name: try row.decode(column: "name", as: String.self),
-                     status: StayStatus(rawValue: try row.decode(column: "status", as: String.self)) ?? .open,
-                     visitId: try row.decode(column: "visit_id", as: String?.self), source: try row.decode(column: "source", as: String.self))
-    }
-
     /// Takes back what one import stored (every point at one second: kept out of the history).
     static func deleteImport(_ importID: String, userID: String, on sql: any SQLDatabase) async throws {
         try await sql.delete(from: "location_points").where("user_id", .equal, userID).where("import_id", .equal, importID).run()
     }
 
+    /// Stores a stay unless one of this person's stays arrives at the same second; true when it was stored. The portable
+    /// writer of `location_stays`; SQLite's import runs the same insert prepared once (`LocationPointSQLite.offer`), which
+    /// pays: a query per stay for the visits nearby and this insert committed alone, each through the pool, were 1.5 s of a
+    /// million-point GPX import's 4.9 s of CPU (1,388 stays; perf, release build; see `LocationService.offerEach`).
     static func insertStay(_ stay: DetectedStay, userID: String, now: Date, on sql: any SQLDatabase) async throws -> Bool {
-        try await sql.insert(into: "location_stays").columns(stayColumns).values(
-            SQLBind(stay.id), SQLBind(userID), SQLBind(Int64(saturating: stay.arrival.timeIntervalSince1970)), SQLBind(Int64(saturating: stay.departure.timeIntervalSince1970)),
-            SQLBind(stay.latitude), SQLBind(stay.longitude), SQLBind(Int64(stay.pointCount)), SQLBind(stay.name), SQLBind(stay.status.rawValue),
-            SQLBind(stay.visitId), SQLBind(stay.source), SQLBind(Int64(saturating: now.timeIntervalSince1970)),
-            SQLBind(stay.status == .merged ? Int64(saturating: now.timeIntervalSince1970) : Int64?.none)
-        ).ignoringConflicts(with: ["user_id", "arrival"]).returning("id").all().count == 1
+        try await LocationStayRow.insert([LocationStayRow(stay, userID: userID, now: now)], into: sql)
+            .ignoringConflicts(with: ["user_id", "arrival"]).returning("id").all().count == 1
     }
 
     /// Stays of this person overlapping [from, to].
     static func overlappingStays(userID: String, from: Int64, to: Int64, on sql: any SQLDatabase) async throws -> [DetectedStay] {
-        try await sql.select().columns(stayColumns.map { SQLIdentifier($0) }).from("location_stays")
+        try await LocationStayRow.select(sql)
             .where("user_id", .equal, userID).where("arrival", .lessThanOrEqual, to).where("departure", .greaterThanOrEqual, from)
-            .all().map(decodeStay)
+            .all(decoding: LocationStayRow.self).map(\.stay)
     }
 
     static func stays(userID: String, status: StayStatus?, limit: Int, on sql: any SQLDatabase) async throws -> [DetectedStay] {
-        var query = sql.select().columns(stayColumns.map { SQLIdentifier($0) }).from("location_stays").where("user_id", .equal, userID)
+        var query = LocationStayRow.select(sql).where("user_id", .equal, userID)
         if let status { query = query.where("status", .equal, status.rawValue) }
-        return try await query.orderBy("arrival", .descending).limit(limit).all().map(decodeStay)
+        return try await query.orderBy("arrival", .descending).limit(limit).all(decoding: LocationStayRow.self).map(\.stay)
     }
 
     static func stay(id: String, userID: String, on sql: any SQLDatabase) async throws -> DetectedStay? {
-        try await sql.select().columns(stayColumns.map { SQLIdentifier($0) }).from("location_stays")
-            .where("id", .equal, id).where("user_id", .equal, userID).first().map(decodeStay)
+        try await LocationStayRow.select(sql).where("id", .equal, id).where("user_id", .equal, userID).first(decoding: LocationStayRow.self)?.stay
     }
 
     /// Moves an open stay to `status`; false when it was no longer open (someone decided first).
     static func decide(id: String, userID: String, status: StayStatus, visitID: String?, now: Date, on sql: any SQLDatabase) async throws -> Bool {
-        try await sql.update("location_stays").set("status", to: status.rawValue).set("visit_id", to: visitID)
+        try await sql.update(LocationStayRow.table).set("status", to: status.rawValue).set("visit_id", to: visitID)
             .set("decided_at", to: Int64(saturating: now.timeIntervalSince1970))
             .where("id", .equal, id).where("user_id", .equal, userID).where("status", .equal, StayStatus.open.rawValue)
             .returning("id").all().count == 1
@@ -158,42 +120,38 @@ struct LocationPointStore: Sendable {
 
     // MARK: settings
 
+    static func settingsRow(userID: String, on sql: any SQLDatabase) async throws -> LocationSettingsRow? {
+        try await LocationSettingsRow.select(sql).where("user_id", .equal, userID).first(decoding: LocationSettingsRow.self)
+    }
+
     static func settings(userID: String, on sql: any SQLDatabase) async throws -> StaySettings {
-        guard let row = try await sql.select().columns("distance_m", "duration_min").from("location_settings").where("user_id", .equal, userID).first()
-        else { return .standard }
-        return StaySettings(distanceMeters: try row.decode(column: "distance_m", as: Double.self),
-                            durationMinutes: Int(try row.decode(column: "duration_min", as: Int64.self)))
+        try await settingsRow(userID: userID, on: sql)?.settings ?? .standard
+    }
+
+    /// The one writer of `location_settings`: stores the row, or when the person has one, sets `updating` of it (the
+    /// settings page sets the distance and duration, the live feed its window's start, neither the other's).
+    static func writeSettings(_ row: LocationSettingsRow, updating: [LocationSettingsRow.CodingKeys], on sql: any SQLDatabase) async throws {
+        try await LocationSettingsRow.insert([row], into: sql)
+            .onConflict(with: ["user_id"]) { update in updating.reduce(update) { $0.set(excludedValueOf: $1.stringValue) } }.run()
     }
 
     static func setSettings(_ settings: StaySettings, userID: String, on sql: any SQLDatabase) async throws {
-        try await sql.insert(into: "location_settings").columns("user_id", "distance_m", "duration_min")
-            .values(SQLBind(userID), SQLBind(settings.distanceMeters), SQLBind(Int64(settings.durationMinutes)))
-            .onConflict(with: ["user_id"]) { $0.set(excludedValueOf: "distance_m").set(excludedValueOf: "duration_min") }.run()
+        try await writeSettings(LocationSettingsRow(userID: userID, distanceM: settings.distanceMeters, durationMin: Int64(settings.durationMinutes)),
+                                updating: [.distanceM, .durationMin], on: sql)
     }
 
     static func liveSince(userID: String, on sql: any SQLDatabase) async throws -> Int64? {
-        try await sql.select().columns("live_since").from("location_settings").where("user_id", .equal, userID).first()
-            .flatMap { try $0.decode(column: "live_since", as: Int64?.self) }
+        try await settingsRow(userID: userID, on: sql)?.liveSince
     }
 
     /// Keeps the person's settings (the defaults when they never set any) and records the live window's start.
     static func setLiveSince(_ time: Int64, settings: StaySettings, userID: String, on sql: any SQLDatabase) async throws {
-        try await sql.insert(into: "location_settings").columns("user_id", "distance_m", "duration_min", "live_since")
-            .values(SQLBind(userID), SQLBind(settings.distanceMeters), SQLBind(Int64(settings.durationMinutes)), SQLBind(time))
-            .onConflict(with: ["user_id"]) { $0.set(excludedValueOf: "live_since") }.run()
+        try await writeSettings(LocationSettingsRow(userID: userID, distanceM: settings.distanceMeters, durationMin: Int64(settings.durationMinutes),
+                                                    liveSince: time),
+                                updating: [.liveSince], on: sql)
     }
 
     // MARK: visits, for merging and naming
-
-    struct NearbyVisit: Sendable {
-        var id: String
-        var name: String
-        var latitude: Double
-        var longitude: Double
-        var at: Int64
-
-        var place: StayOffer.Place { StayOffer.Place(id: id, name: name, latitude: latitude, longitude: longitude, time: at) }
-    }
 
     /// The box `visitsNear` looks in (also `LocationPointSQLite.offer`'s).
     static func nearBox(latitude: Double, longitude: Double, meters: Double) -> (minLat: Double, maxLat: Double, minLon: Double, maxLon: Double) {
@@ -204,18 +162,14 @@ struct LocationPointStore: Sendable {
 
     /// Live visits within a box around a point (and, if given, a time range): a cheap first cut before the distance.
     static func visitsNear(userID: String, latitude: Double, longitude: Double, meters: Double, from: Int64? = nil, to: Int64? = nil,
-                           on sql: any SQLDatabase) async throws -> [NearbyVisit] {
+                           on sql: any SQLDatabase) async throws -> [StayOffer.Place] {
         let box = nearBox(latitude: latitude, longitude: longitude, meters: meters)
-        var query = sql.select().columns("id", "name", "latitude", "longitude", "visited_at").from("visits")
+        var query = sql.select().columns(VisitRow.Marker.columns).from(VisitRow.table)
             .where("user_id", .equal, userID).where("deleted_at", .is, SQLLiteral.null)
             .where("latitude", .greaterThanOrEqual, box.minLat).where("latitude", .lessThanOrEqual, box.maxLat)
             .where("longitude", .greaterThanOrEqual, box.minLon).where("longitude", .lessThanOrEqual, box.maxLon)
         if let from { query = query.where("visited_at", .greaterThanOrEqual, from) }
         if let to { query = query.where("visited_at", .lessThanOrEqual, to) }
-        return try await query.orderBy("visited_at", .descending).limit(200).all().map { row in
-            NearbyVisit(id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
-                        latitude: try row.decode(column: "latitude", as: Double.self), longitude: try row.decode(column: "longitude", as: Double.self),
-                        at: try row.decode(column: "visited_at", as: Int64.self))
-        }
+        return try await query.orderBy("visited_at", .descending).limit(200).all(decoding: VisitRow.Marker.self).map(\.place)
     }
 }

@@ -430,7 +430,6 @@ public struct LocationService: Sendable {
             var outcomes: [OfferOutcome] = []
             for stay in candidates {
                 let places = try await LocationPointStore.visitsNear(userID: userID, latitude: stay.latitude, longitude: stay.longitude, meters: near, on: sql)
-                    .map(\.place)
                 guard let row = Self.stayRow(stay, settings: settings, storedStays: stored, visits: places, source: source),
                       try await LocationPointStore.insertStay(row, userID: userID, now: now, on: sql) else {
                     outcomes.append(.known)
@@ -495,11 +494,11 @@ public struct LocationService: Sendable {
                                                                                 name: chosen, labels: [Self.stayLabel]), now: now)
         } catch {
             // The visit was not made: the stay is offered again rather than lost.
-            try? await database.sql.update("location_stays").set("status", to: StayStatus.open.rawValue).set("decided_at", to: Int64?.none)
+            try? await database.sql.update(LocationStayRow.table).set("status", to: StayStatus.open.rawValue).set("decided_at", to: Int64?.none)
                 .where("id", .equal, id).where("user_id", .equal, userID).run()
             throw error
         }
-        try await database.sql.update("location_stays").set("visit_id", to: visit.id).set("name", to: visit.fields.name)
+        try await database.sql.update(LocationStayRow.table).set("visit_id", to: visit.id).set("name", to: visit.fields.name)
             .where("id", .equal, id).where("user_id", .equal, userID).run()
         var confirmed = stay
         confirmed.status = .confirmed

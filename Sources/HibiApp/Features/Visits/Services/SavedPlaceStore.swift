@@ -25,35 +25,17 @@ enum SavedPlaceSchema {
 
 /// SQL for saved places. Every query is scoped by the owner's id.
 enum SavedPlaceStore {
-    static let columns = ["id", "user_id", "name", "address", "latitude", "longitude", "google_maps_url", "note", "saved_at", "created_at"]
-
-    static func decode(_ row: any SQLRow) throws -> SavedPlace {
-        SavedPlace(id: try row.decode(column: "id", as: String.self), userID: try row.decode(column: "user_id", as: String.self),
-                   fields: SavedPlaceFields(name: try row.decode(column: "name", as: String.self),
-                                            address: try row.decode(column: "address", as: String.self),
-                                            latitude: try row.decode(column: "latitude", as: Double.self),
-                                            longitude: try row.decode(column: "longitude", as: Double.self),
-                                            googleMapsURL: try row.decode(column: "google_maps_url", as: String?.self),
-                                            note: try row.decode(column: "note", as: String.self), savedAt: try row.optionalDate("saved_at")),
-                   createdAt: try row.date("created_at"))
-    }
-
     /// Inserts the place unless one with its key is there already; true when it was added.
     static func insert(_ place: SavedPlace, on sql: any SQLDatabase) async throws -> Bool {
-        let f = place.fields
-        let rows = try await sql.insert(into: "saved_places").columns(columns + ["dedupe_key"]).values(
-            SQLBind(place.id), SQLBind(place.userID), SQLBind(f.name), SQLBind(f.address), SQLBind(f.latitude), SQLBind(f.longitude),
-            SQLBind(f.googleMapsURL), SQLBind(f.note), SQLBind(f.savedAt.map { UnixTime($0).seconds }), SQLBind(UnixTime(place.createdAt).seconds),
-            SQLBind(GoogleSavedPlaces.dedupeKey(f))
-        ).ignoringConflicts(with: ["user_id", "dedupe_key"]).returning("id").all()
-        return !rows.isEmpty
+        !(try await SavedPlaceRow.insert([SavedPlaceRow(place)], into: sql).ignoringConflicts(with: ["user_id", "dedupe_key"])
+            .returning("id").all()).isEmpty
     }
 
     static func list(userID: String, offset: Int, limit: Int, on sql: any SQLDatabase) async throws -> [SavedPlace] {
         // Newest saved first; a place without a saved time after those with one, then by name.
-        try await sql.select().columns(columns.map { SQLIdentifier($0) }).from("saved_places").where("user_id", .equal, userID)
+        try await SavedPlaceRow.select(sql).where("user_id", .equal, userID)
             .orderBy(SQLRaw(#"CASE WHEN "saved_at" IS NULL THEN 1 ELSE 0 END"#)).orderBy("saved_at", .descending).orderBy("name").orderBy("id")
-            .offset(offset).limit(limit).all().map(decode)
+            .offset(offset).limit(limit).all(decoding: SavedPlaceRow.self).map(\.place)
     }
 
     static func count(userID: String, on sql: any SQLDatabase) async throws -> Int {
@@ -62,11 +44,10 @@ enum SavedPlaceStore {
     }
 
     static func find(id: String, userID: String, on sql: any SQLDatabase) async throws -> SavedPlace? {
-        try await sql.select().columns(columns.map { SQLIdentifier($0) }).from("saved_places")
-            .where("id", .equal, id).where("user_id", .equal, userID).first().map(decode)
+        try await SavedPlaceRow.select(sql).where("id", .equal, id).where("user_id", .equal, userID).first(decoding: SavedPlaceRow.self)?.place
     }
 
     static func delete(id: String, userID: String, on sql: any SQLDatabase) async throws -> Bool {
-        !(try await sql.delete(from: "saved_places").where("id", .equal, id).where("user_id", .equal, userID).returning("id").all()).isEmpty
+        !(try await sql.delete(from: SavedPlaceRow.table).where("id", .equal, id).where("user_id", .equal, userID).returning("id").all()).isEmpty
     }
 }

@@ -30,7 +30,7 @@ extension VisitService {
         // At most 100,000 candidates in all (200 batches of 500), far beyond anyone's visits a search cannot tell apart.
         for _ in 0..<max(1, 100_000 / batchSize) {
             var sql: SQLQueryString = """
-                SELECT \(unsafeRaw: VisitStore.columns.joined(separator: ", ")) FROM visits WHERE \(unsafeRaw: owner) = \(bind: userID) \
+                SELECT \(unsafeRaw: VisitRow.qualifiedColumns("visits")) FROM visits WHERE \(unsafeRaw: owner) = \(bind: userID) \
                 AND deleted_at IS NULL AND (\(unsafeRaw: beyondASCII) OR \(unsafeRaw: escapedJSON) OR (
                 """
             for (index, word) in words.enumerated() {
@@ -54,7 +54,7 @@ extension VisitService {
                 sql.appendInterpolation(unsafeRaw: "))")
             }
             sql.appendInterpolation(unsafeRaw: " ORDER BY visited_at DESC, id LIMIT \(batchSize)")
-            let rows = try await database.sql.raw(sql).all().map { try VisitStore.decode($0).0 }
+            let rows = try await database.sql.raw(sql).all(decoding: VisitRow.self).map { try $0.visit }
             for visit in rows where matches(visit) {
                 found.append(visit)
                 if found.count >= limit { return found }
@@ -76,11 +76,7 @@ extension VisitService {
     public func allMapPoints(userID: String) async throws -> [MapPoint] {
         let owner = database.engine == .postgres ? "user_id" : "+user_id"
         return try await database.sql.raw("""
-            SELECT id, latitude, longitude, name, visited_at FROM visits WHERE \(unsafeRaw: owner) = \(bind: userID) AND deleted_at IS NULL
-            """).all().map { row in
-            MapPoint(id: try row.decode(column: "id", as: String.self), lat: try row.decode(column: "latitude", as: Double.self),
-                     lon: try row.decode(column: "longitude", as: Double.self), name: try row.decode(column: "name", as: String.self),
-                     at: try row.date("visited_at"))
-        }
+            SELECT \(unsafeRaw: VisitRow.Marker.columnList) FROM visits WHERE \(unsafeRaw: owner) = \(bind: userID) AND deleted_at IS NULL
+            """).all(decoding: VisitRow.Marker.self).map(\.mapPoint)
     }
 }

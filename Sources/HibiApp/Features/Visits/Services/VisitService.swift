@@ -29,7 +29,7 @@ public struct VisitService: Sendable {
     /// this one holds the write lock would wait for itself.
     private func record(_ visit: Visit, action: VisitAction, now: Date, key: Curve25519.Signing.PrivateKey,
                         on sql: any SQLDatabase) async throws -> ChainRecord {
-        let (head, webhook) = try await VisitStore.lockHead(userID: visit.userID, engine: database.engine, on: sql)
+        let (head, webhook) = try await VisitStore.lockHead(userID: visit.userID, on: sql)
         try await requireGenuine(head, userID: visit.userID, key: key.publicKey, on: sql)
         let state = action == .delete ? nil : VisitCanonical.state(id: visit.id, fields: visit.fields, photos: visit.photos)
         let record = try VisitChain.append(head: head, userID: visit.userID, visitID: visit.id, action: action, state: state,
@@ -105,7 +105,7 @@ public struct VisitService: Sendable {
         let (stored, last) = try await database.transaction { sql in
             // One head lock for the whole file; records are chained in memory and the head written once.
             // The keys are read under the lock, so two imports of one file cannot both find it new.
-            let (start, webhook) = try await VisitStore.lockHead(userID: userID, engine: self.database.engine, on: sql)
+            let (start, webhook) = try await VisitStore.lockHead(userID: userID, on: sql)
             try await self.requireGenuine(start, userID: userID, key: key.publicKey, on: sql)
             var known = try await VisitStore.contentKeys(userID: userID, from: from, to: to, on: sql)
             var stored: [Bool] = []
@@ -185,13 +185,9 @@ public struct VisitService: Sendable {
 
     /// Only the columns a marker needs: this is what the map loads, for every visit at once.
     public func mapPoints(userID: String) async throws -> [MapPoint] {
-        try await database.sql.select().columns("id", "latitude", "longitude", "name", "visited_at").from("visits")
+        try await database.sql.select().columns(VisitRow.Marker.columns).from(VisitRow.table)
             .where("user_id", .equal, userID).where("deleted_at", .is, SQLLiteral.null)
-            .orderBy("visited_at", .descending).all().map { row in
-                MapPoint(id: try row.decode(column: "id", as: String.self), lat: try row.decode(column: "latitude", as: Double.self),
-                         lon: try row.decode(column: "longitude", as: Double.self), name: try row.decode(column: "name", as: String.self),
-                         at: try row.date("visited_at"))
-            }
+            .orderBy("visited_at", .descending).all(decoding: VisitRow.Marker.self).map(\.mapPoint)
     }
 
     /// The map's points as fixed-width columns (a quarter of the objects' size); see `CompactMap`.
@@ -233,20 +229,18 @@ public struct VisitService: Sendable {
             visit.photos.append(VisitPhotoRef(id: photoID, contentType: type, size: data.count, sha256: digest))
         }, extra: { visit, sql in
             guard let ref = visit.photos.last else { return }
-            try await sql.insert(into: "visit_photos").columns("id", "visit_id", "user_id", "content_type", "data", "created_at")
-                .values(SQLBind(photoID), SQLBind(visitID), SQLBind(userID), SQLBind(ref.contentType), SQLBind(sealed),
-                        SQLBind(Int64(saturating: now.timeIntervalSince1970))).run()
+            try await VisitPhotoRow.insert([VisitPhotoRow(id: photoID, visitID: visitID, userID: userID, contentType: ref.contentType, data: sealed,
+                                                          createdAt: Int64(saturating: now.timeIntervalSince1970))], into: sql).run()
         })
         guard let added = visit.photos.last else { throw VisitError.notFound }
         return added
     }
 
     public func photo(userID: String, visitID: String, photoID: String) async throws -> (Data, String) {
-        guard let row = try await database.sql.select().columns("data", "content_type").from("visit_photos")
-            .where("id", .equal, photoID).where("visit_id", .equal, visitID).where("user_id", .equal, userID).first()
+        guard let row = try await VisitPhotoRow.select(database.sql)
+            .where("id", .equal, photoID).where("visit_id", .equal, visitID).where("user_id", .equal, userID).first(decoding: VisitPhotoRow.self)
         else { throw VisitError.photoNotFound }
-        let sealed = try row.decode(column: "data", as: Data.self)
-        return (try box.open(sealed, context: Self.photoContext(userID: userID, photoID)), try row.decode(column: "content_type", as: String.self))
+        return (try box.open(row.data, context: Self.photoContext(userID: userID, photoID)), row.contentType)
     }
 
     public func deletePhoto(userID: String, visitID: String, photoID: String, now: Date) async throws {
@@ -273,15 +267,16 @@ public struct VisitService: Sendable {
     public func verify(userID: String, allSignatures: Bool = false) async throws -> ChainReport {
         let sql = database.sql
         async let loaded = VisitStore.records(userID: userID, on: sql)
-        async let head = VisitStore.storedHead(userID: userID, on: sql)
+        async let head = VisitStore.headRow(userID: userID, on: sql)
         async let current = VisitStore.allStates(userID: userID, on: sql)
         let key = try await signer.publicKey()
         let records = try await loaded
-        var report = VisitChain.verify(records: records, storedHead: try await head, userID: userID, current: try await current,
+        let stored = try await head
+        var report = VisitChain.verify(records: records, storedHead: stored?.head, userID: userID, current: try await current,
                                        allSignatures: allSignatures) { signature, data in
             key.isValidSignature(signature, for: data)
         }
-        if report.problem == nil, let acknowledged = try await VisitStore.acknowledgedHead(userID: userID, on: sql),
+        if report.problem == nil, let acknowledged = stored?.acknowledged,
            let problem = VisitChain.compare(records, withAcknowledged: acknowledged) {
             report.intact = false
             report.problem = problem
@@ -298,19 +293,15 @@ public struct VisitService: Sendable {
     // MARK: webhook
 
     public func webhookSettings(userID: String) async throws -> WebhookSettings {
-        guard let row = try await database.sql.select().columns("webhook_url", "webhook_status", "webhook_at").from("visit_chain_heads")
-            .where("user_id", .equal, userID).first() else { return WebhookSettings(url: nil, lastStatus: nil, lastSentAt: nil) }
-        return WebhookSettings(url: try row.decode(column: "webhook_url", as: String?.self),
-                               lastStatus: try row.decode(column: "webhook_status", as: String?.self),
-                               lastSentAt: try row.optionalDate("webhook_at"))
+        try await VisitStore.headRow(userID: userID, on: database.sql)?.webhook ?? WebhookSettings(url: nil, lastStatus: nil, lastSentAt: nil)
     }
 
     public func setWebhook(userID: String, url: String?) async throws -> WebhookSettings {
         let url = try VisitRules.validateWebhook(url)
         if let url, await webhook.outbound.permittedAddress(for: url) == nil { throw VisitError.webhookAddressRefused }
         try await database.transaction { sql in
-            _ = try await VisitStore.lockHead(userID: userID, engine: self.database.engine, on: sql)
-            try await sql.update("visit_chain_heads").set("webhook_url", to: url).set("webhook_status", to: String?.none)
+            _ = try await VisitStore.lockHead(userID: userID, on: sql)
+            try await sql.update(VisitChainHeadRow.table).set("webhook_url", to: url).set("webhook_status", to: String?.none)
                 .where("user_id", .equal, userID).run()
         }
         return try await webhookSettings(userID: userID)
@@ -320,10 +311,10 @@ public struct VisitService: Sendable {
     @discardableResult
     public func sendHead(userID: String, now: Date) async throws -> String? {
         guard let url = try await webhookSettings(userID: userID).url else { return nil }
-        guard let head = try await VisitStore.storedHead(userID: userID, on: database.sql) else { return nil }
+        guard let head = try await VisitStore.headRow(userID: userID, on: database.sql)?.head else { return nil }
         let status = await webhook.send(url: url, payload: .init(user: userID, seq: head.seq, hash: head.hash,
                                                                   publicKey: try await signer.publicKeyBase64(), sentAt: now))
-        let update = database.sql.update("visit_chain_heads").set("webhook_status", to: status.rawValue)
+        let update = database.sql.update(VisitChainHeadRow.table).set("webhook_status", to: status.rawValue)
             .set("webhook_at", to: Int64(saturating: now.timeIntervalSince1970))
         // Only a head the receiver accepted counts as held outside: verify compares the log with it.
         if status == .delivered { update.set("webhook_seq", to: Int64(head.seq)).set("webhook_hash", to: head.hash) }
