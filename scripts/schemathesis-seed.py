@@ -90,7 +90,7 @@ for minutes in range(1, 5):
     date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 60 * minutes))
     call("POST", "/api/v1/diary/entries", {"text": "Seeded for schemathesis", "date": date, "tags": ["seed"],
                                             "confirmedMood": "happiness", "photo": photo})
-# The day the stateful runs' timeline starts from (scripts/schemathesis-stateful.toml), with the visit and a health record.
+# The day the stateful runs' timeline starts from (scripts/schemathesis-stateful.toml), with a health record.
 call("PUT", "/api/v1/days/2024-05-01/rating", {"rating": 5})
 # A finished diary import (a Daylio CSV export), so its job can be asked for.
 call("POST", "/api/v1/diary/import?name=daylio.csv",
@@ -107,7 +107,9 @@ for _ in range(600):
     time.sleep(0.1)
 if job["state"] != "done":
     sys.exit(f"seed: the health import ended {job['state']}: {job.get('error')}")
-visit = call("POST", "/api/v1/visits", {"name": "Seeded place", "latitude": 35.68, "longitude": 139.76, "visitedAt": "2024-05-01T10:00:00Z",
+# The visit with a photo dated now too, first in the list the photo links read (`0/photos/0`).
+visit = call("POST", "/api/v1/visits", {"name": "Seeded place", "latitude": 35.68, "longitude": 139.76,
+                                   "visitedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 60)),
                                    "labels": ["seed"], "group": "seed"})
 call("POST", f"/api/v1/visits/{visit['id']}/photos", JPEG, "image/jpeg")
 saved = call("POST", "/api/v1/visits/import", open(os.path.join(ROOT, "Tests/Fixtures/locations/google-saved-places-organicmaps.json"), "rb").read(),
