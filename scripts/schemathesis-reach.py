@@ -14,6 +14,8 @@ if count_only:
     args = args[1:]
 spec = json.load(open(args[0]))
 operations = []  # (method, template, pattern)
+# A path the document spells out (GET /api/v1/videos/history) is that operation, not an id: the router prefers it.
+literal = {path for path in spec.get("paths", {}) if "{" not in path}
 for path, item in spec.get("paths", {}).items():
     if "{" not in path:
         continue
@@ -29,6 +31,8 @@ for har in args[1:]:
         if not 200 <= status < 300:
             continue
         method, path = entry["request"]["method"], urlsplit(entry["request"]["url"]).path
+        if path in literal:
+            continue
         for op_method, template, pattern in operations:
             if op_method == method and pattern.match(path):
                 reached.add((op_method, template))

@@ -33,17 +33,28 @@ st() { local config=$1; shift
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance "$@"; }
 # Each run keeps a HAR of its requests, from which the reach is counted below.
 har() { echo --report har --report-har-path "$WORK/st-$1.har"; }
-# Chains that follow the links, first without DELETE (an early delete of the one seeded video ended every
-# video chain) and before the fuzzing runs: those reuse the ids they see, and had changed or deleted the seeded
-# entry, visit and video the stateful filters match by the time the chains ran. --max-examples counts steps, not
-# chains: 150 steps shared by some forty links ended after 30 to 180 short chains, reaching 8 to 20 operations.
-st scripts/schemathesis-stateful.toml --phases stateful --max-examples 600 --exclude-method DELETE $(har stateful)
+# Chains that follow the links, twice. Each run is given a time, not a number of chains: Hypothesis ends a stateful
+# run at the first chain that draws differently when replayed ("inconsistent data generation": the server's state has
+# moved on since), which came after 18 to 180 of 600 chains, so the reach went from 22 to 35 operations from one
+# `make test` to the next; under --max-time schemathesis starts a new run until the time is spent.
+# The first run, before the fuzzing runs (those reuse the ids they see and change what the seed made), leaves out the
+# deletions of what the seed made once and generated requests rarely make (a video, a playlist holding it, a diary entry
+# with a photo, a visit with one, a saved place, health records): an early delete of the one seeded video ended every
+# video chain, and of the two health records every record chain. The second run takes those deletions.
+SEEDED_ONCE="deleteVideo clearVideoHistory deletePlaylist deleteDiaryEntry deleteVisit deleteSavedPlace deleteHealthRecord"
+# ids FLAG OPERATION…: the flag before each operation id.
+ids() { local flag=$1; shift; for id in "$@"; do printf -- '%s %s ' "$flag" "$id"; done; }
+st scripts/schemathesis-stateful.toml --phases stateful --max-examples 600 --max-time 40 $(ids --exclude-operation-id $SEEDED_ONCE) \
+  $(har stateful)
 # Every operation with generated input, DELETE apart so revoking tokens cannot pull the test's own token away mid-run.
 st scripts/schemathesis.toml --phases examples,coverage,fuzzing --max-examples 60 --exclude-method DELETE $(har fuzz)
+# Then the chains to those deletions, before the fuzzing's own: those delete the ids they see, and had removed the
+# seeded video and saved place by the time the chains came. Only the deletions and the lists that link to them: with
+# every operation, or the creating ones too, the ten seconds went by in chains elsewhere before each deletion had its turn.
+# A token is revoked in the first run, right after being created (no link leads from the token list to a revocation).
+st scripts/schemathesis-stateful.toml --phases stateful --max-examples 600 --max-time 10 $(har stateful-delete) \
+  $(ids --include-operation-id $SEEDED_ONCE listVideos listPlaylists listDiaryEntries listVisits listSavedPlaces listHealthRecords)
 st scripts/schemathesis.toml --phases examples,coverage,fuzzing --max-examples 30 --include-method DELETE $(har fuzz-delete)
-# Then the chains with DELETE; a token is only ever revoked right after being created (no link leads from
-# the token list to a revocation).
-st scripts/schemathesis-stateful.toml --phases stateful --max-examples 300 $(har stateful-delete)
 # How many operations that take an id got a 2xx answer (a real id): the links' and the seed's reach.
 curl -fsS "http://127.0.0.1:$PORT/api/v1/openapi.json" -o "$WORK/openapi.json"
 printf 'stateful phase '; python3 scripts/schemathesis-reach.py "$WORK/openapi.json" "$WORK"/st-stateful*.har

@@ -5,8 +5,8 @@ The OpenAPI document links every list and create operation to the operations tha
 return (Resources/openapi/*.json, `links`), and schemathesis's stateful phase follows those links. Its
 own generated bodies are mostly refused (that is the point of them), so without data the lists come
 back empty and the id-taking operations are only ever called with ids that do not exist. This puts
-one diary entry with a mood and a photo on a rated day, a finished diary import, a health record, goal, reminder and finished import with an ECG, a
-visit with a photo, a saved place, a tagged, rated video half watched with captions in a playlist and six detected stays in place first.
+four diary entries with a mood and a photo, a rated day, a finished diary import, a health record, goal, reminder and finished import with an ECG, a
+visit with a photo, a saved place, a tagged, rated video half watched with captions in a playlist and twelve detected stays in place first.
 
 With a USERNAME and PASSWORD it also signs in once through the sign-in page with "remember this device" and
 prints the remembered-device cookie on its last line: face sign-in takes that cookie, not an API token.
@@ -83,9 +83,14 @@ def health_export():
 
 
 photo = base64.b64encode(JPEG).decode()
-# The stateful runs' list filters (scripts/schemathesis-stateful.toml) match this entry, the visit, the day's rating and the video.
-call("POST", "/api/v1/diary/entries", {"text": "Seeded for schemathesis", "date": "2024-05-01T09:00:00Z", "tags": ["seed"],
-                                        "confirmedMood": "happiness", "photo": photo})
+# Four entries with a photo and the mood the stateful runs' list filters by, dated the last minutes, so the newest is
+# first in the list the photo links read (`entries/0/photos/0`; a later date would be in the future, which the server
+# refuses); a chain that moves the first to another date or mood leaves the next one first.
+for minutes in range(1, 5):
+    date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 60 * minutes))
+    call("POST", "/api/v1/diary/entries", {"text": "Seeded for schemathesis", "date": date, "tags": ["seed"],
+                                            "confirmedMood": "happiness", "photo": photo})
+# The day the stateful runs' timeline starts from (scripts/schemathesis-stateful.toml), with a health record.
 call("PUT", "/api/v1/days/2024-05-01/rating", {"rating": 5})
 # A finished diary import (a Daylio CSV export), so its job can be asked for.
 call("POST", "/api/v1/diary/import?name=daylio.csv",
@@ -102,7 +107,9 @@ for _ in range(600):
     time.sleep(0.1)
 if job["state"] != "done":
     sys.exit(f"seed: the health import ended {job['state']}: {job.get('error')}")
-visit = call("POST", "/api/v1/visits", {"name": "Seeded place", "latitude": 35.68, "longitude": 139.76, "visitedAt": "2024-05-01T10:00:00Z",
+# The visit with a photo dated now too, first in the list the photo links read (`0/photos/0`).
+visit = call("POST", "/api/v1/visits", {"name": "Seeded place", "latitude": 35.68, "longitude": 139.76,
+                                   "visitedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 60)),
                                    "labels": ["seed"], "group": "seed"})
 call("POST", f"/api/v1/visits/{visit['id']}/photos", JPEG, "image/jpeg")
 saved = call("POST", "/api/v1/visits/import", open(os.path.join(ROOT, "Tests/Fixtures/locations/google-saved-places-organicmaps.json"), "rb").read(),
@@ -120,14 +127,15 @@ if not call("GET", "/api/v1/videos/continue-watching") or not call("GET", "/api/
     sys.exit("seed: the half-watched video is missing from continue watching or the history")
 playlist = call("POST", "/api/v1/playlists", {"name": "Seeded playlist"})
 call("POST", f"/api/v1/playlists/{playlist['id']}/items", {"videoId": uploaded["id"]})
-# Six stays (one every 250 points): each confirm or dismiss uses one up, and two were all gone after the first chains.
-track = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/generate-locations.py"), "gpx", "1500", "--stop-every", "250"],
+# Twelve stays (one every 250 points): each confirm or dismiss uses one up; with six, the chains that confirmed the
+# first stay of the list had used them all before a dismissal came.
+track = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/generate-locations.py"), "gpx", "3000", "--stop-every", "250"],
                        capture_output=True, check=True).stdout
 imported = call("POST", "/api/v1/locations/import", track, "application/gpx+xml")
 if not call("GET", "/api/v1/locations/stays"):
     sys.exit(f"seed: the track gave no stays to confirm: {imported}")
 device = remembered_device(sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 else None
-print("seed: a diary entry with a mood on a rated day, health record, goal, reminder, import with an ECG, visit with a photo, saved place, "
+print("seed: four diary entries with a mood and a photo, a rated day, health record, goal, reminder, import with an ECG, visit with a photo, saved place, "
       "half-watched video with captions in a playlist, "
       f"{len(call('GET', '/api/v1/locations/stays'))} stays")
 if device:
