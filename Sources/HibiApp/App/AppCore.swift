@@ -82,8 +82,9 @@ public struct AppCore: Sendable {
             let metrics = PrometheusCollectorRegistry()
             // Counted on /metrics so a flood's cost can be read off (Benchmarks/login-flood.sh).
             let hasher = PasswordHasher(cost: config.passwordHashCost, gate: BcryptGate(onRun: { priority in
-                metrics.makeCounter(name: "hibi_bcrypt_total", labels: [("priority", priority == .account ? "account" : "decoy")],
-                                    help: "bcrypt hashes computed, by priority").increment()
+                metrics.makeCounter(descriptor: MetricNameDescriptor(namespace: "hibi", metricName: "bcrypt", unitName: "total",
+                                                                     helpText: "bcrypt hashes computed, by priority"),
+                                    labels: [("priority", priority == .account ? "account" : "decoy")]).increment()
             }))
             let decoy = DecoyHash(hasher: hasher)
             if purpose == .server { _ = try await decoy.value() }

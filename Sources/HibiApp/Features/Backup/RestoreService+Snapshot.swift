@@ -104,7 +104,7 @@ extension RestoreService {
                     objects.insert("index \(indexName) on \(name)(\(columns.joined(separator: ","))) unique=\(try index.decode(column: "u", as: Int.self))"
                                    + " origin=\(try index.decode(column: "origin", as: String.self)) partial=\(try index.decode(column: "partial", as: Int.self))")
                 }
-                for key in try await sql.raw(SQLQueryString("PRAGMA foreign_key_list(\(quoted))")).all() {
+                for key in try await sql.raw(SQLQueryString("PRAGMA foreign_key_list(\(unsafeRaw: quoted))")).all() {
                     objects.insert("foreign key \(name)(\(try key.decode(column: "from", as: String.self))) -> \(try key.decode(column: "table", as: String.self))"
                                    + "(\((try? key.decode(column: "to", as: String.self)) ?? "")) on delete \(try key.decode(column: "on_delete", as: String.self))"
                                    + " on update \(try key.decode(column: "on_update", as: String.self))")
@@ -141,7 +141,7 @@ extension RestoreService {
 
     /// What foreign keys would have refused row by row, refused here for the whole restore.
     private static func requireForeignKeys(_ sql: any SQLDatabase, schema: String) async throws {
-        if let broken = try await sql.raw(SQLQueryString("PRAGMA \(schema).foreign_key_check")).first() {
+        if let broken = try await sql.raw(SQLQueryString("PRAGMA \(unsafeRaw: schema).foreign_key_check")).first() {
             let child = (try? broken.decode(column: "table", as: String.self)) ?? "?"
             let parent = (try? broken.decode(column: "parent", as: String.self)) ?? "?"
             throw BackupError.damaged(member: BackupSnapshot.memberName, reason: "rows of \(child) point to rows of \(parent) that are not there")

@@ -10,20 +10,22 @@ public struct HTTPMetrics: Sendable {
     public init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
         self.duration = registry.makeDurationHistogram(
-            name: "hibi_http_request_duration_seconds",
+            descriptor: MetricNameDescriptor(namespace: "hibi", subsystem: "http", metricName: "request_duration", unitName: "seconds",
+                                             helpText: "Time to answer an HTTP request"),
             buckets: [.milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
-                      .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5)],
-            help: "Time to answer an HTTP request"
+                      .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5)]
         )
     }
 
     public func record(method: String, status: Int, elapsed: Duration) {
-        registry.makeCounter(name: "hibi_http_requests_total", labels: [("method", method), ("status", String(status))],
-                             help: "HTTP requests answered").increment()
+        registry.makeCounter(descriptor: MetricNameDescriptor(namespace: "hibi", subsystem: "http", metricName: "requests", unitName: "total",
+                                                              helpText: "HTTP requests answered"),
+                             labels: [("method", method), ("status", String(status))]).increment()
         duration.record(elapsed)
     }
 
     public func signInFailed() {
-        registry.makeCounter(name: "hibi_sign_in_failures_total", help: "Failed sign-in attempts").increment()
+        registry.makeCounter(descriptor: MetricNameDescriptor(namespace: "hibi", metricName: "sign_in_failures", unitName: "total",
+                                                              helpText: "Failed sign-in attempts")).increment()
     }
 }

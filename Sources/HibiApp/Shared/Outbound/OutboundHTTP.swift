@@ -98,7 +98,7 @@ public struct OutboundHTTP: Sendable {
                         _ = inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
                     }
                 }
-                if let parsed = IPAddress(String(cString: text)) { addresses.append(parsed) }
+                if let parsed = IPAddress(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) { addresses.append(parsed) }
             }
             cursor = entry.pointee.ai_next
         }

@@ -302,7 +302,7 @@ struct DiaryImportBackgroundService: Service {
     var interval: Duration = .seconds(20)
 
     func run() async throws {
-        try? await cancelOnGracefulShutdown {
+        try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await runner.resumeInterrupted()
                 try await Task.sleep(for: interval)

@@ -107,7 +107,7 @@ struct HealthBackgroundService: Service {
     }
 
     func run() async throws {
-        try? await cancelOnGracefulShutdown {
+        try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await resumeInterrupted()
                 await sender.tick(now: clock.now())
@@ -134,7 +134,7 @@ struct HealthImportLauncher: Sendable {
     func launch(job: ImportJob, path: String, user: User) {
         Task.detached(priority: .utility) {
             do {
-                let ran = try await leases.run(Self.leaseName(uploadPath: path), lease: lease, logger: logger) {
+                let ran: Void? = try await leases.run(Self.leaseName(uploadPath: path), lease: lease, logger: logger) {
                     _ = try await importer.run(job: job, path: path, user: user)
                 }
                 // nil: another instance holds the job and runs it.

@@ -247,7 +247,7 @@ extension HealthService {
     public func importCSV(_ text: String, user: User, now: Date) async throws -> CSVImportResponse {
         let drafts = try HealthCSV.parse(text, now: now)
         let inserted = try await records.insert(drafts, userID: user.id, source: .csv, now: now)
-        try await awardBadges(user: user, now: now)
+        _ = try await awardBadges(user: user, now: now)
         return CSVImportResponse(inserted: inserted, duplicates: drafts.count - inserted)
     }
 

@@ -153,7 +153,7 @@ struct LocationAPIRoutes: Sendable {
         var request = request
         let data = try await Self.collect(&request, limit: Self.ownTracksLimit, tooLarge: .bodyTooLarge(limitBytes: Self.ownTracksLimit))
         let parsed: (points: [LocationPoint], report: ImportReport)
-        do { parsed = try LiveLocation.ownTracks(data) } catch let failure as LiveLocation.Failure { throw Self.invalid(failure) }
+        do { parsed = try LiveLocation.ownTracks(data) } catch { throw Self.invalid(error) }
         try await locations.receive(userID: user.id, points: parsed.points, report: parsed.report, source: "owntracks", now: context.now)
         // OwnTracks reads the answer as a list of messages for the phone (friends, commands): none.
         return JSONBody([String]())
@@ -164,7 +164,7 @@ struct LocationAPIRoutes: Sendable {
         var request = request
         let data = try await Self.collect(&request, limit: Self.overlandLimit, tooLarge: .bodyTooLarge(limitBytes: Self.overlandLimit))
         let parsed: (points: [LocationPoint], report: ImportReport)
-        do { parsed = try LiveLocation.overland(data) } catch let failure as LiveLocation.Failure { throw Self.invalid(failure) }
+        do { parsed = try LiveLocation.overland(data) } catch { throw Self.invalid(error) }
         try await locations.receive(userID: user.id, points: parsed.points, report: parsed.report, source: "overland", now: context.now)
         // Overland deletes its sent points only when it reads exactly this.
         return JSONBody(["result": "ok"])

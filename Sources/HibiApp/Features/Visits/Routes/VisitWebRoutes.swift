@@ -29,7 +29,7 @@ struct VisitWebRoutes: Sendable {
         let filter: VisitFilter
         do {
             filter = try VisitQuery.parse(query, timeZone: VisitRequestReading.zone(user))
-        } catch let error as VisitError {
+        } catch {
             return HTMLPage(VisitViews.index(context: context.base, user: user, visits: [], query: query, notice: nil, tileURL: await tiles.current(now: context.now))
                 .withError(error.message(context.language)), status: .badRequest)
         }
@@ -108,7 +108,7 @@ struct VisitWebRoutes: Sendable {
         }
         let history = try await visits.history(userID: user.id, visitID: id)
         let notice = request.uri.formQuery.get("saved") != nil ? VisitStrings.saved(context.language) : nil
-        return try await HTMLPage(VisitViews.detail(context: context.base, user: user, visit: visit, history: history, notice: notice, tileURL: await tiles.current(now: context.now)))
+        return try HTMLPage(VisitViews.detail(context: context.base, user: user, visit: visit, history: history, notice: notice, tileURL: await tiles.current(now: context.now)))
             .response(from: request, context: context.base)
     }
 
