@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: Swift tests on SQLite, the same again on a real PostgreSQL, two instances behind nginx,
-# every benchmark once at its smoke size and schemathesis against a running server (side by side),
-# then browser tests in headless Chromium (one worker per core). Each stage must pass.
+# every benchmark once at its smoke size and schemathesis against a running server (side by side), then
+# browser tests in headless Chromium (one worker per core) while schemathesis finishes. Each stage must pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -45,26 +45,31 @@ runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$PGDATA" -o "-k $WO
 # Stages that run side by side: each writes its own log, shown whole when it fails; `finish` waits for
 # them, prints each one's time and fails the run if one failed. They share nothing but the PostgreSQL
 # server (each its own database) and the cores.
-BG_NAMES=() BG_PIDS=() BG_START=()
+BG_NAMES=() BG_PIDS=() BG_START=() BG_LOGS=()
 begin() { # name command…
   local name=$1; shift
   stage "$name (started; runs alongside)"
-  ( "$@" ) >"$WORK/log-${#BG_PIDS[@]}" 2>&1 &
-  BG_NAMES+=("$name") BG_PIDS+=($!) BG_START+=("$(date +%s)")
+  local log="$WORK/log-$RANDOM$RANDOM"
+  ( "$@" ) >"$log" 2>&1 &
+  BG_NAMES+=("$name") BG_PIDS+=($!) BG_START+=("$(date +%s)") BG_LOGS+=("$log")
   PIDS+=($!)
 }
-finish() {
-  local i failed=0
+finish() { # [name…]: waits for those stages (all of them when none is named)
+  local i failed=0 names=("$@") keep_names=() keep_pids=() keep_start=() keep_logs=()
   for i in "${!BG_PIDS[@]}"; do
+    if [ ${#names[@]} -gt 0 ] && ! printf '%s\n' "${names[@]}" | grep -qxF "${BG_NAMES[$i]}"; then
+      keep_names+=("${BG_NAMES[$i]}") keep_pids+=("${BG_PIDS[$i]}") keep_start+=("${BG_START[$i]}") keep_logs+=("${BG_LOGS[$i]}")
+      continue
+    fi
     if wait "${BG_PIDS[$i]}"; then
       printf '\n== %s: ok in %s s ==\n' "${BG_NAMES[$i]}" "$(($(date +%s) - ${BG_START[$i]}))"
       # The lines worth keeping from a stage that passed: benchmark summary, scenario results, test totals.
-      grep -E '^(# |instances: |seed: |✔ Test run|Test run with|=+ .*(No issues found|passed|warnings? in)|(stateful phase|all phases) reached|  not reached)' "$WORK/log-$i" || true
+      grep -E '^(# |instances: |seed: |✔ Test run|Test run with|=+ .*(No issues found|passed|warnings? in)|(stateful phase|all phases) reached|  not reached)' "${BG_LOGS[$i]}" || true
     else
-      printf '\n== %s: FAILED ==\n' "${BG_NAMES[$i]}"; cat "$WORK/log-$i"; failed=1
+      printf '\n== %s: FAILED ==\n' "${BG_NAMES[$i]}"; cat "${BG_LOGS[$i]}"; failed=1
     fi
   done
-  BG_NAMES=() BG_PIDS=() BG_START=()
+  BG_NAMES=("${keep_names[@]}") BG_PIDS=("${keep_pids[@]}") BG_START=("${keep_start[@]}") BG_LOGS=("${keep_logs[@]}")
   [ "$failed" -eq 0 ]
 }
 # Returns the command's own status: called as `timed … || X`, a failure inside would not stop the script (set -e
@@ -93,18 +98,23 @@ timed env HIBI_TEST_POSTGRES_URL="$PGTESTS" "$TESTS" --testing-library swift-tes
 timed env HIBI_TEST_POSTGRES_URL="$PGTESTS" "$TESTS" --testing-library swift-testing --filter "$REALTIME" || SQLITE_OK=0
 [ "$SQLITE_OK" = 1 ]
 
-# Alongside schemathesis (below): both wait more than they compute (the instance test waits out a reminder interval).
-begin "two instances on one PostgreSQL behind nginx" scripts/instances-test.sh "$HIBI" "$PGPORT" "$WORK"
+# Schemathesis waits on its server more than it computes, and outlasts the two stages beside it by a minute or two
+# (a machine a fifth idle meanwhile): it runs on beside the browser tests too.
+SCHEMATHESIS="schemathesis against a running server (PostgreSQL)"
+begin "$SCHEMATHESIS" scripts/schemathesis-run.sh "$HIBI" "$PGPORT" "$WORK"
+# Both wait more than they compute (the instance test waits out a reminder interval).
+INSTANCES="two instances on one PostgreSQL behind nginx"
+begin "$INSTANCES" scripts/instances-test.sh "$HIBI" "$PGPORT" "$WORK"
 # A benchmark that fails or prints no `name: value unit` line fails the tests, so none rots unseen (the debug
 # build runs them; figures that count come from `make bench`, release).
-begin "every benchmark once at its smoke size" \
-  env BENCH_SIZE=smoke HIBI_BENCH_BIN="$HIBI" BENCH_TIMEOUT=300 Benchmarks/lib/run-all.sh
+BENCHMARKS="every benchmark once at its smoke size"
+begin "$BENCHMARKS" env BENCH_SIZE=smoke HIBI_BENCH_BIN="$HIBI" BENCH_TIMEOUT=300 Benchmarks/lib/run-all.sh
+finish "$INSTANCES" "$BENCHMARKS"
 
-# Waits on the server more than it computes, as the two above do.
-begin "schemathesis against a running server (PostgreSQL)" scripts/schemathesis-run.sh "$HIBI" "$PGPORT" "$WORK"
-finish
-
-stage "browser tests (headless Chromium), one worker per core"
+stage "browser tests (headless Chromium), one worker per core, beside schemathesis"
 # pytest-xdist: every test starts its own server on a free port with its own temp data dir, and its own browser.
 # --durations: the slowest tests are named in every run, so the next one to cut is seen, not guessed.
-timed env HIBI_BIN="$HIBI" .venv/bin/python -m pytest -q -n "$(nproc)" --durations=15 e2e
+E2E_OK=1
+timed env HIBI_BIN="$HIBI" .venv/bin/python -m pytest -q -n "$(nproc)" --durations=15 e2e || E2E_OK=0
+finish
+[ "$E2E_OK" = 1 ]
