@@ -275,7 +275,8 @@ struct TunedSQLiteSource: ConnectionPoolSource {
 /// The connections a database's pool has made and not yet closed, and those still being made. A connection is
 /// closed on the database's own thread pool, so that pool is shut down only after every one is closed: a connection
 /// still being made when a test shut its app down came back to a stopped thread pool, could not be closed, and
-/// sqlite-nio's check for an open handle stopped the debug test run (SIGILL in `SQLiteConnection.deinit`).
+/// sqlite-nio's check for an open handle stopped the debug test run (SIGILL in `SQLiteConnection.deinit`, twice in
+/// one run while the set-up ran as a Task, which widened the window; a release build would leak the handle instead).
 final class SQLiteConnectionLedger: Sendable {
     private let state = Mutex<(opening: Int, open: [ObjectIdentifier: SQLiteConnection])>((0, [:]))
 
