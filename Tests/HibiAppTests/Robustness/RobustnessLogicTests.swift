@@ -140,6 +140,29 @@ struct MarkupEscapeTests {
         #expect(back.first?.notes == "line one\nline two")
         #expect(escapeHTML("<a href='x'>&</a>") == "&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt;")
     }
+
+    /// A `"` followed by a combining mark (U+0301) is one Character: compared Character by Character, the escaper let
+    /// the quote through, and a visit's name closed the edit form's `value="…"` and added attributes of its own.
+    @Test func aQuoteWithACombiningMarkDoesNotCloseAnAttribute() async throws {
+        let hostile = "Caf\"\u{301} autofocus onfocus=alert(1) x=\"\u{301}<\u{338}script>"
+        @Sendable func hasRawQuote(_ text: String) -> Bool {  // `"` then U+0301, as UTF-8 bytes (not compared as Characters)
+            let bytes = Array(text.utf8)
+            return bytes.indices.dropLast(2).contains { bytes[$0] == 0x22 && bytes[$0 + 1] == 0xCC && bytes[$0 + 2] == 0x81 }
+        }
+        #expect(escapeHTML(hostile) == "Caf&quot;\u{301} autofocus onfocus=alert(1) x=&quot;\u{301}&lt;\u{338}script&gt;")
+        try await TestApp.run { browser in
+            try await browser.setUp()
+            let api = APIClient(browser: browser, token: try await browser.createToken())
+            let name = String(decoding: try JSONEncoder().encode(hostile), as: UTF8.self)
+            let visit = try await VisitTestApp.create(api, #"{"name":\#(name),"latitude":35.68,"longitude":139.76,"visitedAt":"2024-05-01T09:30:00Z"}"#)
+            for path in ["/visits/\(visit.id)/edit", "/visits/\(visit.id)", "/visits"] {
+                let page = try await browser.get(path)
+                #expect(page.status == .ok, "\(path)")
+                #expect(!hasRawQuote(page.body), "\(path) holds the quote unescaped")
+                #expect(!page.body.contains("<\u{338}script"), "\(path)")
+            }
+        }
+    }
 }
 
 /// Issue 13, item 9: photos are judged by their structure, not their first bytes.
