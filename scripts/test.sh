@@ -29,6 +29,9 @@ stage "build"
 swift build --build-tests 2>&1 | { grep -vE "^\[[0-9]+/[0-9]+\]" || true; }
 
 HIBI=$(swift build --show-bin-path)/hibi
+# Everything the tests and servers leave in the temp directory (each test's data folder, Chromium profiles) goes
+# with the run: a thousand test data folders a run had piled up in /tmp.
+mkdir -p "$WORK/tmp" && export TMPDIR="$WORK/tmp"
 
 # A throwaway PostgreSQL for the Swift tests, the two-instance test and schemathesis.
 PGPORT=$(free_port)

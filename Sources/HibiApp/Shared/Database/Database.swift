@@ -39,14 +39,17 @@ public final class Database: Sendable {
     private let postgresPool: EventLoopGroupConnectionPool<PostgresConnectionSource>?
     /// The SQLite database's file, when it has one (a restore may put a whole new file in its place).
     let sqlitePath: String?
+    /// The file behind an in-memory SQLite database (see `scratchFile`), removed at shutdown.
+    let scratchPath: String?
     private let isShutDown = Atomic<Bool>(false)
 
     init(engine: DatabaseEngine, sql: any SQLDatabase, postgresPool: EventLoopGroupConnectionPool<PostgresConnectionSource>? = nil,
-         sqlitePath: String? = nil, shutdown: @escaping @Sendable () async throws -> Void) {
+         sqlitePath: String? = nil, scratchPath: String? = nil, shutdown: @escaping @Sendable () async throws -> Void) {
         self.engine = engine
         self.sql = sql
         self.postgresPool = postgresPool
         self.sqlitePath = sqlitePath
+        self.scratchPath = scratchPath
         self.shutdownPool = shutdown
     }
 
@@ -63,14 +66,18 @@ public final class Database: Sendable {
         switch location {
         case .sqliteFile, .sqliteMemory:
             let storage: SQLiteConfiguration.Storage
+            let scratch: String?
             if case let .sqliteFile(path) = location {
                 let directory = (path as NSString).deletingLastPathComponent
                 if !directory.isEmpty {
                     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 }
                 storage = .file(path: path)
+                scratch = nil
             } else {
-                storage = .memory
+                let path = scratchFile()
+                storage = .file(path: path)
+                scratch = path
             }
             // SQLite calls block a thread, and a writer waiting for the lock (busy_timeout) sleeps on its thread.
             // On NIO's shared pool (one thread per core) two waiting writers left no thread for the transaction
@@ -93,10 +100,12 @@ public final class Database: Sendable {
                 try? await pool.shutdownAsync()
                 await ledger.waitUntilAllClosed()
                 try? await threads.shutdownGracefully()
+                removeScratch(scratch)
                 throw DatabaseError.cannotOpen(String(describing: error))
             }
             let path: String? = if case let .sqliteFile(path) = location { path } else { nil }
-            return Database(engine: .sqlite, sql: database, sqlitePath: path, shutdown: {
+            return Database(engine: .sqlite, sql: database, sqlitePath: path, scratchPath: scratch, shutdown: {
+                defer { removeScratch(scratch) }
                 try await pool.shutdownAsync()
                 await ledger.waitUntilAllClosed()
                 try await threads.shutdownGracefully()
@@ -376,4 +385,17 @@ struct SQLiteSession: SQLDatabase {
 /// A session's `sqlite3*`, passed to the thread pool that runs the blocking calls on it.
 struct SQLiteRawHandle: @unchecked Sendable {
     let pointer: OpaquePointer
+}
+
+/// The file behind `sqlite::memory:`. SQLiteNIO is built without shared cache, so several connections cannot share
+/// one real in-memory database; SQLiteKit's `.memory` falls back to a file in the temp directory that it never
+/// deletes (half a megabyte or more per open, a thousand per test run). Ours is named here and removed at shutdown.
+private func scratchFile() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("hibi-memory-\(UUID().uuidString).sqlite3").path
+}
+
+/// Removes a scratch database with its WAL and shared-memory files (nothing when `path` is nil).
+private func removeScratch(_ path: String?) {
+    guard let path else { return }
+    for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
 }
