@@ -1,10 +1,33 @@
 import Foundation
 import SQLKit
 
-// The catalog rows Backup reads several columns of (issue 30, item 3): each engine's description of its own tables,
-// decoded by SQLKit like the feature tables' rows. A list of names (one column) is still read column by column, and
-// so are the cells a backup copies (`BackupPostgresCopy.values(of:table:)`): their table and type are only known from
-// the catalog at run time, so no row type can name them.
+// Backup's own table's row (`backup_runs`), and the catalog rows Backup reads several columns of (issue 30, item 3):
+// each engine's description of its own tables, decoded by SQLKit like the feature tables' rows. A list of names (one
+// column) is still read column by column, and so are the cells a backup copies (`BackupPostgresCopy.values(of:table:)`):
+// their table and type are only known from the catalog at run time, so no row type can name them.
+
+/// A row of `backup_runs`.
+struct BackupRunRow: TableRow {
+    static let table = "backup_runs"
+    var id: String
+    var startedAt: Int64
+    var finishedAt: Int64?
+    var fileName: String
+    var bytes: Int64?
+    var verified: Bool
+    var error: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, startedAt = "started_at", finishedAt = "finished_at", fileName = "file_name", bytes, verified, error
+    }
+}
+
+extension BackupRunRow {
+    var run: BackupRun {
+        BackupRun(id: id, startedAt: UnixTime(seconds: startedAt).date, finishedAt: finishedAt.map { UnixTime(seconds: $0).date },
+                  fileName: fileName, bytes: bytes, verified: verified, error: error)
+    }
+}
 
 /// A row of SQLite's `pragma_table_info(table)`: one column of a table, its declared type, NOT NULL (1 or 0) and place in
 /// the primary key (0 when not in it). Selected with `selection`: `notnull` is a keyword and is renamed `nn`.
