@@ -219,6 +219,7 @@ extension BackupSnapshot {
         return result
     }
 
+    /// Cell by cell, not a row type: the table and each column's type are only known from the catalog at run time.
     static func values(of row: any SQLRow, table: TableCatalog.Table) throws -> [BackupValue] {
         try table.columns.map { column in
             if try row.decodeNil(column: column.name) { return .null }

@@ -87,29 +87,6 @@ public struct BackupRun: Sendable, Equatable {
     public let error: String?
 }
 
-/// A row of `backup_runs`.
-struct BackupRunRow: TableRow {
-    static let table = "backup_runs"
-    var id: String
-    var startedAt: Int64
-    var finishedAt: Int64?
-    var fileName: String
-    var bytes: Int64?
-    var verified: Bool
-    var error: String?
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, startedAt = "started_at", finishedAt = "finished_at", fileName = "file_name", bytes, verified, error
-    }
-}
-
-extension BackupRunRow {
-    var run: BackupRun {
-        BackupRun(id: id, startedAt: UnixTime(seconds: startedAt).date, finishedAt: finishedAt.map { UnixTime(seconds: $0).date },
-                  fileName: fileName, bytes: bytes, verified: verified, error: error)
-    }
-}
-
 enum BackupSchema {
     /// Scheduled backups: one row per run, and the platform's lease table (`JobLeases`, first needed here) so
     /// that of several instances on one database only one writes a backup at a time.

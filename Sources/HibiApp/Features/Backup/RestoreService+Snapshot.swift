@@ -86,34 +86,34 @@ extension RestoreService {
     /// migrations, ALTER TABLE and other SQLKit versions word them differently.
     private static func schemaObjects(_ sql: any SQLDatabase) async throws -> Set<String> {
         var objects: Set<String> = []
-        let rows = try await sql.raw("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all()
+        let rows = try await sql.raw("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+            .all(decoding: SQLiteMasterRow.self)
         for row in rows {
-            let type = try row.decode(column: "type", as: String.self), name = try row.decode(column: "name", as: String.self)
-            switch type {
+            let name = row.name
+            switch row.type {
             case "table":
                 let quoted = TableCatalog.quoted(name)
                 objects.insert("table \(name)")
-                for column in try await sql.raw("SELECT name, \"notnull\" AS nn, pk FROM pragma_table_info(\(bind: name))").all() {
-                    objects.insert("column \(name).\(try column.decode(column: "name", as: String.self))"
-                                   + " notnull=\(try column.decode(column: "nn", as: Int.self)) pk=\(try column.decode(column: "pk", as: Int.self))")
+                for column in try await sql.raw("SELECT \(unsafeRaw: SQLiteColumnInfoRow.selection) FROM pragma_table_info(\(bind: name))")
+                    .all(decoding: SQLiteColumnInfoRow.self) {
+                    objects.insert("column \(name).\(column.name) notnull=\(column.notNull) pk=\(column.pk)")
                 }
-                for index in try await sql.raw("SELECT name, \"unique\" AS u, origin, partial FROM pragma_index_list(\(bind: name))").all() {
-                    let indexName = try index.decode(column: "name", as: String.self)
-                    let columns = try await sql.raw("SELECT name FROM pragma_index_info(\(bind: indexName)) ORDER BY seqno").all()
+                for index in try await sql.raw("SELECT \(unsafeRaw: SQLiteIndexListRow.selection) FROM pragma_index_list(\(bind: name))")
+                    .all(decoding: SQLiteIndexListRow.self) {
+                    // One column of names; an expression's is NULL.
+                    let columns = try await sql.raw("SELECT name FROM pragma_index_info(\(bind: index.name)) ORDER BY seqno").all()
                         .map { (try? $0.decode(column: "name", as: String.self)) ?? "(expression)" }
-                    objects.insert("index \(indexName) on \(name)(\(columns.joined(separator: ","))) unique=\(try index.decode(column: "u", as: Int.self))"
-                                   + " origin=\(try index.decode(column: "origin", as: String.self)) partial=\(try index.decode(column: "partial", as: Int.self))")
+                    objects.insert("index \(index.name) on \(name)(\(columns.joined(separator: ","))) unique=\(index.unique)"
+                                   + " origin=\(index.origin) partial=\(index.partial)")
                 }
-                for key in try await sql.raw(SQLQueryString("PRAGMA foreign_key_list(\(unsafeRaw: quoted))")).all() {
-                    objects.insert("foreign key \(name)(\(try key.decode(column: "from", as: String.self))) -> \(try key.decode(column: "table", as: String.self))"
-                                   + "(\((try? key.decode(column: "to", as: String.self)) ?? "")) on delete \(try key.decode(column: "on_delete", as: String.self))"
-                                   + " on update \(try key.decode(column: "on_update", as: String.self))")
+                for key in try await sql.raw(SQLQueryString("PRAGMA foreign_key_list(\(unsafeRaw: quoted))")).all(decoding: SQLiteForeignKeyRow.self) {
+                    objects.insert("foreign key \(name)(\(key.from)) -> \(key.table)(\(key.to ?? "")) on delete \(key.onDelete) on update \(key.onUpdate)")
                 }
             case "index":
                 // Listed with its table above (with what it indexes); here only that it exists.
                 objects.insert("index \(name)")
             default:
-                objects.insert("\(type) \(name): \((try? row.decode(column: "sql", as: String.self)) ?? "")")
+                objects.insert("\(row.type) \(name): \(row.sql ?? "")")
             }
         }
         return objects
@@ -141,9 +141,8 @@ extension RestoreService {
 
     /// What foreign keys would have refused row by row, refused here for the whole restore.
     private static func requireForeignKeys(_ sql: any SQLDatabase, schema: String) async throws {
-        if let broken = try await sql.raw(SQLQueryString("PRAGMA \(unsafeRaw: schema).foreign_key_check")).first() {
-            let child = (try? broken.decode(column: "table", as: String.self)) ?? "?"
-            let parent = (try? broken.decode(column: "parent", as: String.self)) ?? "?"
+        if let broken = try await sql.raw(SQLQueryString("PRAGMA \(unsafeRaw: schema).foreign_key_check")).first(decoding: SQLiteForeignKeyCheckRow.self) {
+            let child = broken.table ?? "?", parent = broken.parent ?? "?"
             throw BackupError.damaged(member: BackupSnapshot.memberName, reason: "rows of \(child) point to rows of \(parent) that are not there")
         }
     }
@@ -320,10 +319,7 @@ extension RestoreService {
             AND ((c.conrelid = (quote_ident(current_schema()) || '.' || quote_ident(\(bind: table)))::regclass AND c.contype IN ('p', 'u', 'f'))
                  OR (c.confrelid = (quote_ident(current_schema()) || '.' || quote_ident(\(bind: table)))::regclass AND c.contype = 'f'))
             ORDER BY c.contype = 'f', t.relname, c.conname
-            """).all().map {
-            (try $0.decode(column: "table_name", as: String.self), try $0.decode(column: "name", as: String.self),
-             try $0.decode(column: "definition", as: String.self))
-        }
+            """).all(decoding: PostgresConstraintRow.self).map { ($0.tableName, $0.name, $0.definition) }
     }
 
     /// Rows read from the snapshot a page at a time by rowid (an index walk, no sort) into one COPY.

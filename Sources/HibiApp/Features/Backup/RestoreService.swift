@@ -439,21 +439,21 @@ public struct RestoreService: Sendable {
     /// the statements that make them again. A large table is filled without them and they are built once at the
     /// end: keeping every index up to date row by row made a restore several times slower than the copy.
     static func secondaryIndexes(of table: String, sql: any SQLDatabase, engine: DatabaseEngine) async throws -> [(name: String, definition: String)] {
-        let rows: [any SQLRow]
+        let rows: [IndexDefinitionRow]
         switch engine {
         case .sqlite:
             rows = try await sql.raw("""
                 SELECT name, sql AS definition FROM sqlite_master WHERE type = 'index' AND tbl_name = \(bind: table) AND sql IS NOT NULL ORDER BY name
-                """).all()
+                """).all(decoding: IndexDefinitionRow.self)
         case .postgres:
             rows = try await sql.raw("""
                 SELECT i.indexname::text AS name, i.indexdef::text AS definition FROM pg_indexes i
                 WHERE i.schemaname = current_schema() AND i.tablename = \(bind: table)
                 AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = (quote_ident(i.schemaname) || '.' || quote_ident(i.indexname))::regclass)
                 ORDER BY i.indexname
-                """).all()
+                """).all(decoding: IndexDefinitionRow.self)
         }
-        return try rows.map { (try $0.decode(column: "name", as: String.self), try $0.decode(column: "definition", as: String.self)) }
+        return rows.map { ($0.name, $0.definition) }
     }
 
     /// Moves the staged files into the data directory. With `replace`, the folders they go into are

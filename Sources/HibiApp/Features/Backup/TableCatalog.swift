@@ -35,16 +35,13 @@ struct TableCatalog {
             .all().map { try $0.decode(column: "name", as: String.self) }
         var tables: [Table] = []
         for name in names {
-            let info = try await sql.raw("SELECT name, type, \"notnull\" AS nn, pk FROM pragma_table_info(\(bind: name)) ORDER BY cid").all()
+            let info = try await sql.raw("SELECT \(unsafeRaw: SQLiteColumnInfoRow.selection) FROM pragma_table_info(\(bind: name)) ORDER BY cid")
+                .all(decoding: SQLiteColumnInfoRow.self)
             var columns: [Column] = []
             var keyed: [(Int, String)] = []
             for row in info {
-                let column = try row.decode(column: "name", as: String.self)
-                let declared = try row.decode(column: "type", as: String.self)
-                let notNull = try row.decode(column: "nn", as: Int.self) != 0
-                let pk = try row.decode(column: "pk", as: Int.self)
-                columns.append(Column(name: column, type: sqliteType(declared), nullable: !notNull))
-                if pk > 0 { keyed.append((pk, column)) }
+                columns.append(Column(name: row.name, type: sqliteType(row.type), nullable: row.notNull == 0))
+                if row.pk > 0 { keyed.append((row.pk, row.name)) }
             }
             let parents = try await sql.raw("SELECT \"table\" AS parent FROM pragma_foreign_key_list(\(bind: name))").all()
                 .map { try $0.decode(column: "parent", as: String.self) }
@@ -74,11 +71,7 @@ struct TableCatalog {
             let columns = try await sql.raw("""
                 SELECT column_name::text AS name, data_type::text AS type, is_nullable::text AS nullable FROM information_schema.columns
                 WHERE table_schema = current_schema() AND table_name = \(bind: name) ORDER BY ordinal_position
-                """).all().map { row in
-                Column(name: try row.decode(column: "name", as: String.self),
-                       type: postgresType(try row.decode(column: "type", as: String.self)),
-                       nullable: try row.decode(column: "nullable", as: String.self) == "YES")
-            }
+                """).all(decoding: PostgresColumnRow.self).map { Column(name: $0.name, type: postgresType($0.type), nullable: $0.nullable == "YES") }
             let key = try await sql.raw("""
                 SELECT k.column_name::text AS name FROM information_schema.table_constraints c
                 JOIN information_schema.key_column_usage k ON k.constraint_name = c.constraint_name AND k.table_schema = c.table_schema

@@ -73,10 +73,10 @@ struct OwnerSealing {
     private func reseal(_ sql: any SQLDatabase, table: String, column: String,
                         new: (_ userID: String, _ id: String) -> String, legacy: (_ id: String) -> String) async throws -> Int {
         var changed = 0
-        for row in try await sql.select().columns("id", "user_id", column).from(table).all() {
-            let id = try row.decode(column: "id", as: String.self)
-            let owner = try row.decode(column: "user_id", as: String.self)
-            let sealed = try row.decode(column: column, as: Data.self)
+        let rows = try await sql.select().column("id").column("user_id").column(SQLColumn(column), as: SealedValueRow.CodingKeys.sealed.rawValue)
+            .from(table).all(decoding: SealedValueRow.self)
+        for row in rows {
+            let (id, owner, sealed) = (row.id, row.userID, row.sealed)
             if (try? box.open(sealed, context: new(owner, id))) != nil { continue }
             guard let plain = try? box.open(sealed, context: legacy(id)) else {
                 logger.error("a sealed value opens under no context", metadata: ["table": "\(table)"])
@@ -86,5 +86,17 @@ struct OwnerSealing {
             changed += 1
         }
         return changed
+    }
+}
+
+/// One sealed value of an owner-sealed table (`OwnerSealedValues.Column`): the row's id and owner, and the sealed
+/// column, whatever its name, read as `sealed`.
+struct SealedValueRow: Decodable, Sendable {
+    var id: String
+    var userID: String
+    var sealed: Data
+
+    enum CodingKeys: String, CodingKey {
+        case id, userID = "user_id", sealed
     }
 }

@@ -63,26 +63,3 @@ public struct DeviceStore: Sendable {
         try await database.sql.delete(from: "remembered_devices").where("token_hash", .equal, Secrets.digest(token)).run()
     }
 }
-
-/// A row of `remembered_devices`.
-struct RememberedDeviceRow: TableRow {
-    static let table = "remembered_devices"
-    var id: String
-    var userID: String
-    var tokenHash: String
-    var label: String
-    var createdAt: Int64
-    var lastUsedAt: Int64?
-    var expiresAt: Int64
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, userID = "user_id", tokenHash = "token_hash", label, createdAt = "created_at", lastUsedAt = "last_used_at", expiresAt = "expires_at"
-    }
-}
-
-extension RememberedDeviceRow {
-    var device: RememberedDevice {
-        RememberedDevice(id: id, userID: userID, label: label, createdAt: UnixTime(seconds: createdAt).date,
-                         lastUsedAt: lastUsedAt.map { UnixTime(seconds: $0).date })
-    }
-}

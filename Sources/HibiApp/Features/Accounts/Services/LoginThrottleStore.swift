@@ -10,13 +10,7 @@ public struct LoginThrottleStore: Sendable {
     }
 
     public func state(subject: String) async throws -> LoginThrottlePolicy.State? {
-        guard let row = try await database.sql.select().columns("failures", "last_failure_at", "locked_until")
-            .from("login_failures").where("subject", .equal, subject).first() else { return nil }
-        return LoginThrottlePolicy.State(
-            failures: Int(try row.decode(column: "failures", as: Int64.self)),
-            lastFailureAt: try row.date("last_failure_at"),
-            lockedUntil: try row.optionalDate("locked_until")
-        )
+        try await LoginFailureRow.select(database.sql).where("subject", .equal, subject).first(decoding: LoginFailureRow.self)?.state()
     }
 
     public func save(subject: String, state: LoginThrottlePolicy.State) async throws {
@@ -45,11 +39,9 @@ public struct LoginThrottleStore: Sendable {
               locked_until = CASE WHEN login_failures.locked_until IS NOT NULL AND login_failures.locked_until <= \(bind: at)
                                   THEN NULL ELSE login_failures.locked_until END,
               last_failure_at = \(bind: at)
-            RETURNING failures, locked_until
-            """).first()
-        return LoginThrottlePolicy.State(
-            failures: Int(try row?.decode(column: "failures", as: Int64.self) ?? 1), lastFailureAt: now,
-            lockedUntil: try row?.decode(column: "locked_until", as: Int64?.self).map { Date(timeIntervalSince1970: Double($0)) })
+            RETURNING \(unsafeRaw: LoginFailureRow.columnList)
+            """).first(decoding: LoginFailureRow.self)
+        return row?.state(lastFailure: now) ?? LoginThrottlePolicy.State(failures: 1, lastFailureAt: now, lockedUntil: nil)
     }
 
     /// Takes one attempt from a client address's bucket for names that do not exist (the generic cell rate
@@ -70,10 +62,9 @@ public struct LoginThrottleStore: Sendable {
                                   WHEN login_failures.locked_until IS NULL OR login_failures.locked_until < \(bind: at) THEN \(bind: at + interval)
                                   ELSE login_failures.locked_until + \(bind: interval) END,
               last_failure_at = \(bind: at)
-            RETURNING failures, locked_until
-            """).first()
-        let allowedAt = try row?.decode(column: "locked_until", as: Int64?.self) ?? at
-        return policy.unknownNameWait(allowedAt: allowedAt, refused: try row?.decode(column: "failures", as: Int64.self) == 1, now: at)
+            RETURNING \(unsafeRaw: LoginFailureRow.columnList)
+            """).first(decoding: LoginFailureRow.self)
+        return policy.unknownNameWait(allowedAt: row?.lockedUntil ?? at, refused: row?.failures == 1, now: at)
     }
 
     /// Pruned on insert rather than by a background job: every instance may run the same DELETE at once

@@ -93,20 +93,3 @@ public struct SessionStore: Sendable {
         try await database.sql.delete(from: "sessions").where("expires_at", .lessThan, Int64(saturating: now.timeIntervalSince1970)).run()
     }
 }
-
-/// A row of `sessions`.
-struct SessionRow: TableRow {
-    static let table = "sessions"
-    var tokenHash: String
-    var userID: String
-    var csrfToken: String
-    var createdAt: Int64
-    var lastSeenAt: Int64
-    var expiresAt: Int64
-    var unlockedAt: Int64?
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case tokenHash = "token_hash", userID = "user_id", csrfToken = "csrf_token", createdAt = "created_at", lastSeenAt = "last_seen_at",
-             expiresAt = "expires_at", unlockedAt = "unlocked_at"
-    }
-}

@@ -52,27 +52,3 @@ public struct TokenStore: Sendable {
         return (tokenID, TokenScopes(stored: token.scopes), try UserStore.decode(row))
     }
 }
-
-/// A row of `api_tokens`.
-struct APITokenRow: TableRow {
-    static let table = "api_tokens"
-    var id: String
-    var userID: String
-    var name: String
-    var tokenHash: String
-    var prefix: String
-    var createdAt: Int64
-    var lastUsedAt: Int64?
-    var scopes: String
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, userID = "user_id", name, tokenHash = "token_hash", prefix, createdAt = "created_at", lastUsedAt = "last_used_at", scopes
-    }
-}
-
-extension APITokenRow {
-    var token: APIToken {
-        APIToken(id: id, userID: userID, name: name, prefix: prefix, createdAt: UnixTime(seconds: createdAt).date,
-                 lastUsedAt: lastUsedAt.map { UnixTime(seconds: $0).date }, scopes: TokenScopes(stored: scopes))
-    }
-}

@@ -51,37 +51,3 @@ public struct UserStore: Sendable {
         try row.decode(model: UserRow.self).user
     }
 }
-
-/// A row of `users`.
-struct UserRow: TableRow {
-    static let table = "users"
-    var id: String
-    var username: String
-    var displayName: String
-    var passwordHash: String
-    var isAdmin: Bool
-    var disabled: Bool
-    var language: String?
-    var timeZone: String
-    var createdAt: Int64
-    var passwordChangedAt: Int64
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, username, displayName = "display_name", passwordHash = "password_hash", isAdmin = "is_admin", disabled, language,
-             timeZone = "time_zone", createdAt = "created_at", passwordChangedAt = "password_changed_at"
-    }
-}
-
-extension UserRow {
-    init(_ user: User) {
-        self.init(id: user.id, username: user.username, displayName: user.displayName, passwordHash: user.passwordHash,
-                  isAdmin: user.isAdmin, disabled: user.disabled, language: user.language?.rawValue, timeZone: user.timeZone,
-                  createdAt: UnixTime(user.createdAt).seconds, passwordChangedAt: UnixTime(user.passwordChangedAt).seconds)
-    }
-
-    var user: User {
-        User(id: id, username: username, displayName: displayName, passwordHash: passwordHash, isAdmin: isAdmin, disabled: disabled,
-             language: language.flatMap(Language.init(rawValue:)), timeZone: timeZone,
-             createdAt: UnixTime(seconds: createdAt).date, passwordChangedAt: UnixTime(seconds: passwordChangedAt).date)
-    }
-}

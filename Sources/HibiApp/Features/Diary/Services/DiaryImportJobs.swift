@@ -127,29 +127,6 @@ public struct DiaryImportJobStore: Sendable {
     }
 }
 
-/// A row of `diary_import_jobs`.
-struct DiaryImportJobRow: TableRow {
-    static let table = "diary_import_jobs"
-    var id: String
-    var userID: String
-    var state: String
-    var fileName: String
-    var uploadPath: String?
-    var total: Int64
-    var done: Int64
-    var checkpointSealed: Data?
-    var errorEn: String?
-    var errorJa: String?
-    var attempts: Int64
-    var createdAt: Int64
-    var finishedAt: Int64?
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, userID = "user_id", state, fileName = "file_name", uploadPath = "upload_path", total, done, checkpointSealed = "checkpoint_sealed",
-             errorEn = "error_en", errorJa = "error_ja", attempts, createdAt = "created_at", finishedAt = "finished_at"
-    }
-}
-
 /// Runs diary import jobs under a lease named after the job, renewed while it runs: if this instance dies,
 /// another one (or this one after its restart) resumes the job from its last checkpoint once the lease expires.
 public struct DiaryImportRunner: Sendable {

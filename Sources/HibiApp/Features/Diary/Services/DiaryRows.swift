@@ -24,6 +24,57 @@ struct DiaryEntryRow: TableRow {
     }
 }
 
+extension DiaryEntryRow {
+    /// The names of some of the columns, for a SELECT of part of the row.
+    static func columns(_ keys: [CodingKeys]) -> [SQLIdentifier] { keys.map { SQLIdentifier($0.stringValue) } }
+
+    /// An entry's id and owner (the owners of a set of ids, no text read).
+    struct Owner: Decodable, Sendable {
+        static let columns = DiaryEntryRow.columns([.id, .userID])
+        var id: String
+        var userID: String
+
+        init(from decoder: any Decoder) throws {
+            let row = try decoder.container(keyedBy: DiaryEntryRow.CodingKeys.self)
+            id = try row.decode(String.self, forKey: .id)
+            userID = try row.decode(String.self, forKey: .userID)
+        }
+    }
+
+    /// Date and confirmed mood: what statistics, trends and the calendar read, years of entries at a time, without
+    /// bringing each sealed text along. A stored mood no longer known reads as none.
+    struct MoodColumns: Decodable, Sendable {
+        static let keys: [DiaryEntryRow.CodingKeys] = [.entryAt, .confirmedMood]
+        static let columns = DiaryEntryRow.columns(keys)
+        /// The columns as a raw SELECT list names them.
+        static var columnList: String { keys.map(\.stringValue).joined(separator: ", ") }
+        var point: MoodPoint
+
+        init(from decoder: any Decoder) throws {
+            let row = try decoder.container(keyedBy: DiaryEntryRow.CodingKeys.self)
+            point = MoodPoint(date: UnixTime(seconds: try row.decode(Int64.self, forKey: .entryAt)).date,
+                              mood: try row.decodeIfPresent(String.self, forKey: .confirmedMood).flatMap(Mood.init(rawValue:)))
+        }
+    }
+
+    /// What the search index needs of an entry: the text still sealed, opened by the store.
+    struct SearchColumns: Decodable, Sendable {
+        static let columns = DiaryEntryRow.columns([.id, .entryAt, .textSealed, .updatedAt])
+        var id: String
+        var entryAt: Int64
+        var textSealed: Data
+        var updatedAt: Int64
+
+        init(from decoder: any Decoder) throws {
+            let row = try decoder.container(keyedBy: DiaryEntryRow.CodingKeys.self)
+            id = try row.decode(String.self, forKey: .id)
+            entryAt = try row.decode(Int64.self, forKey: .entryAt)
+            textSealed = try row.decode(Data.self, forKey: .textSealed)
+            updatedAt = try row.decode(Int64.self, forKey: .updatedAt)
+        }
+    }
+}
+
 /// A row of `diary_tags`: a tag as written, and the key tags are matched by.
 struct DiaryTagRow: TableRow {
     static let table = "diary_tags"
@@ -132,5 +183,28 @@ struct FaceFrameDigestRow: TableRow {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case userID = "user_id", digest, seenAt = "seen_at"
+    }
+}
+
+/// A row of `diary_import_jobs`.
+struct DiaryImportJobRow: TableRow {
+    static let table = "diary_import_jobs"
+    var id: String
+    var userID: String
+    var state: String
+    var fileName: String
+    var uploadPath: String?
+    var total: Int64
+    var done: Int64
+    var checkpointSealed: Data?
+    var errorEn: String?
+    var errorJa: String?
+    var attempts: Int64
+    var createdAt: Int64
+    var finishedAt: Int64?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, userID = "user_id", state, fileName = "file_name", uploadPath = "upload_path", total, done, checkpointSealed = "checkpoint_sealed",
+             errorEn = "error_en", errorJa = "error_ja", attempts, createdAt = "created_at", finishedAt = "finished_at"
     }
 }

@@ -20,12 +20,8 @@ extension DiaryService {
     /// 100,000 entries). The `+` keeps SQLite from choosing the date index; PostgreSQL plans it as it sees fit.
     public func moodPointsOverYears(userID: String, from: Date, to: Date) async throws -> [MoodPoint] {
         try await store.database.sql.raw("""
-            SELECT entry_at, confirmed_mood FROM diary_entries WHERE user_id = \(bind: userID) \
+            SELECT \(unsafeRaw: DiaryEntryRow.MoodColumns.columnList) FROM diary_entries WHERE user_id = \(bind: userID) \
             AND +entry_at >= \(bind: Int64(saturating: from.timeIntervalSince1970)) AND +entry_at <= \(bind: Int64(saturating: to.timeIntervalSince1970))
-            """).all().map { row in
-            // An optional decodes through sqlite-kit's generic path, several times slower: ask for NULL first.
-            MoodPoint(date: try row.date("entry_at"),
-                      mood: try row.decodeNil(column: "confirmed_mood") ? nil : Mood(rawValue: try row.decode(column: "confirmed_mood", as: String.self)))
-        }
+            """).all(decoding: DiaryEntryRow.MoodColumns.self).map(\.point)
     }
 }

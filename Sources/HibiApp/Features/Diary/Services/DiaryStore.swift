@@ -106,8 +106,9 @@ public struct DiaryStore: Sendable {
     public func owners(ids: [String]) async throws -> [String: String] {
         guard !ids.isEmpty else { return [:] }
         var owners: [String: String] = [:]
-        for row in try await database.sql.select().columns("id", "user_id").from("diary_entries").where("id", .in, ids).all() {
-            owners[try row.decode(column: "id", as: String.self)] = try row.decode(column: "user_id", as: String.self)
+        for row in try await database.sql.select().columns(DiaryEntryRow.Owner.columns).from("diary_entries").where("id", .in, ids)
+            .all(decoding: DiaryEntryRow.Owner.self) {
+            owners[row.id] = row.userID
         }
         return owners
     }
@@ -155,13 +156,10 @@ public struct DiaryStore: Sendable {
 
     /// Dates and confirmed moods only: what statistics, trends and the calendar need.
     public func moodPoints(userID: String, from: Date? = nil, to: Date? = nil) async throws -> [MoodPoint] {
-        var query = database.sql.select().columns("entry_at", "confirmed_mood").from("diary_entries").where("user_id", .equal, userID)
+        var query = database.sql.select().columns(DiaryEntryRow.MoodColumns.columns).from("diary_entries").where("user_id", .equal, userID)
         if let from { query = query.where("entry_at", .greaterThanOrEqual, Int64(saturating: from.timeIntervalSince1970)) }
         if let to { query = query.where("entry_at", .lessThanOrEqual, Int64(saturating: to.timeIntervalSince1970)) }
-        return try await query.all().map { row in
-            MoodPoint(date: try row.date("entry_at"),
-                      mood: try row.decode(column: "confirmed_mood", as: String?.self).flatMap(Mood.init(rawValue:)))
-        }
+        return try await query.all(decoding: DiaryEntryRow.MoodColumns.self).map(\.point)
     }
 
     /// Counts per confirmed mood and the date range, summed by the database (one row per mood, not per entry).
@@ -190,17 +188,15 @@ public struct DiaryStore: Sendable {
     /// Everything the search index needs, text decrypted, for one user; with `editedSince`, only rows
     /// edited at or after that time (seconds since 1970).
     public func searchRecords(userID: String, editedSince: Int64? = nil) async throws -> [DiarySearchIndex.Record] {
-        var query = database.sql.select().columns("id", "entry_at", "text_sealed", "updated_at").from("diary_entries")
+        var query = database.sql.select().columns(DiaryEntryRow.SearchColumns.columns).from("diary_entries")
             .where("user_id", .equal, userID)
         if let editedSince { query = query.where("updated_at", .greaterThanOrEqual, editedSince) }
-        let rows = try await query.all()
+        let rows = try await query.all(decoding: DiaryEntryRow.SearchColumns.self)
         var records: [DiarySearchIndex.Record] = []
         records.reserveCapacity(rows.count)
         for row in rows {
-            let id = try row.decode(column: "id", as: String.self)
-            let text = try box.openString(try row.decode(column: "text_sealed", as: Data.self), context: Self.textContext(userID: userID, id))
-            records.append(.init(id: id, date: try row.date("entry_at"),
-                                 text: DiarySearch.normalize(text), updatedAt: try row.decode(column: "updated_at", as: Int64.self)))
+            let text = try box.openString(row.textSealed, context: Self.textContext(userID: userID, row.id))
+            records.append(.init(id: row.id, date: UnixTime(seconds: row.entryAt).date, text: DiarySearch.normalize(text), updatedAt: row.updatedAt))
         }
         return records
     }

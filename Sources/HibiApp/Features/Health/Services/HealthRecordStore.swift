@@ -116,11 +116,10 @@ public struct HealthRecordStore: Sendable {
     }
 
     public func samples(userID: String, type: String, from: Int64, to: Int64) async throws -> [TrendAnalyzer.Sample] {
-        try await database.sql.select().column("start_at").column("value").from("health_records")
+        try await database.sql.select().columns(HealthRecordRow.Sample.columns).from("health_records")
             .where("user_id", .equal, userID).where("type", .equal, type)
             .where("start_at", .greaterThanOrEqual, from).where("start_at", .lessThanOrEqual, to)
-            .orderBy("start_at").all()
-            .map { TrendAnalyzer.Sample(instant: try $0.decode(column: "start_at", as: Int64.self), value: try $0.decode(column: "value", as: Double.self)) }
+            .orderBy("start_at").all(decoding: HealthRecordRow.Sample.self).map(\.sample)
     }
 
     /// What sums add up instead of `value`: a stored value beyond ±1e15 (which no import or form accepts, so only an old

@@ -29,6 +29,18 @@ struct HealthRecordRow: Codable, Sendable {
                      end: UnixTime(seconds: endAt).date, source: DataSource(rawValue: source) ?? .manual, device: device, details: details,
                      createdAt: UnixTime(seconds: createdAt).date)
     }
+
+    /// The two columns trends and goals read, many thousand records at a time: the whole row would bring each
+    /// record's details and device along.
+    struct Sample: Decodable, Sendable {
+        static let columns: [SQLIdentifier] = [CodingKeys.startAt, .value].map { SQLIdentifier($0.stringValue) }
+        var sample: TrendAnalyzer.Sample
+
+        init(from decoder: any Decoder) throws {
+            let row = try decoder.container(keyedBy: CodingKeys.self)
+            sample = TrendAnalyzer.Sample(instant: try row.decode(Int64.self, forKey: .startAt), value: try row.decode(Double.self, forKey: .value))
+        }
+    }
 }
 
 /// A `health_workouts` row (the columns the feature reads).
@@ -51,6 +63,44 @@ struct HealthWorkoutRow: Codable, Sendable {
     var workout: HealthWorkout {
         HealthWorkout(id: id, activity: activity, start: UnixTime(seconds: startAt).date, end: UnixTime(seconds: endAt).date,
                       durationMinutes: durationMin, distanceKm: distanceKm, energyKcal: energyKcal, device: device, details: details)
+    }
+}
+
+/// A `health_workout_route_points` row (the columns a route is drawn from; the workout's id and owner are what it is
+/// found by).
+struct HealthWorkoutRoutePointRow: Codable, Sendable {
+    var t: Int64
+    var lat: Double
+    var lon: Double
+    var ele: Double?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case t, lat, lon, ele
+    }
+
+    var point: WorkoutRoutePoint { WorkoutRoutePoint(t: t, lat: lat, lon: lon, ele: ele) }
+}
+
+/// A `health_profiles` row. The name stays sealed here: the store opens it with the context that binds it to its owner.
+struct HealthProfileRow: Codable, Sendable {
+    var nameSealed: Data?
+    var birthDate: String?
+    var heightCm: Double?
+    var targetWeightKg: Double?
+    var weightUnit: String
+    var distanceUnit: String
+    var energyUnit: String
+
+    enum CodingKeys: String, CodingKey {
+        case nameSealed = "name_sealed", birthDate = "birth_date", heightCm = "height_cm", targetWeightKg = "target_weight_kg",
+             weightUnit = "weight_unit", distanceUnit = "distance_unit", energyUnit = "energy_unit"
+    }
+
+    /// The profile with its name as `name` (the opened `nameSealed`).
+    func profile(name: String?) -> HealthProfile {
+        HealthProfile(name: name, birthDate: birthDate, heightCm: heightCm, targetWeightKg: targetWeightKg,
+                      units: UnitPreferences(weight: .init(rawValue: weightUnit) ?? .kg, distance: .init(rawValue: distanceUnit) ?? .km,
+                                             energy: .init(rawValue: energyUnit) ?? .kcal))
     }
 }
 

@@ -6,21 +6,12 @@ public struct HealthProfileStore: Sendable {
     let box: SealedBoxService
 
     public func get(userID: String) async throws -> HealthProfile {
-        guard let row = try await database.sql.select().column("*").from("health_profiles").where("user_id", .equal, userID).first() else {
+        guard let row = try await database.sql.select().column("*").from("health_profiles").where("user_id", .equal, userID)
+            .first(decoding: HealthProfileRow.self) else {
             return HealthProfile()
         }
-        var name: String?
-        if let sealed = try row.decode(column: "name_sealed", as: Data?.self) {
-            name = try box.openString(sealed, context: "health-profile-name:\(userID)")
-        }
-        return HealthProfile(
-            name: name, birthDate: try row.decode(column: "birth_date", as: String?.self),
-            heightCm: try row.decode(column: "height_cm", as: Double?.self),
-            targetWeightKg: try row.decode(column: "target_weight_kg", as: Double?.self),
-            units: UnitPreferences(
-                weight: .init(rawValue: try row.decode(column: "weight_unit", as: String.self)) ?? .kg,
-                distance: .init(rawValue: try row.decode(column: "distance_unit", as: String.self)) ?? .km,
-                energy: .init(rawValue: try row.decode(column: "energy_unit", as: String.self)) ?? .kcal))
+        let name = try row.nameSealed.map { try box.openString($0, context: "health-profile-name:\(userID)") }
+        return row.profile(name: name)
     }
 
     public func save(_ profile: HealthProfile, userID: String, now: Date) async throws {
@@ -111,6 +102,7 @@ public struct HealthReminderStore: Sendable {
 
     /// Every reminder with a webhook, with its owner's time zone, for the sender.
     public func withWebhooks() async throws -> [(reminder: Reminder, timeZone: String)] {
+        // The reminder's row, and one column of its owner's (`users` is Accounts' table, read here for this one value).
         try await database.sql.raw("""
             SELECT r.*, u.time_zone FROM health_reminders r JOIN users u ON u.id = r.user_id
             WHERE r.webhook_url IS NOT NULL AND u.disabled = \(bind: false)

@@ -115,9 +115,7 @@ public struct HealthWorkoutStore: Sendable {
             SELECT p.t AS t, p.lat AS lat, p.lon AS lon, p.ele AS ele FROM health_workout_route_points p
             JOIN health_workouts w ON w.id = p.workout_id
             WHERE p.workout_id = \(bind: workoutID) AND w.user_id = \(bind: userID) ORDER BY p.t LIMIT \(bind: limit)
-            """).all()
-            .map { WorkoutRoutePoint(t: try $0.decode(column: "t", as: Int64.self), lat: try $0.decode(column: "lat", as: Double.self),
-                                     lon: try $0.decode(column: "lon", as: Double.self), ele: try $0.decode(column: "ele", as: Double?.self)) }
+            """).all(decoding: HealthWorkoutRoutePointRow.self).map(\.point)
     }
 
     static func decode(_ row: any SQLRow) throws -> HealthWorkout {

@@ -96,6 +96,21 @@ extension VideoUserDataRow {
     }
 }
 
+extension VideoUserDataRow {
+    /// When the person last played a video (their `last_played_at`) and the video's length (`videos.duration_ms`, nil when
+    /// unknown): the two numbers the journal's summaries read for years of plays, without whole items.
+    struct PlayTime: Decodable, Sendable {
+        var lastPlayedAt: Int64
+        var durationMs: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case lastPlayedAt = "last_played_at", durationMs = "duration_ms"
+        }
+
+        var play: (at: Date, seconds: Double?) { (UnixTime(seconds: lastPlayedAt).date, durationMs.map { Double($0) / 1000 }) }
+    }
+}
+
 /// A row of `video_playlists`.
 struct VideoPlaylistRow: TableRow {
     static let table = "video_playlists"

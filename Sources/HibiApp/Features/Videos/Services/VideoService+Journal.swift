@@ -10,13 +10,10 @@ extension VideoService {
         let lower = Int64(saturating: from.timeIntervalSince1970), upper = Int64(saturating: to.timeIntervalSince1970)
         // The same videos as `played`: the person's own and the library's, with the person's last play in the range.
         let rows = try await store.database.sql.raw("""
-            SELECT d.last_played_at AS at, v.duration_ms AS ms FROM video_user_data d JOIN videos v ON v.id = d.video_id \
+            SELECT d.last_played_at AS last_played_at, v.duration_ms AS duration_ms FROM video_user_data d JOIN videos v ON v.id = d.video_id \
             WHERE d.user_id = \(bind: userID) AND (v.owner_id = \(bind: userID) OR v.source = \(bind: VideoSource.library.rawValue)) \
             AND d.last_played_at >= \(bind: lower) AND d.last_played_at < \(bind: upper) ORDER BY d.last_played_at DESC
-            """).all()
-        return try rows.map { row in
-            (Date(timeIntervalSince1970: TimeInterval(try row.decode(column: "at", as: Int64.self))),
-             try row.decode(column: "ms", as: Int64?.self).map { Double($0) / 1000 })
-        }
+            """).all(decoding: VideoUserDataRow.PlayTime.self)
+        return rows.map(\.play)
     }
 }
