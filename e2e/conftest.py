@@ -47,13 +47,15 @@ def server():
     log = open(os.path.join(data, "server.log"), "w")
     process = subprocess.Popen([binary, "serve"], env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
-    for _ in range(150):
+    # Asked every 50 ms (a start takes 1-2 s; every test waits for one), for up to 30 s.
+    deadline, up = time.monotonic() + 30, False
+    while not up and time.monotonic() < deadline and process.poll() is None:
         try:
             urllib.request.urlopen(base + "/healthz", timeout=1)
-            break
+            up = True
         except Exception:
-            time.sleep(0.2)
-    else:
+            time.sleep(0.05)
+    if not up:
         process.kill()
         raise RuntimeError("Hibi did not start: " + open(os.path.join(data, "server.log")).read())
     ORIGINS.add(base)
