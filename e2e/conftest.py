@@ -58,8 +58,10 @@ def server():
     if not up:
         process.kill()
         raise RuntimeError("Hibi did not start: " + open(os.path.join(data, "server.log")).read())
-    ORIGINS.add(base)
+    STARTED.append(base)
+    ALIVE.add(base)
     yield {"base": base, "data": data, "binary": binary, "env": env, "process": process}
+    ALIVE.discard(base)
     process.terminate()
     process.wait(timeout=10)
 
@@ -101,16 +103,20 @@ def csp_violations(driver):
         return []
 
 
-# Every origin a test's server had in this worker: a pooled browser forgets what each of them stored.
-# A later test's server may get the same port, so its pages would otherwise find the old one's data.
-ORIGINS = set()
+# The origins of this worker's test servers, every one started and those still running: a pooled browser
+# forgets what it stored for each server that ran while it was handed out (a later test's server may get
+# the same port, so its pages would otherwise find the old one's data). Only those: clearing one origin
+# costs Chromium about 30 ms of CPU, so clearing every origin ever seen at every reset cost more than
+# the launches the pool saves.
+STARTED = []
+ALIVE = set()
 
 
 class BrowserPool:
-    """Browsers kept for the whole run of one pytest worker (a launch costs about 0.7 CPU-seconds, the
-    largest single cost of the browser tests), one per launch setting in use at a time. A test gets a
-    browser that is alive and looks freshly launched: one new tab, no cookies, no cache, nothing stored
-    by any test's origin, no granted permission, the window at its launch size. A browser that a test
+    """Browsers kept for the whole run of one pytest worker (a launch costs Chromium about 0.7 CPU-seconds),
+    one per launch setting in use at a time. A test gets a browser that is alive and looks freshly
+    launched: one new tab, no cookies, no cache, nothing stored for the test servers that ran while it
+    was last handed out, no granted permission, the window at its launch size. A browser that a test
     broke, or that cannot be reset, is quit, and the next test gets a new one."""
 
     def __init__(self):
@@ -121,10 +127,12 @@ class BrowserPool:
         while self.idle.get(key):
             driver = self.idle[key].pop()
             if alive(driver):
-                return driver
+                break
             quit_quietly(driver)
-        driver = make_browser(width=width, height=height, language=language)
-        driver.hibi_pool = {"key": key, "size": driver.get_window_size()}
+        else:
+            driver = make_browser(width=width, height=height, language=language)
+            driver.hibi_pool = {"key": key, "size": driver.get_window_size()}
+        driver.hibi_pool.update(running=set(ALIVE), since=len(STARTED))
         return driver
 
     def release(self, driver):
@@ -173,7 +181,7 @@ def reset(driver):
     driver.switch_to.window(fresh)
     driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
     driver.execute_cdp_cmd("Network.clearBrowserCache", {})
-    for origin in ORIGINS:
+    for origin in driver.hibi_pool["running"].union(STARTED[driver.hibi_pool["since"]:]):
         driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
     driver.execute_cdp_cmd("Browser.resetPermissions", {})
     size = driver.hibi_pool["size"]

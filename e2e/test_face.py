@@ -185,8 +185,10 @@ def set_up_and_enroll(browser, base):
     # seconds: the fixture video's light changes between its parts (her straight-ahead frames of
     # the first second and of later seconds measure 0.55 apart, beyond the 0.49 threshold), so three
     # photos taken within one part would not recognise her in the others.
-    # The next photo waits until the camera has played at least 0.7 s more of the clip since the last one
-    # was taken (the page's check of a photo often takes that long already).
+    # Each photo is taken at least a sixth of the clip's loop after the last one, by the camera's own clock
+    # (a fixed pause after each check spread them less when the server answered quickly, and six photos
+    # from part of the loop then failed to recognise her in the rest).
+    spacing = len(turning_loop()) / 15 / 5
     accepted = 0
     for _ in range(40):
         taken_at = browser.execute_script("return document.getElementById('camera').currentTime")
@@ -195,7 +197,7 @@ def set_up_and_enroll(browser, base):
         accepted = len(browser.find_elements(By.CSS_SELECTOR, "#shots li"))
         if accepted >= 6:
             break
-        WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.getElementById('camera').currentTime") >= taken_at + 0.7)
+        WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.getElementById('camera').currentTime") >= taken_at + spacing)
     assert accepted >= 6, "photos of a face looking at the camera must be accepted"
     browser.find_element(By.ID, "finish-enroll").click()
     WebDriverWait(browser, 30).until(lambda d: "/diary/settings" in d.current_url
