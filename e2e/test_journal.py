@@ -8,7 +8,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from conftest import absent, shot
 from test_accounts import fill, settle, submit, wait_text
 from test_diary import set_up, unlock_with_password
-from test_videos import api, clip  # noqa: F401 (clip is a fixture)
+from test_videos import api
 
 
 def write_entry(browser, base, text):
@@ -105,7 +105,7 @@ def fill_a_day(browser, base, clip_path):
     return json.loads(api(browser, "GET", "/api/v1/timeline?limit=1"))["days"][0]["date"]
 
 
-def test_today_shows_every_domain_moves_to_yesterday_and_search_finds_diary_and_visit(server, browser, clip):  # noqa: F811
+def test_today_shows_every_domain_moves_to_yesterday_and_search_finds_diary_and_visit(server, browser, clip):
     base = server["base"]
     set_up(browser, base)
     unlock_with_password(browser, base)
@@ -146,7 +146,7 @@ def test_today_shows_every_domain_moves_to_yesterday_and_search_finds_diary_and_
     shot(browser, "journal-07-review-desktop")
 
 
-def test_today_and_the_timeline_fit_a_phone(server, phone, clip):  # noqa: F811
+def test_today_and_the_timeline_fit_a_phone(server, phone, clip):
     base = server["base"]
     set_up(phone, base)
     unlock_with_password(phone, base)

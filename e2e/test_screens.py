@@ -2,7 +2,7 @@
 import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import make_browser, shot
+from conftest import shot
 from test_accounts import PASSWORD, fill, settle, submit
 
 PAGES = {"today": "/", "trends": "/health/trends?type=weight&range=year", "goals": "/health/goals", "import": "/health/import",
@@ -10,24 +10,21 @@ PAGES = {"today": "/", "trends": "/health/trends?type=weight&range=year", "goals
 
 
 @pytest.mark.parametrize("width,height,device", [(1280, 900, "desktop"), (390, 844, "phone")])
-def test_screens(server, width, height, device):
+def test_screens(server, browsers, width, height, device):
     base = server["base"]
-    driver = make_browser(width=width, height=height)
-    try:
-        driver.get(base + "/setup")
-        fill(driver, username="aiko", display_name="Aiko", password=PASSWORD, password_confirm=PASSWORD)
-        submit(driver, "setup-form")
-        for language in ("en", "ja"):
-            if language == "ja":
-                old = driver.find_element(By.TAG_NAME, "html")
-                driver.execute_script("const f = document.getElementById('language-select'); f.value = 'ja'; f.form.submit();")
-                settle(driver, old)
-            for theme in ("light", "dark"):
-                driver.add_cookie({"name": "hibi-theme", "value": theme, "path": "/"})
-                for name, path in PAGES.items():
-                    driver.get(base + path)
-                    width_now, viewport = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
-                    assert width_now <= viewport, f"{path} scrolls sideways: {width_now}px in {viewport}px"
-                    shot(driver, f"fh-{device}-{language}-{theme}-{name}")
-    finally:
-        driver.quit()
+    driver = browsers(width=width, height=height)
+    driver.get(base + "/setup")
+    fill(driver, username="aiko", display_name="Aiko", password=PASSWORD, password_confirm=PASSWORD)
+    submit(driver, "setup-form")
+    for language in ("en", "ja"):
+        if language == "ja":
+            old = driver.find_element(By.TAG_NAME, "html")
+            driver.execute_script("const f = document.getElementById('language-select'); f.value = 'ja'; f.form.submit();")
+            settle(driver, old)
+        for theme in ("light", "dark"):
+            driver.add_cookie({"name": "hibi-theme", "value": theme, "path": "/"})
+            for name, path in PAGES.items():
+                driver.get(base + path)
+                width_now, viewport = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+                assert width_now <= viewport, f"{path} scrolls sideways: {width_now}px in {viewport}px"
+                shot(driver, f"fh-{device}-{language}-{theme}-{name}")

@@ -1,28 +1,14 @@
 """Video library as a person uses it: upload with progress, play, seek, reload and resume, playlists."""
 import json
-import os
 import pathlib
 import socket
-import subprocess
-import tempfile
 import time
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from conftest import shot
 from test_accounts import PASSWORD, fill, settle, submit, wait_text
-
-
-@pytest.fixture(scope="module")
-def clip():
-    """90 s of ffmpeg's test pattern in H.264/AAC MP4: long enough for the resume rules (≥ 60 s)."""
-    path = pathlib.Path(tempfile.mkdtemp(prefix="hibi-e2e-video-")) / "Garden_walk.mp4"
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=duration=90:size=320x240:rate=10",
-                    "-f", "lavfi", "-i", "sine=frequency=440:duration=90", "-c:v", "libx264", "-preset", "ultrafast",
-                    "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "32k", "-shortest", "-movflags", "+faststart", str(path)], check=True)
-    return path
 
 
 def set_up(browser, base):
