@@ -77,6 +77,9 @@ def make_browser(width=1280, height=900, language="en-US", extra_args=(), networ
     # With network_log, every request the page makes is kept (CDP Network events in the performance log).
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", **({"performance": "ALL"} if network_log else {})})
     driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    # Headless Chromium opens no window narrower than 500 px whatever --window-size says: the "phone" tests ran
+    # at 500 px. Set once more after launch, the size holds (phone widths are checked in test_browser_pool).
+    driver.set_window_size(width, height)
     driver.implicitly_wait(IMPLICIT_WAIT)
     return driver
 

@@ -58,3 +58,10 @@ def test_a_browser_that_died_is_replaced(browser_pool):
     replaced = browser_pool.acquire()
     assert replaced is not fresh and replaced.execute_script("return 1 + 1") == 2
     browser_pool.release(replaced)
+
+
+def test_a_phone_is_as_narrow_as_a_phone(server, phone):
+    # Launched with --window-size=390,844, headless Chromium was 500 px wide: no "phone" test saw a phone.
+    phone.get(server["base"] + "/login")
+    assert phone.execute_script("return window.innerWidth") == 390
+    assert phone.execute_script("return document.documentElement.scrollWidth") <= 390, "the page scrolls sideways"

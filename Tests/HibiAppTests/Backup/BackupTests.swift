@@ -372,6 +372,30 @@ enum BackupFixture {
     /// The SQLite snapshot is a page copy made while the instance keeps writing: writes go on during it, the
     /// copy is one moment (its counts hold together and it restores), and the sessions it copied are gone
     /// from its bytes, not only from its tables.
+    /// `sqlite::memory:` has no file of the user's to copy pages from: its backup goes through `VACUUM INTO`
+    /// (route tests run on files, so this is the one test of that path).
+    @Test func anInMemoryDatabaseIsBackedUpToo() async throws {
+        let source = try BackupFixture.directory("memory")
+        let config = try await TestApp.config(dataDirectory: source, database: .sqliteMemory)
+        let core = try await AppCore.open(config, logger: TestApp.quietLogger, for: .command)
+        #expect(core.database.sqlitePath == nil)
+        let path = (source as NSString).appendingPathComponent("memory.hibi-backup")
+        let manifest: BackupManifest
+        do {
+            _ = try await core.accounts.createUser(username: "aiko", displayName: "Aiko", password: Browser.password, isAdmin: true,
+                                                   language: nil, now: Date())
+            manifest = try await BackupService(database: core.database, dataDirectory: config.dataDirectory, box: core.box, logger: TestApp.quietLogger,
+                                               signingKey: VisitsSigningKey())
+                .write(to: path)
+        } catch {
+            await core.database.shutdown()
+            throw error
+        }
+        await core.database.shutdown()
+        #expect(manifest.tables.first { $0.name == "users" }?.rows == 1)
+        #expect(try await BackupFixture.tableRows(path)["users"]?.count == 1)
+    }
+
     @Test func anSQLiteBackupTakenWhileTheServerWritesIsOneMomentWithoutSessions() async throws {
         let source = try BackupFixture.directory("live")
         let config = try await BackupFixture.sqliteConfig(source)
