@@ -2,6 +2,7 @@
 import os
 import pathlib
 import socket
+import shutil
 import subprocess
 import tempfile
 import time
@@ -64,6 +65,7 @@ def server():
     ALIVE.discard(base)
     process.terminate()
     process.wait(timeout=10)
+    shutil.rmtree(data, ignore_errors=True)  # each test's server left its data folder behind
 
 
 def make_browser(width=1280, height=900, language="en-US", extra_args=(), network_log=False):
