@@ -115,7 +115,8 @@ begin "$BENCHMARKS" env BENCH_SIZE=smoke HIBI_BENCH_BIN="$HIBI" BENCH_TIMEOUT=30
 finish "$INSTANCES" "$BENCHMARKS"
 
 stage "browser tests (headless Chromium), one worker per core, beside schemathesis"
-# pytest-xdist: every test starts its own server on a free port with its own temp data dir, and its own browser.
+# pytest-xdist: every test starts its own server on a free port with its own temp data dir; each worker keeps its
+# browsers and resets one for each test (e2e/conftest.py BrowserPool).
 # --durations: the slowest tests are named in every run, so the next one to cut is seen, not guessed.
 E2E_OK=1
 timed env HIBI_BIN="$HIBI" .venv/bin/python -m pytest -q -n "$(nproc)" --durations=15 e2e || E2E_OK=0
